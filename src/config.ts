@@ -1,0 +1,201 @@
+// Configuration: one table of options drives parsing, validation, --help and the README table.
+// Precedence: defaults < --config FILE (JSON) < environment < command-line flags.
+import { readFileSync } from 'node:fs';
+import { resolve } from 'node:path';
+import { parseArgs } from 'node:util';
+import { AppError } from './errors.js';
+
+export const LOG_LEVELS = ['debug', 'info', 'warn', 'error', 'silent'] as const;
+export type LogLevel = (typeof LOG_LEVELS)[number];
+
+export interface Config {
+  host: string;
+  rpcPort: number;
+  grpcPort: number;
+  dataDir: string;
+  apiKeys: string[];
+  rateLimit: number;
+  rateLimitBurst: number;
+  maxBodyBytes: number;
+  maxBatchSize: number;
+  proverUrl: string;
+  shutdownTimeoutMs: number;
+  logLevel: LogLevel;
+}
+
+type Kind = 'string' | 'port' | 'count' | 'list' | 'level';
+
+interface OptionSpec {
+  key: keyof Config;
+  kind: Kind;
+  default: Config[keyof Config];
+  help: string;
+}
+
+/** Every option; flag = kebab-case of the key, env = UPPER_SNAKE of the same words. */
+export const OPTIONS: readonly OptionSpec[] = [
+  { key: 'host', kind: 'string', default: '127.0.0.1', help: 'address the JSON-RPC and gRPC servers bind to' },
+  { key: 'rpcPort', kind: 'port', default: 8899, help: 'JSON-RPC HTTP port (0 = any free port)' },
+  { key: 'grpcPort', kind: 'port', default: 50051, help: 'gRPC port of the prover service (0 = any free port)' },
+  { key: 'dataDir', kind: 'string', default: './data', help: 'directory for keys, trees, ledger and circuit artifacts' },
+  { key: 'apiKeys', kind: 'list', default: [], help: 'comma-separated API keys; none: a key is generated on first start and kept in the data dir' },
+  { key: 'rateLimit', kind: 'count', default: 1000, help: 'requests per second allowed per API key (0 = unlimited); a batch counts each request' },
+  { key: 'rateLimitBurst', kind: 'count', default: 2000, help: 'token-bucket size per API key: requests allowed at once before the rate applies' },
+  { key: 'maxBodyBytes', kind: 'count', default: 2 * 1024 * 1024, help: 'largest accepted request body in bytes (HTTP 413 beyond)' },
+  { key: 'maxBatchSize', kind: 'count', default: 100, help: 'most requests in one JSON-RPC batch' },
+  { key: 'proverUrl', kind: 'string', default: '', help: 'gRPC address host:port of the prover service (default: the one this process serves)' },
+  { key: 'shutdownTimeoutMs', kind: 'count', default: 10_000, help: 'on SIGTERM/SIGINT, how long in-flight requests may take to finish' },
+  { key: 'logLevel', kind: 'level', default: 'info', help: `log level: ${LOG_LEVELS.join(', ')}` },
+];
+
+export class ConfigError extends AppError {
+  readonly kind = 'config';
+}
+
+export const flagName = (key: string): string => key.replace(/[A-Z]/g, (c) => '-' + c.toLowerCase());
+export const envName = (key: string): string => flagName(key).replace(/-/g, '_').toUpperCase();
+
+export function defaultConfig(): Config {
+  const cfg: Record<string, unknown> = {};
+  for (const o of OPTIONS) cfg[o.key] = Array.isArray(o.default) ? [...o.default] : o.default;
+  return cfg as unknown as Config;
+}
+
+function coerce(spec: OptionSpec, raw: unknown, source: string): Config[keyof Config] {
+  const where = source;
+  switch (spec.kind) {
+    case 'string':
+      if (typeof raw !== 'string') throw new ConfigError(`${where}: expected a string, got ${JSON.stringify(raw)}`);
+      return raw;
+    case 'list': {
+      const items = Array.isArray(raw) ? raw : typeof raw === 'string' ? raw.split(',') : null;
+      if (!items || items.some((k) => typeof k !== 'string')) {
+        throw new ConfigError(`${where}: expected a comma-separated string or an array of strings`);
+      }
+      return (items as string[]).map((k) => k.trim()).filter((k) => k.length > 0);
+    }
+    case 'port':
+    case 'count': {
+      const n = typeof raw === 'number' ? raw : typeof raw === 'string' && /^\s*\d+\s*$/.test(raw) ? Number(raw) : NaN;
+      const max = spec.kind === 'port' ? 65535 : Number.MAX_SAFE_INTEGER;
+      if (!Number.isSafeInteger(n) || n < 0 || n > max) {
+        throw new ConfigError(`${where}: expected an integer from 0 to ${max}, got ${JSON.stringify(raw)}`);
+      }
+      return n;
+    }
+    case 'level':
+      if (typeof raw !== 'string' || !(LOG_LEVELS as readonly string[]).includes(raw)) {
+        throw new ConfigError(`${where}: expected one of ${LOG_LEVELS.join(', ')}, got ${JSON.stringify(raw)}`);
+      }
+      return raw as LogLevel;
+  }
+}
+
+function readConfigFile(path: string): Record<string, unknown> {
+  let text: string;
+  try {
+    text = readFileSync(path, 'utf8');
+  } catch (e) {
+    throw new ConfigError(`cannot read config file ${path}: ${(e as Error).message}`);
+  }
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(text);
+  } catch (e) {
+    throw new ConfigError(`config file ${path} is not valid JSON: ${(e as Error).message}`);
+  }
+  if (parsed === null || typeof parsed !== 'object' || Array.isArray(parsed)) {
+    throw new ConfigError(`config file ${path} must hold a JSON object`);
+  }
+  return parsed as Record<string, unknown>;
+}
+
+export interface ParsedCommandLine {
+  command: string | undefined;
+  help: boolean;
+  version: boolean;
+  configFile: string | undefined;
+  flags: Record<string, unknown>;
+}
+
+export function parseCommandLine(argv: readonly string[]): ParsedCommandLine {
+  const options: Record<string, { type: 'string' | 'boolean'; short?: string }> = {
+    config: { type: 'string' },
+    help: { type: 'boolean', short: 'h' },
+    version: { type: 'boolean', short: 'v' },
+  };
+  for (const o of OPTIONS) options[flagName(o.key)] = { type: 'string' };
+  let parsed;
+  try {
+    parsed = parseArgs({ args: [...argv], options, allowPositionals: true, strict: true });
+  } catch (e) {
+    throw new ConfigError((e as Error).message.split('\n')[0] ?? 'invalid command line');
+  }
+  const { values, positionals } = parsed;
+  if (positionals.length > 1) throw new ConfigError(`unexpected argument ${JSON.stringify(positionals[1])}`);
+  const flags: Record<string, unknown> = {};
+  for (const o of OPTIONS) {
+    const v = values[flagName(o.key)];
+    if (v !== undefined) flags[o.key] = v;
+  }
+  return {
+    command: positionals[0],
+    help: values.help === true,
+    version: values.version === true,
+    configFile: typeof values.config === 'string' ? values.config : undefined,
+    flags,
+  };
+}
+
+/** Resolves the configuration from the four layers; throws ConfigError naming the bad option and its source. */
+export function resolveConfig(
+  flags: Record<string, unknown>,
+  env: NodeJS.ProcessEnv,
+  configFile: string | undefined = env.CONFIG,
+): Config {
+  const cfg = defaultConfig() as unknown as Record<string, unknown>;
+  const byName = new Map<string, OptionSpec>();
+  for (const o of OPTIONS) {
+    byName.set(o.key, o);
+    byName.set(flagName(o.key), o);
+  }
+  if (configFile) {
+    for (const [name, raw] of Object.entries(readConfigFile(configFile))) {
+      const spec = byName.get(name);
+      if (!spec) throw new ConfigError(`config file ${configFile}: unknown option ${JSON.stringify(name)}`);
+      cfg[spec.key] = coerce(spec, raw, `config file ${configFile}, key ${JSON.stringify(name)}`);
+    }
+  }
+  for (const o of OPTIONS) {
+    const raw = env[envName(o.key)];
+    if (raw !== undefined && raw !== '') cfg[o.key] = coerce(o, raw, `environment variable ${envName(o.key)}`);
+  }
+  for (const o of OPTIONS) {
+    if (flags[o.key] !== undefined) cfg[o.key] = coerce(o, flags[o.key], `flag --${flagName(o.key)}`);
+  }
+  const config = cfg as unknown as Config;
+  config.dataDir = resolve(config.dataDir);
+  if (config.maxBatchSize < 1) throw new ConfigError('option maxBatchSize must be at least 1');
+  if (config.maxBodyBytes < 1024) throw new ConfigError('option maxBodyBytes must be at least 1024');
+  if (config.rateLimit > 0 && config.rateLimitBurst < 1) throw new ConfigError('option rateLimitBurst must be at least 1');
+  return config;
+}
+
+export function helpText(version: string): string {
+  const rows = OPTIONS.map((o) => {
+    const def = Array.isArray(o.default) ? '' : ` (default: ${JSON.stringify(o.default)})`;
+    return `  --${flagName(o.key)} <value>`.padEnd(32) + `${envName(o.key)}`.padEnd(22) + o.help + def;
+  });
+  return [
+    `zkgate ${version}: self-hostable Solana RPC gateway (getValidityProof, simulateBundle, getAsset)`,
+    '',
+    'Usage:',
+    '  zkgate start [options]     start the gateway (JSON-RPC adapter + gRPC prover service)',
+    '  zkgate --help | --version',
+    '',
+    'Options (flag, environment variable, meaning); precedence: defaults < --config FILE < env < flags:',
+    '  --config <file>'.padEnd(32) + 'CONFIG'.padEnd(22) + 'JSON file of options (camelCase or kebab-case keys)',
+    ...rows,
+    '',
+  ].join('\n');
+}

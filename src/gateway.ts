@@ -1,0 +1,101 @@
+// The composition root: builds the adapter, the gRPC server and the backends from a Config, and
+// stops them in order. Tests start whole gateways through here on ephemeral ports.
+import { mkdir } from 'node:fs/promises';
+import type { Config } from './config.js';
+import { checkHealth, closeHealthClients, startGrpcServer, type GrpcServer } from './grpc/index.js';
+import { HealthRegistry } from './obs/health.js';
+import type { Logger } from './obs/log.js';
+import { MetricsRegistry, registerProcessMetrics } from './obs/metrics.js';
+import {
+  createMethodTable,
+  createRpcMetrics,
+  Dispatcher,
+  loadApiKeys,
+  RateLimiter,
+  RpcHttpServer,
+  type Backends,
+  type LoadedKeys,
+} from './rpc/index.js';
+
+export interface GatewayOptions {
+  config: Config;
+  log: Logger;
+  version: string;
+  backends?: Backends;
+}
+
+export interface Gateway {
+  /** Base URL of the JSON-RPC endpoint, without the key. */
+  readonly rpcUrl: string;
+  readonly rpcPort: number;
+  readonly grpcAddress: string;
+  readonly proverAddress: string;
+  readonly keys: LoadedKeys;
+  readonly health: HealthRegistry;
+  /** Graceful stop; resolves true when every in-flight request finished within the shutdown timeout. */
+  stop(): Promise<boolean>;
+}
+
+/** Where a client on this machine reaches a server bound to `host`. */
+function connectHost(host: string): string {
+  if (host === '0.0.0.0' || host === '') return '127.0.0.1';
+  if (host === '::') return '[::1]';
+  return host.includes(':') ? `[${host}]` : host;
+}
+
+export async function startGateway({ config, log, version, backends = {} }: GatewayOptions): Promise<Gateway> {
+  await mkdir(config.dataDir, { recursive: true });
+  const keys = await loadApiKeys(config.apiKeys, config.dataDir);
+
+  const grpc: GrpcServer = await startGrpcServer(config.host, config.grpcPort, log);
+  const proverAddress = config.proverUrl || `${connectHost(config.host)}:${grpc.port}`;
+
+  const registry = new MetricsRegistry();
+  registerProcessMetrics(registry);
+  const metrics = createRpcMetrics(registry);
+
+  const health = new HealthRegistry();
+  health.add('rpc', () => ({ status: 'ready' }));
+  health.add('grpc', async () => {
+    const status = await checkHealth(proverAddress);
+    return status === 'SERVING'
+      ? { status: 'ready', detail: proverAddress }
+      : { status: 'unavailable', detail: `gRPC server at ${proverAddress} reports ${status}` };
+  });
+  const notConfigured = { status: 'disabled', detail: 'backend not configured' } as const;
+  health.add('validityProof', () => (backends.validityProof ? { status: 'ready' } : notConfigured));
+  health.add('simulateBundle', () => (backends.bundleSimulator ? { status: 'ready' } : notConfigured));
+  health.add('getAsset', () => (backends.assets ? { status: 'ready' } : notConfigured));
+
+  const dispatcher = new Dispatcher(createMethodTable(backends, version), config.maxBatchSize, metrics, log);
+  const server = new RpcHttpServer({
+    maxBodyBytes: config.maxBodyBytes,
+    keys: keys.keys,
+    limiter: new RateLimiter(config.rateLimit, config.rateLimitBurst),
+    dispatcher,
+    health,
+    registry,
+    metrics,
+    log,
+  });
+  let addr;
+  try {
+    addr = await server.listen(config.rpcPort, config.host);
+  } catch (e) {
+    await grpc.close(0);
+    throw e;
+  }
+  const rpcUrl = `http://${connectHost(config.host)}:${addr.port}/`;
+
+  let stopping: Promise<boolean> | undefined;
+  const stop = (): Promise<boolean> =>
+    (stopping ??= (async () => {
+      const started = Date.now();
+      const finished = await server.close(config.shutdownTimeoutMs);
+      await grpc.close(Math.max(0, config.shutdownTimeoutMs - (Date.now() - started)));
+      closeHealthClients();
+      return finished;
+    })());
+
+  return { rpcUrl, rpcPort: addr.port, grpcAddress: grpc.address, proverAddress, keys, health, stop };
+}

@@ -1,0 +1,102 @@
+#!/usr/bin/env node
+// zkgate's command line: `zkgate start` runs the gateway until SIGTERM/SIGINT.
+import { ConfigError, helpText, parseCommandLine, resolveConfig } from './config.js';
+import { startGateway, type Gateway } from './gateway.js';
+import { createLogger, type Logger } from './obs/log.js';
+import { VERSION } from './version.js';
+
+function banner(g: Gateway, dataDir: string): string {
+  const k = g.keys;
+  const key = k.ownKey ?? '<your key>';
+  const keyLine =
+    k.source === 'configured'
+      ? `API keys   ${k.keys.keyIds.length} configured (ids ${k.keys.keyIds.join(', ')})`
+      : `API key    ${k.ownKey}  (${k.source === 'generated' ? 'generated now and stored in' : 'stored in'} ${k.file})`;
+  return [
+    `zkgate ${VERSION} is running`,
+    `  JSON-RPC   ${g.rpcUrl}?api-key=${key}`,
+    `  gRPC       ${g.grpcAddress}`,
+    `  health     ${g.rpcUrl}health    metrics ${g.rpcUrl}metrics`,
+    `  data dir   ${dataDir}`,
+    `  ${keyLine}`,
+    '',
+  ].join('\n');
+}
+
+function installProcessHandlers(log: Logger, gateway: Gateway): void {
+  let signals = 0;
+  const onSignal = (signal: NodeJS.Signals) => {
+    if (++signals > 1) {
+      log.warn('second signal: exiting without waiting', { signal });
+      log.flush();
+      process.exit(1);
+    }
+    log.info('shutting down', { signal });
+    gateway.stop().then(
+      (finished) => {
+        log.info('stopped', { inFlightFinished: finished });
+        log.flush();
+        process.exit(0);
+      },
+      (e: Error) => {
+        log.error('shutdown failed', { error: e.message });
+        log.flush();
+        process.exit(1);
+      },
+    );
+  };
+  process.on('SIGTERM', onSignal);
+  process.on('SIGINT', onSignal);
+  process.on('unhandledRejection', (reason) => {
+    log.error('unhandled rejection', { error: String((reason as Error)?.message ?? reason), stack: (reason as Error)?.stack });
+  });
+  process.on('uncaughtException', (e) => {
+    log.error('uncaught exception', { error: e.message, stack: e.stack });
+    log.flush();
+    process.exit(1);
+  });
+}
+
+async function main(argv: string[]): Promise<number | undefined> {
+  const cli = parseCommandLine(argv);
+  if (cli.version) {
+    process.stdout.write(`zkgate ${VERSION}\n`);
+    return 0;
+  }
+  if (cli.help || cli.command === undefined) {
+    process.stdout.write(helpText(VERSION));
+    return cli.help ? 0 : 2;
+  }
+  if (cli.command !== 'start') throw new ConfigError(`unknown command ${JSON.stringify(cli.command)}; try: zkgate start`);
+  const config = resolveConfig(cli.flags, process.env, cli.configFile ?? process.env.CONFIG);
+  const log = createLogger(config.logLevel);
+  const gateway = await startGateway({ config, log, version: VERSION });
+  installProcessHandlers(log, gateway);
+  log.info('started', {
+    version: VERSION,
+    rpcUrl: gateway.rpcUrl,
+    grpcAddress: gateway.grpcAddress,
+    proverAddress: gateway.proverAddress,
+    dataDir: config.dataDir,
+    keyIds: gateway.keys.keys.keyIds,
+    keySource: gateway.keys.source,
+  });
+  process.stderr.write(banner(gateway, config.dataDir));
+  return undefined; // keep running
+}
+
+main(process.argv.slice(2)).then(
+  (code) => {
+    if (code !== undefined) process.exitCode = code;
+  },
+  (e: unknown) => {
+    if (e instanceof ConfigError) {
+      process.stderr.write(`zkgate: ${e.message}\n`);
+      process.exitCode = 2;
+    } else {
+      const err = e as NodeJS.ErrnoException;
+      process.stderr.write(`zkgate: failed to start: ${err?.message ?? String(e)}\n`);
+      process.exitCode = 1;
+    }
+  },
+);

@@ -1,0 +1,165 @@
+// A small Prometheus registry (text exposition format 0.0.4): counters, gauges and histograms with labels.
+// Hand-written because the hot path is one map lookup per update, and the gateway needs nothing more.
+
+const escapeLabel = (v: string): string => v.replace(/\\/g, '\\\\').replace(/"/g, '\\"').replace(/\n/g, '\\n');
+const SEP = '\u0001';
+
+interface Metric {
+  render(out: string[]): void;
+}
+
+function labelText(names: readonly string[], key: string, extra?: string): string {
+  const values = key === '' && names.length === 0 ? [] : key.split(SEP);
+  const parts = names.map((n, i) => `${n}="${escapeLabel(values[i] ?? '')}"`);
+  if (extra) parts.push(extra);
+  return parts.length ? `{${parts.join(',')}}` : '';
+}
+
+function formatValue(v: number): string {
+  if (Number.isNaN(v)) return 'NaN';
+  if (v === Infinity) return '+Inf';
+  if (v === -Infinity) return '-Inf';
+  return String(v);
+}
+
+export class Counter implements Metric {
+  private readonly values = new Map<string, number>();
+  constructor(readonly name: string, readonly help: string, readonly labels: readonly string[]) {}
+
+  inc(labelValues: readonly string[] = [], by = 1): void {
+    const key = labelValues.join(SEP);
+    this.values.set(key, (this.values.get(key) ?? 0) + by);
+  }
+
+  get(labelValues: readonly string[] = []): number {
+    return this.values.get(labelValues.join(SEP)) ?? 0;
+  }
+
+  render(out: string[]): void {
+    out.push(`# HELP ${this.name} ${this.help}`, `# TYPE ${this.name} counter`);
+    for (const [k, v] of this.values) out.push(`${this.name}${labelText(this.labels, k)} ${formatValue(v)}`);
+  }
+}
+
+export class Gauge implements Metric {
+  private readonly values = new Map<string, number>();
+  constructor(
+    readonly name: string,
+    readonly help: string,
+    readonly labels: readonly string[],
+    private readonly collect?: () => number,
+  ) {}
+
+  set(v: number, labelValues: readonly string[] = []): void {
+    this.values.set(labelValues.join(SEP), v);
+  }
+
+  inc(labelValues: readonly string[] = [], by = 1): void {
+    const key = labelValues.join(SEP);
+    this.values.set(key, (this.values.get(key) ?? 0) + by);
+  }
+
+  dec(labelValues: readonly string[] = [], by = 1): void {
+    this.inc(labelValues, -by);
+  }
+
+  get(labelValues: readonly string[] = []): number {
+    return this.values.get(labelValues.join(SEP)) ?? 0;
+  }
+
+  render(out: string[]): void {
+    if (this.collect) this.values.set('', this.collect());
+    out.push(`# HELP ${this.name} ${this.help}`, `# TYPE ${this.name} gauge`);
+    for (const [k, v] of this.values) out.push(`${this.name}${labelText(this.labels, k)} ${formatValue(v)}`);
+  }
+}
+
+interface HistogramSeries {
+  counts: number[];
+  sum: number;
+  count: number;
+}
+
+export class Histogram implements Metric {
+  private readonly series = new Map<string, HistogramSeries>();
+  constructor(
+    readonly name: string,
+    readonly help: string,
+    readonly labels: readonly string[],
+    readonly buckets: readonly number[],
+  ) {}
+
+  observe(value: number, labelValues: readonly string[] = []): void {
+    const key = labelValues.join(SEP);
+    let s = this.series.get(key);
+    if (!s) {
+      s = { counts: new Array<number>(this.buckets.length).fill(0), sum: 0, count: 0 };
+      this.series.set(key, s);
+    }
+    // Non-cumulative per bucket; render() accumulates.
+    let i = 0;
+    while (i < this.buckets.length && value > this.buckets[i]!) i++;
+    if (i < this.buckets.length) s.counts[i]!++;
+    s.sum += value;
+    s.count++;
+  }
+
+  count(labelValues: readonly string[] = []): number {
+    return this.series.get(labelValues.join(SEP))?.count ?? 0;
+  }
+
+  render(out: string[]): void {
+    out.push(`# HELP ${this.name} ${this.help}`, `# TYPE ${this.name} histogram`);
+    for (const [k, s] of this.series) {
+      let acc = 0;
+      this.buckets.forEach((le, i) => {
+        acc += s.counts[i]!;
+        out.push(`${this.name}_bucket${labelText(this.labels, k, `le="${formatValue(le)}"`)} ${acc}`);
+      });
+      out.push(`${this.name}_bucket${labelText(this.labels, k, 'le="+Inf"')} ${s.count}`);
+      out.push(`${this.name}_sum${labelText(this.labels, k)} ${formatValue(s.sum)}`);
+      out.push(`${this.name}_count${labelText(this.labels, k)} ${s.count}`);
+    }
+  }
+}
+
+/** Latency buckets in seconds, 0.5 ms to 30 s: proofs take seconds, adapter calls well under a millisecond. */
+export const LATENCY_BUCKETS = [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30];
+
+export class MetricsRegistry {
+  private readonly metrics: Metric[] = [];
+  private readonly names = new Set<string>();
+
+  private add<M extends Metric & { name: string }>(m: M): M {
+    if (this.names.has(m.name)) throw new Error(`metric ${m.name} registered twice`);
+    this.names.add(m.name);
+    this.metrics.push(m);
+    return m;
+  }
+
+  counter(name: string, help: string, labels: readonly string[] = []): Counter {
+    return this.add(new Counter(name, help, labels));
+  }
+
+  gauge(name: string, help: string, labels: readonly string[] = [], collect?: () => number): Gauge {
+    return this.add(new Gauge(name, help, labels, collect));
+  }
+
+  histogram(name: string, help: string, labels: readonly string[] = [], buckets = LATENCY_BUCKETS): Histogram {
+    return this.add(new Histogram(name, help, labels, buckets));
+  }
+
+  render(): string {
+    const out: string[] = [];
+    for (const m of this.metrics) m.render(out);
+    return out.join('\n') + '\n';
+  }
+}
+
+/** Process-level gauges every Prometheus target is expected to expose. */
+export function registerProcessMetrics(reg: MetricsRegistry): void {
+  const started = Date.now() / 1000;
+  reg.gauge('process_start_time_seconds', 'Start time of the process since the Unix epoch in seconds.', [], () => started);
+  reg.gauge('process_resident_memory_bytes', 'Resident memory size in bytes.', [], () => process.memoryUsage.rss());
+  reg.gauge('nodejs_heap_used_bytes', 'V8 heap in use in bytes.', [], () => process.memoryUsage().heapUsed);
+}

@@ -1,0 +1,71 @@
+// API keys: configured, or generated once and kept in the data dir. Presented keys are hashed and
+// compared against every stored digest in constant time; only a short key id ever reaches logs.
+import { createHash, randomUUID, timingSafeEqual } from 'node:crypto';
+import { mkdir, readFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { writeFileAtomic } from '../util/atomic-file.js';
+import { UnauthorizedError } from './errors.js';
+
+export const API_KEY_FILE = 'api-key';
+
+const digest = (key: string): Buffer => createHash('sha256').update(key, 'utf8').digest();
+
+/** A stable, non-secret name for a key: a prefix of its SHA-256, safe to log and to label metrics with. */
+export const keyId = (key: string): string => 'key-' + digest(key).subarray(0, 4).toString('hex');
+
+export type KeySource = 'configured' | 'generated' | 'stored';
+
+export class ApiKeys {
+  private readonly digests: Buffer[];
+  private readonly ids: string[];
+
+  constructor(keys: readonly string[]) {
+    if (keys.length === 0) throw new Error('at least one API key is required');
+    this.digests = keys.map(digest);
+    this.ids = keys.map(keyId);
+  }
+
+  get keyIds(): readonly string[] {
+    return this.ids;
+  }
+
+  /** Returns the key id of a valid key; throws UnauthorizedError otherwise. */
+  verify(presented: string | null | undefined): string {
+    if (presented === null || presented === undefined || presented === '') {
+      throw new UnauthorizedError('Unauthorized: missing API key; pass it as the query parameter `api-key`');
+    }
+    const d = digest(presented);
+    let match = -1;
+    // No early exit: every digest is compared, whichever matches.
+    for (let i = 0; i < this.digests.length; i++) {
+      if (timingSafeEqual(d, this.digests[i]!) && match < 0) match = i;
+    }
+    if (match < 0) throw new UnauthorizedError('Unauthorized: invalid API key');
+    return this.ids[match]!;
+  }
+}
+
+export interface LoadedKeys {
+  keys: ApiKeys;
+  source: KeySource;
+  /** The key itself when zkgate made or keeps it (the operator must be told it); never for configured keys. */
+  ownKey?: string;
+  file?: string;
+}
+
+/** Configured keys win; otherwise reuse the key stored in the data dir, or generate and store one. */
+export async function loadApiKeys(configured: readonly string[], dataDir: string): Promise<LoadedKeys> {
+  if (configured.length > 0) return { keys: new ApiKeys(configured), source: 'configured' };
+  const file = join(dataDir, API_KEY_FILE);
+  let stored: string | undefined;
+  try {
+    stored = (await readFile(file, 'utf8')).trim();
+  } catch (e) {
+    if ((e as NodeJS.ErrnoException).code !== 'ENOENT') throw e;
+  }
+  if (stored) return { keys: new ApiKeys([stored]), source: 'stored', ownKey: stored, file };
+  const key = randomUUID();
+  await mkdir(dataDir, { recursive: true });
+  await writeFileAtomic(file, key + '\n', 0o600);
+  return { keys: new ApiKeys([key]), source: 'generated', ownKey: key, file };
+}

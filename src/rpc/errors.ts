@@ -1,0 +1,101 @@
+// Typed errors of the adapter, and THE table mapping every area's error kinds to JSON-RPC codes.
+// Codes follow JSON-RPC 2.0 and Solana/Helius conventions: -32700..-32600 protocol, -32000 peer
+// "server error" (Photon, DAS), -32001 unauthorized and -32029 rate limited (Helius), -32010.. zkgate.
+import { AppError } from '../errors.js';
+
+export class ParseError extends AppError {
+  readonly kind = 'parse_error';
+}
+export class InvalidRequestError extends AppError {
+  readonly kind = 'invalid_request';
+}
+export class MethodNotFoundError extends AppError {
+  readonly kind = 'method_not_found';
+  constructor(readonly method: string) {
+    super('Method not found');
+  }
+}
+export class InvalidParamsError extends AppError {
+  readonly kind = 'invalid_params';
+}
+export class BatchTooLargeError extends AppError {
+  readonly kind = 'batch_too_large';
+}
+export class UnauthorizedError extends AppError {
+  readonly kind = 'unauthorized';
+}
+export class RateLimitedError extends AppError {
+  readonly kind = 'rate_limited';
+  constructor(message: string, readonly retryAfterSeconds: number) {
+    super(message);
+  }
+}
+export class BodyTooLargeError extends AppError {
+  readonly kind = 'body_too_large';
+}
+export class UnsupportedMediaTypeError extends AppError {
+  readonly kind = 'unsupported_media_type';
+}
+export class MethodNotAllowedError extends AppError {
+  readonly kind = 'method_not_allowed';
+}
+export class RouteNotFoundError extends AppError {
+  readonly kind = 'route_not_found';
+}
+export class BackendNotConfiguredError extends AppError {
+  readonly kind = 'backend_not_configured';
+  constructor(method: string, backend: string) {
+    super(`${method} is not available: the ${backend} backend is not configured on this gateway`);
+  }
+}
+
+interface Mapping {
+  /** JSON-RPC error code. */
+  code: number;
+  /** HTTP status for transport-level errors; JSON-RPC-level errors answer 200 as Solana nodes do. */
+  http: number;
+}
+
+/** Every error kind of every area, and what it becomes on the wire. */
+export const ERROR_CODES = {
+  parse_error: { code: -32700, http: 200 },
+  invalid_request: { code: -32600, http: 200 },
+  batch_too_large: { code: -32600, http: 200 },
+  method_not_found: { code: -32601, http: 200 },
+  invalid_params: { code: -32602, http: 200 },
+  internal: { code: -32603, http: 200 },
+  unauthorized: { code: -32001, http: 401 },
+  rate_limited: { code: -32029, http: 429 },
+  body_too_large: { code: -32600, http: 413 },
+  unsupported_media_type: { code: -32600, http: 415 },
+  method_not_allowed: { code: -32600, http: 405 },
+  route_not_found: { code: -32600, http: 404 },
+  backend_not_configured: { code: -32010, http: 200 },
+} as const satisfies Record<string, Mapping>;
+
+export type ErrorKind = keyof typeof ERROR_CODES;
+
+export interface RpcErrorObject {
+  code: number;
+  message: string;
+  data?: unknown;
+}
+
+export interface MappedError {
+  kind: ErrorKind;
+  http: number;
+  error: RpcErrorObject;
+  /** Set for failures nobody anticipated: logged with their stack, answered without it. */
+  unexpected?: unknown;
+}
+
+const INTERNAL: MappedError['error'] = { code: ERROR_CODES.internal.code, message: 'Internal error' };
+
+export function mapError(err: unknown): MappedError {
+  if (err instanceof AppError && Object.hasOwn(ERROR_CODES, err.kind)) {
+    const kind = err.kind as ErrorKind;
+    const m = ERROR_CODES[kind];
+    return { kind, http: m.http, error: { code: m.code, message: err.message } };
+  }
+  return { kind: 'internal', http: 200, error: { ...INTERNAL }, unexpected: err };
+}

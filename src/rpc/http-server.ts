@@ -1,0 +1,292 @@
+// The HTTP side of the adapter: routes, API keys, rate limits, body limits, request ids, one log
+// line and metrics per request, graceful close. JSON-RPC semantics live in dispatch.ts.
+import { randomUUID } from 'node:crypto';
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import type { HealthRegistry } from '../obs/health.js';
+import type { Logger } from '../obs/log.js';
+import type { MetricsRegistry } from '../obs/metrics.js';
+import type { ApiKeys } from './api-keys.js';
+import { Dispatcher, errorResponse } from './dispatch.js';
+import {
+  BodyTooLargeError,
+  mapError,
+  MethodNotAllowedError,
+  ParseError,
+  RateLimitedError,
+  RouteNotFoundError,
+  UnsupportedMediaTypeError,
+} from './errors.js';
+import { stringifyJson } from './json.js';
+import type { RateLimiter } from './rate-limit.js';
+import type { RpcMetrics } from './rpc-metrics.js';
+
+export interface RpcServerDeps {
+  maxBodyBytes: number;
+  keys: ApiKeys;
+  limiter: RateLimiter;
+  dispatcher: Dispatcher;
+  health: HealthRegistry;
+  registry: MetricsRegistry;
+  metrics: RpcMetrics;
+  log: Logger;
+}
+
+interface Reply {
+  status: number;
+  body?: string;
+  contentType?: string;
+  headers?: Record<string, string>;
+}
+
+/** What the per-request log line says beyond status and latency. */
+interface RequestNote {
+  route: string;
+  keyId?: string;
+  method?: string;
+  outcome?: string;
+  batchSize?: number;
+}
+
+const JSON_TYPE = 'application/json; charset=utf-8';
+const CORS_PREFLIGHT = {
+  'access-control-allow-origin': '*',
+  'access-control-allow-methods': 'POST, OPTIONS',
+  'access-control-allow-headers': 'content-type, x-request-id',
+  'access-control-max-age': '86400',
+};
+const REQUEST_ID = /^[\w.:-]{1,128}$/;
+
+function queryParam(url: string, q: number, name: string): string | null {
+  return q < 0 ? null : new URLSearchParams(url.slice(q + 1)).get(name);
+}
+
+function isJsonContentType(header: string | undefined): boolean {
+  if (!header) return false;
+  const semi = header.indexOf(';');
+  const type = (semi < 0 ? header : header.slice(0, semi)).trim().toLowerCase();
+  return type === 'application/json';
+}
+
+function readBody(req: IncomingMessage, limit: number): Promise<Buffer> {
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    let done = false;
+    const finish = (err: Error | null, body?: Buffer) => {
+      if (done) return;
+      done = true;
+      if (err) reject(err);
+      else resolve(body!);
+    };
+    req.on('data', (chunk: Buffer) => {
+      if (done) return;
+      size += chunk.length;
+      if (size > limit) {
+        finish(new BodyTooLargeError(`Request body exceeds the limit of ${limit} bytes`));
+        return;
+      }
+      chunks.push(chunk);
+    });
+    req.on('end', () => finish(null, chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks, size)));
+    req.on('error', (e) => finish(e));
+    req.on('close', () => finish(new Error('client closed the connection before sending the whole body')));
+  });
+}
+
+export class RpcHttpServer {
+  private readonly server: Server;
+  private inFlight = 0;
+  private draining = false;
+  private onIdle: (() => void) | undefined;
+
+  constructor(private readonly deps: RpcServerDeps) {
+    this.server = createServer({ keepAliveTimeout: 5_000, headersTimeout: 30_000, requestTimeout: 120_000 }, (req, res) => {
+      void this.handle(req, res);
+    });
+    // A malformed HTTP request is answered by Node itself; never let it reach 'uncaughtException'.
+    this.server.on('clientError', (err, socket) => {
+      if (socket.writable) socket.end('HTTP/1.1 400 Bad Request\r\nconnection: close\r\ncontent-length: 0\r\n\r\n');
+      else socket.destroy(err);
+    });
+  }
+
+  get activeRequests(): number {
+    return this.inFlight;
+  }
+
+  listen(port: number, host: string): Promise<AddressInfo> {
+    return new Promise((resolve, reject) => {
+      this.server.once('error', reject);
+      this.server.listen(port, host, () => {
+        this.server.off('error', reject);
+        resolve(this.server.address() as AddressInfo);
+      });
+    });
+  }
+
+  /**
+   * Stops accepting connections, lets in-flight requests finish within `timeoutMs`, then closes
+   * whatever is left. Resolves true when every in-flight request finished in time.
+   */
+  async close(timeoutMs: number): Promise<boolean> {
+    this.draining = true;
+    const closed = new Promise<void>((resolve) => this.server.close(() => resolve()));
+    this.server.closeIdleConnections();
+    let finished = this.inFlight === 0;
+    if (!finished) {
+      finished = await new Promise<boolean>((resolve) => {
+        const timer = setTimeout(() => resolve(false), timeoutMs);
+        this.onIdle = () => {
+          clearTimeout(timer);
+          resolve(true);
+        };
+      });
+    }
+    this.server.closeAllConnections();
+    await closed;
+    return finished;
+  }
+
+  private async handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    const started = performance.now();
+    const incomingId = req.headers['x-request-id'];
+    const reqId = typeof incomingId === 'string' && REQUEST_ID.test(incomingId) ? incomingId : randomUUID();
+    const note: RequestNote = { route: 'other' };
+    const { metrics, log } = this.deps;
+    this.inFlight++;
+    metrics.inFlight.inc();
+    let reply: Reply;
+    try {
+      reply = await this.route(req, note, reqId);
+    } catch (err) {
+      reply = this.transportError(err, note, reqId);
+    }
+    this.send(res, reply, reqId);
+    const ms = performance.now() - started;
+    metrics.httpRequests.inc([note.route, String(reply.status)]);
+    metrics.httpSeconds.observe(ms / 1000, [note.route]);
+    if (log.enabled('info')) {
+      log.info('request', {
+        reqId,
+        route: note.route,
+        status: reply.status,
+        keyId: note.keyId,
+        method: note.method,
+        outcome: note.outcome,
+        batchSize: note.batchSize,
+        ms: Math.round(ms * 1000) / 1000,
+        remote: req.socket.remoteAddress,
+      });
+    }
+    metrics.inFlight.dec();
+    if (--this.inFlight === 0 && this.onIdle) this.onIdle();
+  }
+
+  private async route(req: IncomingMessage, note: RequestNote, reqId: string): Promise<Reply> {
+    const url = req.url ?? '/';
+    const q = url.indexOf('?');
+    const path = q < 0 ? url : url.slice(0, q);
+    if (path === '/') {
+      note.route = 'rpc';
+      if (req.method === 'POST') return this.rpc(req, url, q, note, reqId);
+      if (req.method === 'OPTIONS') return { status: 204, headers: CORS_PREFLIGHT };
+      throw new MethodNotAllowedError(`HTTP method ${req.method} is not allowed on /: send JSON-RPC requests with POST`);
+    }
+    if (path === '/health' || path === '/metrics') {
+      note.route = path.slice(1);
+      if (req.method !== 'GET' && req.method !== 'HEAD') {
+        throw new MethodNotAllowedError(`HTTP method ${req.method} is not allowed on ${path}: use GET`);
+      }
+      return path === '/health' ? this.healthReply() : { status: 200, body: this.deps.registry.render(), contentType: 'text/plain; version=0.0.4; charset=utf-8' };
+    }
+    throw new RouteNotFoundError(`Not found: ${path.length > 100 ? path.slice(0, 100) + '...' : path}; JSON-RPC is served on POST /`);
+  }
+
+  private async rpc(req: IncomingMessage, url: string, q: number, note: RequestNote, reqId: string): Promise<Reply> {
+    const { keys, limiter, metrics, dispatcher, maxBodyBytes } = this.deps;
+    try {
+      note.keyId = keys.verify(queryParam(url, q, 'api-key'));
+    } catch (e) {
+      metrics.authFailures.inc([queryParam(url, q, 'api-key') ? 'invalid' : 'missing']);
+      throw e;
+    }
+    this.charge(note.keyId, 1);
+    if (!isJsonContentType(req.headers['content-type'])) {
+      const got = req.headers['content-type'];
+      throw new UnsupportedMediaTypeError(
+        `Unsupported content type ${got ? JSON.stringify(got) : '(none)'}: send Content-Type: application/json`,
+      );
+    }
+    const declared = Number(req.headers['content-length']);
+    if (declared > maxBodyBytes) throw new BodyTooLargeError(`Request body of ${declared} bytes exceeds the limit of ${maxBodyBytes} bytes`);
+    const raw = await readBody(req, maxBodyBytes);
+    let body: unknown;
+    try {
+      body = JSON.parse(raw.toString('utf8'));
+    } catch (e) {
+      note.method = 'invalid';
+      note.outcome = 'parse_error';
+      metrics.calls.inc(['invalid', 'parse_error']);
+      const message = `Parse error: ${(e as Error).message}`;
+      return { status: 200, body: stringifyJson(errorResponse({ code: -32700, message }, null)) };
+    }
+    // A batch costs one token per request; the first was taken before reading the body.
+    this.charge(note.keyId, Dispatcher.count(body) - 1);
+    const out = await dispatcher.dispatch(body, { requestId: reqId, keyId: note.keyId });
+    note.method = out.method;
+    note.outcome = out.outcome;
+    note.batchSize = out.batchSize;
+    if (out.response === undefined) return { status: 204 };
+    return { status: 200, body: stringifyJson(out.response) };
+  }
+
+  private charge(keyId: string, n: number): void {
+    try {
+      this.deps.limiter.take(keyId, n);
+    } catch (e) {
+      if (e instanceof RateLimitedError) this.deps.metrics.rateLimited.inc([keyId]);
+      throw e;
+    }
+  }
+
+  private async healthReply(): Promise<Reply> {
+    const report = await this.deps.health.report();
+    if (this.draining) {
+      report.status = 'unavailable';
+      report.components.rpc = { status: 'unavailable', detail: 'shutting down' };
+    }
+    return { status: report.status === 'ok' ? 200 : 503, body: JSON.stringify(report) };
+  }
+
+  private transportError(err: unknown, note: RequestNote, reqId: string): Reply {
+    const m = mapError(err);
+    if (m.unexpected !== undefined) {
+      const e = m.unexpected as Error;
+      this.deps.log.error('unexpected failure', { reqId, route: note.route, error: String(e?.message ?? e), stack: e?.stack });
+    }
+    note.outcome = m.kind;
+    const headers: Record<string, string> = {};
+    if (err instanceof RateLimitedError) headers['retry-after'] = String(err.retryAfterSeconds);
+    if (err instanceof MethodNotAllowedError) headers.allow = note.route === 'rpc' ? 'POST, OPTIONS' : 'GET, HEAD';
+    // The rest of an oversized body is not worth reading: close the connection after answering.
+    if (err instanceof BodyTooLargeError) headers.connection = 'close';
+    return { status: m.http, body: stringifyJson(errorResponse(m.error, null)), headers };
+  }
+
+  private send(res: ServerResponse, reply: Reply, reqId: string): void {
+    if (res.headersSent || res.destroyed) return;
+    const headers: Record<string, string | number> = {
+      'x-request-id': reqId,
+      'access-control-allow-origin': '*',
+      ...reply.headers,
+    };
+    if (this.draining) headers.connection = 'close';
+    if (reply.body !== undefined) {
+      headers['content-type'] = reply.contentType ?? JSON_TYPE;
+      headers['content-length'] = Buffer.byteLength(reply.body);
+    }
+    res.writeHead(reply.status, headers);
+    res.end(reply.body);
+  }
+}

@@ -1,0 +1,7 @@
+export { loadApiKeys, ApiKeys, keyId, API_KEY_FILE, type LoadedKeys } from './api-keys.js';
+export { Dispatcher } from './dispatch.js';
+export { ERROR_CODES, mapError } from './errors.js';
+export { RpcHttpServer } from './http-server.js';
+export { createMethodTable, type Backends } from './methods/index.js';
+export { RateLimiter } from './rate-limit.js';
+export { createRpcMetrics } from './rpc-metrics.js';

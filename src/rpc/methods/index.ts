@@ -1,0 +1,23 @@
+import type { Backends } from './backends.js';
+import { assetMethods } from './get-asset.js';
+import { validityProofMethods } from './get-validity-proof.js';
+import { nodeInfoMethods } from './node-info.js';
+import { simulateBundleMethods } from './simulate-bundle.js';
+import type { MethodDef } from './types.js';
+
+export type { Backends } from './backends.js';
+export type { CallContext, MethodDef } from './types.js';
+
+export function createMethodTable(backends: Backends, version: string): ReadonlyMap<string, MethodDef> {
+  const table = new Map<string, MethodDef>();
+  for (const m of [
+    ...nodeInfoMethods(version),
+    ...validityProofMethods(backends),
+    ...simulateBundleMethods(backends),
+    ...assetMethods(backends),
+  ]) {
+    if (table.has(m.name)) throw new Error(`method ${m.name} defined twice`);
+    table.set(m.name, m);
+  }
+  return table;
+}

@@ -1,0 +1,76 @@
+// simulateBundle (Jito): params `[ {encodedTransactions}, config? ]`; the config's unknown fields are
+// ignored as Jito's serde types do. Request-level rules beyond shape (§2 of simulate-bundle.md)
+// belong to the simulator. Spec: simulate-bundle.md §1.
+import { BackendNotConfiguredError, InvalidParamsError } from '../errors.js';
+import { array, boolean, fail, nullable, object, oneOf, optional, required, string, type Check, type Infer } from '../validate.js';
+import type { Backends } from './backends.js';
+import { defineMethod, type MethodDef } from './types.js';
+
+const bundleRequest = object({ encodedTransactions: required(array(string, 'an array of base64 transactions')) }, 'ignore');
+
+const accountsConfig = nullable(
+  object({ encoding: optional(string), addresses: required(array(string, 'an array of base58 addresses')) }, 'ignore'),
+);
+
+export type SimulationBank = { commitment: { commitment: 'processed' | 'confirmed' | 'finalized' } } | { slot: number } | 'tip';
+
+const commitmentObject = object({ commitment: required(oneOf(['processed', 'confirmed', 'finalized'] as const)) }, 'ignore');
+
+const simulationBank: Check<SimulationBank> = (v, path) => {
+  if (v === 'tip') return 'tip';
+  if (v !== null && typeof v === 'object' && !Array.isArray(v)) {
+    const keys = Object.keys(v);
+    if (keys.length === 1 && keys[0] === 'commitment') {
+      return { commitment: commitmentObject((v as { commitment: unknown }).commitment, `${path}.commitment`) };
+    }
+    if (keys.length === 1 && keys[0] === 'slot') {
+      const slot = (v as { slot: unknown }).slot;
+      if (typeof slot === 'number' && Number.isSafeInteger(slot) && slot >= 0) return { slot };
+      return fail(`${path}.slot`, 'a slot number (u64)', slot);
+    }
+  }
+  return fail(path, '"tip", {"commitment": {"commitment": "processed"|"confirmed"|"finalized"}} or {"slot": <u64>}', v);
+};
+
+const simulateConfig = object(
+  {
+    preExecutionAccountsConfigs: required(array(accountsConfig, 'an array of null or {addresses, encoding?} entries')),
+    postExecutionAccountsConfigs: required(array(accountsConfig, 'an array of null or {addresses, encoding?} entries')),
+    transactionEncoding: optional(string),
+    simulationBank: optional(simulationBank),
+    skipSigVerify: optional(boolean),
+    replaceRecentBlockhash: optional(boolean),
+  },
+  'ignore',
+);
+
+export interface SimulateBundleParams {
+  request: Infer<typeof bundleRequest>;
+  /** null when the caller sent no config (or null): the simulator applies Jito's defaults. */
+  config: Infer<typeof simulateConfig> | null;
+}
+
+export const simulateBundleParams: Check<SimulateBundleParams> = (v, path) => {
+  if (!Array.isArray(v)) return fail(path, 'an array [ {encodedTransactions}, config? ]', v);
+  if (v.length < 1 || v.length > 2) {
+    throw new InvalidParamsError(
+      `Invalid params: \`${path}\`: expected 1 or 2 elements ([ {encodedTransactions}, config? ]), got ${v.length}`,
+    );
+  }
+  const request = bundleRequest(v[0], `${path}[0]`);
+  const config = v[1] === undefined || v[1] === null ? null : simulateConfig(v[1], `${path}[1]`);
+  return { request, config };
+};
+
+export function simulateBundleMethods(backends: Backends): MethodDef[] {
+  return [
+    defineMethod({
+      name: 'simulateBundle',
+      params: simulateBundleParams,
+      call: (p) => {
+        if (!backends.bundleSimulator) throw new BackendNotConfiguredError('simulateBundle', 'bundle simulator');
+        return backends.bundleSimulator.simulateBundle(p);
+      },
+    }),
+  ];
+}

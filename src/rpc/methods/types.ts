@@ -1,0 +1,19 @@
+import { fail, type Check } from '../validate.js';
+
+export interface CallContext {
+  requestId: string;
+  keyId: string;
+}
+
+/** One JSON-RPC method: its params are validated at the edge, then `call` gets the typed value. */
+export interface MethodDef<P = unknown, R = unknown> {
+  name: string;
+  params: Check<P>;
+  call(params: P, ctx: CallContext): Promise<R> | R;
+}
+
+export const defineMethod = <P, R>(def: MethodDef<P, R>): MethodDef => def as unknown as MethodDef;
+
+/** Params for methods that take none: absent, null or an empty array. */
+export const noParams: Check<undefined> = (v, path) =>
+  v === undefined || v === null || (Array.isArray(v) && v.length === 0) ? undefined : fail(path, 'no params', v);
