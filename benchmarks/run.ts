@@ -1,0 +1,21 @@
+// npm run bench [-- scenario ...]: runs the named scenarios (all when none) and prints measured figures.
+import { adapterScenario } from './scenarios/adapter.js';
+
+interface Scenario {
+  name: string;
+  describe: string;
+  run(): Promise<void>;
+}
+
+const SCENARIOS: Scenario[] = [adapterScenario];
+
+const wanted = process.argv.slice(2).filter((a) => !a.startsWith('-'));
+const unknown = wanted.filter((w) => !SCENARIOS.some((s) => s.name === w));
+if (unknown.length > 0) {
+  console.error(`unknown scenario(s): ${unknown.join(', ')}; known: ${SCENARIOS.map((s) => s.name).join(', ')}`);
+  process.exit(2);
+}
+for (const s of SCENARIOS.filter((s) => wanted.length === 0 || wanted.includes(s.name))) {
+  console.log(`\n== ${s.name}: ${s.describe}`);
+  await s.run();
+}

@@ -1,0 +1,53 @@
+// Runs the real zkgate CLI (from sources, through tsx) as a child process.
+import { spawn, type ChildProcess } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+
+const MAIN = fileURLToPath(new URL('../../src/main.ts', import.meta.url));
+
+export interface CliProcess {
+  child: ChildProcess;
+  stdout: () => string;
+  stderr: () => string;
+  exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
+}
+
+export function runCli(args: string[], env: NodeJS.ProcessEnv = {}): CliProcess {
+  const child = spawn(process.execPath, ['--import', 'tsx', MAIN, ...args], {
+    env: { ...process.env, ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let out = '';
+  let err = '';
+  child.stdout!.on('data', (d: Buffer) => (out += d.toString()));
+  child.stderr!.on('data', (d: Buffer) => (err += d.toString()));
+  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) =>
+    child.on('exit', (code, signal) => resolve({ code, signal })),
+  );
+  return { child, stdout: () => out, stderr: () => err, exited };
+}
+
+export interface RunningGateway extends CliProcess {
+  /** JSON-RPC URL including the key when the banner shows one. */
+  url: string;
+  base: string;
+  key: string | undefined;
+}
+
+/** Starts `zkgate start` on ephemeral ports and waits for its banner. */
+export async function startCli(args: string[], env: NodeJS.ProcessEnv = {}, timeoutMs = 20_000): Promise<RunningGateway> {
+  const p = runCli(['start', '--rpc-port', '0', '--grpc-port', '0', ...args], env);
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const m = p.stderr().match(/JSON-RPC\s+(http:\/\/\S+\/)\?api-key=(\S+)/);
+    if (m && p.stderr().includes('data dir')) {
+      const key = m[2] === '<your' ? undefined : m[2];
+      return { ...p, base: m[1]!, key, url: key ? `${m[1]}?api-key=${key}` : m[1]! };
+    }
+    if (p.child.exitCode !== null) throw new Error(`zkgate exited early (${p.child.exitCode}): ${p.stderr()}`);
+    if (Date.now() > deadline) {
+      p.child.kill('SIGKILL');
+      throw new Error(`zkgate did not start in time: ${p.stderr()}`);
+    }
+    await new Promise((r) => setTimeout(r, 50));
+  }
+}

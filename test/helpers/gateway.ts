@@ -1,0 +1,82 @@
+// Starts a real gateway in this process on ephemeral ports with its own temporary data dir.
+import { mkdtempSync, rmSync } from 'node:fs';
+import { request } from 'node:http';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { defaultConfig, type Config } from '../../src/config.js';
+import { startGateway, type Gateway } from '../../src/gateway.js';
+import { createLogger } from '../../src/obs/log.js';
+import type { Backends } from '../../src/rpc/index.js';
+
+export const TEST_KEY = 'test-key-7f3a9c';
+
+export interface TestGateway {
+  gateway: Gateway;
+  /** JSON-RPC URL with the test key. */
+  url: string;
+  base: string;
+  dataDir: string;
+  logs: string[];
+  stop(): Promise<void>;
+}
+
+export function tempDir(prefix = 'zkgate-test-'): string {
+  return mkdtempSync(join(tmpdir(), prefix));
+}
+
+export async function startTestGateway(overrides: Partial<Config> = {}, backends: Backends = {}): Promise<TestGateway> {
+  const dataDir = tempDir();
+  const logs: string[] = [];
+  const config: Config = {
+    ...defaultConfig(),
+    rpcPort: 0,
+    grpcPort: 0,
+    dataDir,
+    apiKeys: [TEST_KEY],
+    shutdownTimeoutMs: 2000,
+    ...overrides,
+  };
+  const log = createLogger(config.logLevel, (chunk) => logs.push(...chunk.trimEnd().split('\n')));
+  const gateway = await startGateway({ config, log, version: '0.0.0-test', backends });
+  return {
+    gateway,
+    url: `${gateway.rpcUrl}?api-key=${TEST_KEY}`,
+    base: gateway.rpcUrl,
+    dataDir,
+    logs,
+    async stop() {
+      await gateway.stop();
+      log.flush();
+      rmSync(dataDir, { recursive: true, force: true });
+    },
+  };
+}
+
+export interface RawResponse {
+  status: number;
+  headers: Record<string, string | string[] | undefined>;
+  text: string;
+}
+
+/** One HTTP request with full control over method, headers and body (fetch adds its own headers). */
+export function httpRequest(
+  url: string,
+  opts: { method?: string; headers?: Record<string, string>; body?: string | Buffer; chunks?: (string | Buffer)[] } = {},
+): Promise<RawResponse> {
+  return new Promise((resolve, reject) => {
+    const req = request(url, { method: opts.method ?? 'POST', headers: opts.headers, agent: false }, (res) => {
+      const parts: Buffer[] = [];
+      res.on('data', (d: Buffer) => parts.push(d));
+      res.on('end', () => resolve({ status: res.statusCode ?? 0, headers: res.headers, text: Buffer.concat(parts).toString('utf8') }));
+      res.on('error', reject);
+    });
+    req.on('error', reject);
+    if (opts.chunks) for (const c of opts.chunks) req.write(c);
+    req.end(opts.body);
+  });
+}
+
+/** POSTs a JSON body (already serialised) with the JSON content type. */
+export function postJson(url: string, body: string, headers: Record<string, string> = {}): Promise<RawResponse> {
+  return httpRequest(url, { body, headers: { 'content-type': 'application/json', ...headers } });
+}
