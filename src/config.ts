@@ -37,14 +37,49 @@ export const OPTIONS: readonly OptionSpec[] = [
   { key: 'host', kind: 'string', default: '127.0.0.1', help: 'address the JSON-RPC and gRPC servers bind to' },
   { key: 'rpcPort', kind: 'port', default: 8899, help: 'JSON-RPC HTTP port (0 = any free port)' },
   { key: 'grpcPort', kind: 'port', default: 50051, help: 'gRPC port of the prover service (0 = any free port)' },
-  { key: 'dataDir', kind: 'string', default: './data', help: 'directory for keys, trees, ledger and circuit artifacts' },
-  { key: 'apiKeys', kind: 'list', default: [], help: 'comma-separated API keys; none: a key is generated on first start and kept in the data dir' },
-  { key: 'rateLimit', kind: 'count', default: 1000, help: 'requests per second allowed per API key (0 = unlimited); a batch counts each request' },
-  { key: 'rateLimitBurst', kind: 'count', default: 2000, help: 'token-bucket size per API key: requests allowed at once before the rate applies' },
-  { key: 'maxBodyBytes', kind: 'count', default: 2 * 1024 * 1024, help: 'largest accepted request body in bytes (HTTP 413 beyond)' },
+  {
+    key: 'dataDir',
+    kind: 'string',
+    default: './data',
+    help: 'directory for keys, trees, ledger and circuit artifacts',
+  },
+  {
+    key: 'apiKeys',
+    kind: 'list',
+    default: [],
+    help: 'comma-separated API keys; none: a key is generated on first start and kept in the data dir',
+  },
+  {
+    key: 'rateLimit',
+    kind: 'count',
+    default: 1000,
+    help: 'requests per second allowed per API key (0 = unlimited); a batch counts each request',
+  },
+  {
+    key: 'rateLimitBurst',
+    kind: 'count',
+    default: 2000,
+    help: 'token-bucket size per API key: requests allowed at once before the rate applies',
+  },
+  {
+    key: 'maxBodyBytes',
+    kind: 'count',
+    default: 2 * 1024 * 1024,
+    help: 'largest accepted request body in bytes (HTTP 413 beyond)',
+  },
   { key: 'maxBatchSize', kind: 'count', default: 100, help: 'most requests in one JSON-RPC batch' },
-  { key: 'proverUrl', kind: 'string', default: '', help: 'gRPC address host:port of the prover service (default: the one this process serves)' },
-  { key: 'shutdownTimeoutMs', kind: 'count', default: 10_000, help: 'on SIGTERM/SIGINT, how long in-flight requests may take to finish' },
+  {
+    key: 'proverUrl',
+    kind: 'string',
+    default: '',
+    help: 'gRPC address host:port of the prover service (default: the one this process serves)',
+  },
+  {
+    key: 'shutdownTimeoutMs',
+    kind: 'count',
+    default: 10_000,
+    help: 'on SIGTERM/SIGINT, how long in-flight requests may take to finish',
+  },
   { key: 'logLevel', kind: 'level', default: 'info', help: `log level: ${LOG_LEVELS.join(', ')}` },
 ];
 
@@ -177,7 +212,8 @@ export function resolveConfig(
   config.dataDir = resolve(config.dataDir);
   if (config.maxBatchSize < 1) throw new ConfigError('option maxBatchSize must be at least 1');
   if (config.maxBodyBytes < 1024) throw new ConfigError('option maxBodyBytes must be at least 1024');
-  if (config.rateLimit > 0 && config.rateLimitBurst < 1) throw new ConfigError('option rateLimitBurst must be at least 1');
+  if (config.rateLimit > 0 && config.rateLimitBurst < 1)
+    throw new ConfigError('option rateLimitBurst must be at least 1');
   return config;
 }
 

@@ -48,7 +48,10 @@ function installProcessHandlers(log: Logger, gateway: Gateway): void {
   process.on('SIGTERM', onSignal);
   process.on('SIGINT', onSignal);
   process.on('unhandledRejection', (reason) => {
-    log.error('unhandled rejection', { error: String((reason as Error)?.message ?? reason), stack: (reason as Error)?.stack });
+    log.error('unhandled rejection', {
+      error: String((reason as Error)?.message ?? reason),
+      stack: (reason as Error)?.stack,
+    });
   });
   process.on('uncaughtException', (e) => {
     log.error('uncaught exception', { error: e.message, stack: e.stack });
@@ -67,7 +70,8 @@ async function main(argv: string[]): Promise<number | undefined> {
     process.stdout.write(helpText(VERSION));
     return cli.help ? 0 : 2;
   }
-  if (cli.command !== 'start') throw new ConfigError(`unknown command ${JSON.stringify(cli.command)}; try: zkgate start`);
+  if (cli.command !== 'start')
+    throw new ConfigError(`unknown command ${JSON.stringify(cli.command)}; try: zkgate start`);
   const config = resolveConfig(cli.flags, process.env, cli.configFile ?? process.env.CONFIG);
   const log = createLogger(config.logLevel);
   const gateway = await startGateway({ config, log, version: VERSION });

@@ -69,7 +69,10 @@ describe('command-line errors', () => {
   test('a bad environment value exits 2 naming the variable', async () => {
     const p = runCli(['start', '--data-dir', newDir()], { RPC_PORT: 'eighty' });
     assert.equal((await p.exited).code, 2);
-    assert.equal(p.stderr(), 'zkgate: environment variable RPC_PORT: expected an integer from 0 to 65535, got "eighty"\n');
+    assert.equal(
+      p.stderr(),
+      'zkgate: environment variable RPC_PORT: expected an integer from 0 to 65535, got "eighty"\n',
+    );
   });
 
   test('an unknown command exits 2', async () => {
@@ -101,11 +104,19 @@ function halfRequest(url: string, body: string): { finish: () => Promise<{ statu
     rejectRes = rej;
   });
   response.catch(() => {}); // the connection may be cut before anyone awaits the answer
-  const req = request(url, { method: 'POST', headers: { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) }, agent: false }, (res) => {
-    let text = '';
-    res.on('data', (d) => (text += d));
-    res.on('end', () => resolveRes({ status: res.statusCode!, text }));
-  });
+  const req = request(
+    url,
+    {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) },
+      agent: false,
+    },
+    (res) => {
+      let text = '';
+      res.on('data', (d) => (text += d));
+      res.on('end', () => resolveRes({ status: res.statusCode!, text }));
+    },
+  );
   req.on('error', (e) => rejectRes(e));
   const half = Math.floor(body.length / 2);
   req.write(body.slice(0, half));

@@ -3,7 +3,16 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { describe, test } from 'node:test';
-import { ConfigError, defaultConfig, envName, flagName, helpText, OPTIONS, parseCommandLine, resolveConfig } from '../src/config.js';
+import {
+  ConfigError,
+  defaultConfig,
+  envName,
+  flagName,
+  helpText,
+  OPTIONS,
+  parseCommandLine,
+  resolveConfig,
+} from '../src/config.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'zkgate-config-'));
 const file = (obj: unknown) => {
@@ -50,9 +59,21 @@ describe('precedence: defaults < config file < env < flags', () => {
 
 describe('errors name the option and where it came from', () => {
   const cases: [string, () => unknown, RegExp][] = [
-    ['bad env port', () => resolveConfig({}, { RPC_PORT: 'abc' }), /^environment variable RPC_PORT: expected an integer from 0 to 65535, got "abc"$/],
-    ['port out of range', () => resolveConfig({ grpcPort: '70000' }, {}), /^flag --grpc-port: expected an integer from 0 to 65535, got "70000"$/],
-    ['bad log level', () => resolveConfig({ logLevel: 'loud' }, {}), /^flag --log-level: expected one of debug, info, warn, error, silent, got "loud"$/],
+    [
+      'bad env port',
+      () => resolveConfig({}, { RPC_PORT: 'abc' }),
+      /^environment variable RPC_PORT: expected an integer from 0 to 65535, got "abc"$/,
+    ],
+    [
+      'port out of range',
+      () => resolveConfig({ grpcPort: '70000' }, {}),
+      /^flag --grpc-port: expected an integer from 0 to 65535, got "70000"$/,
+    ],
+    [
+      'bad log level',
+      () => resolveConfig({ logLevel: 'loud' }, {}),
+      /^flag --log-level: expected one of debug, info, warn, error, silent, got "loud"$/,
+    ],
     ['unknown file key', () => resolveConfig({}, {}, file({ rpcport: 1 })), /unknown option "rpcport"$/],
     ['file not JSON', () => resolveConfig({}, {}, file('{nope')), /is not valid JSON/],
     ['file not an object', () => resolveConfig({}, {}, file('[1]')), /must hold a JSON object$/],
@@ -76,7 +97,10 @@ describe('command line', () => {
   });
 
   test('unknown flags are errors', () => {
-    assert.throws(() => parseCommandLine(['start', '--rpc-prot', '1']), (e: unknown) => e instanceof ConfigError && /rpc-prot/.test(e.message));
+    assert.throws(
+      () => parseCommandLine(['start', '--rpc-prot', '1']),
+      (e: unknown) => e instanceof ConfigError && /rpc-prot/.test(e.message),
+    );
   });
 
   test('--help lists every option with its flag and env var', () => {

@@ -8,7 +8,10 @@ const readme = readFileSync(new URL('../README.md', import.meta.url), 'utf8');
 
 test('every option has a README row with its flag and env var', () => {
   for (const o of OPTIONS) {
-    assert.ok(readme.includes(`| \`--${flagName(o.key)}\` | \`${envName(o.key)}\` |`), `README lacks a row for ${o.key}`);
+    assert.ok(
+      readme.includes(`| \`--${flagName(o.key)}\` | \`${envName(o.key)}\` |`),
+      `README lacks a row for ${o.key}`,
+    );
   }
 });
 

@@ -51,9 +51,18 @@ export async function measure(label: string, opts: LoadOptions): Promise<LoadRes
 
 export function printTable(rows: LoadResult[]): void {
   const head = ['target', 'req/s', 'p50 ms', 'p99 ms', 'requests', 'errors', 'non-2xx'];
-  const lines = rows.map((r) => [r.label, r.rps.toFixed(0), r.p50.toFixed(2), r.p99.toFixed(2), String(r.requests), String(r.errors), String(r.non2xx)]);
+  const lines = rows.map((r) => [
+    r.label,
+    r.rps.toFixed(0),
+    r.p50.toFixed(2),
+    r.p99.toFixed(2),
+    String(r.requests),
+    String(r.errors),
+    String(r.non2xx),
+  ]);
   const widths = head.map((h, i) => Math.max(h.length, ...lines.map((l) => l[i]!.length)));
-  const fmt = (cells: string[]) => cells.map((c, i) => (i === 0 ? c.padEnd(widths[i]!) : c.padStart(widths[i]!))).join('  ');
+  const fmt = (cells: string[]) =>
+    cells.map((c, i) => (i === 0 ? c.padEnd(widths[i]!) : c.padStart(widths[i]!))).join('  ');
   console.log(fmt(head));
   for (const l of lines) console.log(fmt(l));
 }

@@ -16,7 +16,10 @@ export function startProcess(
   opts: { stdoutFile?: string; env?: NodeJS.ProcessEnv; timeoutMs?: number } = {},
 ): Promise<Started> {
   const stdout = opts.stdoutFile ? openSync(opts.stdoutFile, 'a') : 'pipe';
-  const child = spawn(process.execPath, args, { stdio: ['ignore', stdout, 'pipe'], env: { ...process.env, ...opts.env } });
+  const child = spawn(process.execPath, args, {
+    stdio: ['ignore', stdout, 'pipe'],
+    env: { ...process.env, ...opts.env },
+  });
   return new Promise((resolve, reject) => {
     let seen = '';
     const timer = setTimeout(() => {

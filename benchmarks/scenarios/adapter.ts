@@ -20,13 +20,34 @@ export const adapterScenario = {
     const body = JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'getHealth' });
     try {
       const bare = await startProcess([join(root, 'benchmarks/servers/bare-http.mjs')], /listening (http:\S+)/);
-      const baseline = await measure('bare node:http, constant JSON', { url: bare.match[1]!, body, connections: CONNECTIONS, durationSec: DURATION });
+      const baseline = await measure('bare node:http, constant JSON', {
+        url: bare.match[1]!,
+        body,
+        connections: CONNECTIONS,
+        durationSec: DURATION,
+      });
       await bare.stop();
 
       // The rate limiter stays on (its cost is part of the path) with a limit the load cannot reach.
       const gw = await startProcess(
-        [join(root, 'dist/main.js'), 'start', '--rpc-port', '0', '--grpc-port', '0', '--data-dir', join(dir, 'data'),
-          '--api-keys', KEY, '--rate-limit', '100000000', '--rate-limit-burst', '100000000', '--log-level', 'info'],
+        [
+          join(root, 'dist/main.js'),
+          'start',
+          '--rpc-port',
+          '0',
+          '--grpc-port',
+          '0',
+          '--data-dir',
+          join(dir, 'data'),
+          '--api-keys',
+          KEY,
+          '--rate-limit',
+          '100000000',
+          '--rate-limit-burst',
+          '100000000',
+          '--log-level',
+          'info',
+        ],
         /JSON-RPC\s+(http:\S+)\?api-key=/,
         { stdoutFile: join(dir, 'gateway.log') },
       );

@@ -5,7 +5,10 @@ const body = JSON.stringify({ jsonrpc: '2.0', result: 'ok', id: 1 });
 const server = createServer((req, res) => {
   req.resume();
   req.on('end', () => {
-    res.writeHead(200, { 'content-type': 'application/json; charset=utf-8', 'content-length': Buffer.byteLength(body) });
+    res.writeHead(200, {
+      'content-type': 'application/json; charset=utf-8',
+      'content-length': Buffer.byteLength(body),
+    });
     res.end(body);
   });
 });

@@ -37,7 +37,8 @@ export class HealthService {
     return {
       Check: (call: grpc.ServerUnaryCall<CheckRequest, CheckResponse>, cb: grpc.sendUnaryData<CheckResponse>) => {
         const status = this.statuses.get(call.request.service);
-        if (status === undefined) cb({ code: grpc.status.NOT_FOUND, details: `unknown service ${JSON.stringify(call.request.service)}` });
+        if (status === undefined)
+          cb({ code: grpc.status.NOT_FOUND, details: `unknown service ${JSON.stringify(call.request.service)}` });
         else cb(null, { status });
       },
       Watch: (call: grpc.ServerWritableStream<CheckRequest, CheckResponse>) => {
@@ -60,7 +61,11 @@ export class HealthService {
 }
 
 type HealthClient = grpc.Client & {
-  Check(req: CheckRequest, opts: grpc.CallOptions, cb: (err: grpc.ServiceError | null, res?: CheckResponse) => void): void;
+  Check(
+    req: CheckRequest,
+    opts: grpc.CallOptions,
+    cb: (err: grpc.ServiceError | null, res?: CheckResponse) => void,
+  ): void;
 };
 
 const clients = new Map<string, HealthClient>();

@@ -35,4 +35,5 @@ export function clientConstructor(file: string, path: string): grpc.ServiceClien
   return ctor;
 }
 
-export const serviceDefinition = (file: string, path: string): grpc.ServiceDefinition => clientConstructor(file, path).service;
+export const serviceDefinition = (file: string, path: string): grpc.ServiceDefinition =>
+  clientConstructor(file, path).service;

@@ -19,7 +19,9 @@ export async function startGrpcServer(host: string, port: number, log: Logger): 
   server.addService(serviceDefinition(HEALTH_PROTO, HEALTH_SERVICE), health.implementation());
   const bindHost = host.includes(':') ? `[${host}]` : host;
   const boundPort = await new Promise<number>((resolve, reject) => {
-    server.bindAsync(`${bindHost}:${port}`, grpc.ServerCredentials.createInsecure(), (err, p) => (err ? reject(err) : resolve(p)));
+    server.bindAsync(`${bindHost}:${port}`, grpc.ServerCredentials.createInsecure(), (err, p) =>
+      err ? reject(err) : resolve(p),
+    );
   });
   const address = `${bindHost}:${boundPort}`;
   log.debug('grpc server listening', { address });

@@ -25,7 +25,10 @@ export class HealthRegistry {
       [...this.checks].map(async ([name, check]): Promise<[string, ComponentStatus]> => {
         let timer: NodeJS.Timeout | undefined;
         const timeout = new Promise<ComponentStatus>((resolve) => {
-          timer = setTimeout(() => resolve({ status: 'unavailable', detail: `health check timed out after ${timeoutMs} ms` }), timeoutMs);
+          timer = setTimeout(
+            () => resolve({ status: 'unavailable', detail: `health check timed out after ${timeoutMs} ms` }),
+            timeoutMs,
+          );
         });
         try {
           return [name, await Promise.race([Promise.resolve().then(check), timeout])];

@@ -24,7 +24,11 @@ function formatValue(v: number): string {
 
 export class Counter implements Metric {
   private readonly values = new Map<string, number>();
-  constructor(readonly name: string, readonly help: string, readonly labels: readonly string[]) {}
+  constructor(
+    readonly name: string,
+    readonly help: string,
+    readonly labels: readonly string[],
+  ) {}
 
   inc(labelValues: readonly string[] = [], by = 1): void {
     const key = labelValues.join(SEP);
@@ -159,7 +163,12 @@ export class MetricsRegistry {
 /** Process-level gauges every Prometheus target is expected to expose. */
 export function registerProcessMetrics(reg: MetricsRegistry): void {
   const started = Date.now() / 1000;
-  reg.gauge('process_start_time_seconds', 'Start time of the process since the Unix epoch in seconds.', [], () => started);
+  reg.gauge(
+    'process_start_time_seconds',
+    'Start time of the process since the Unix epoch in seconds.',
+    [],
+    () => started,
+  );
   reg.gauge('process_resident_memory_bytes', 'Resident memory size in bytes.', [], () => process.memoryUsage.rss());
   reg.gauge('nodejs_heap_used_bytes', 'V8 heap in use in bytes.', [], () => process.memoryUsage().heapUsed);
 }

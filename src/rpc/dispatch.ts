@@ -1,7 +1,14 @@
 // The JSON-RPC 2.0 envelope: validates request objects, runs methods (batches concurrently) and
 // builds response objects. Knows nothing about HTTP.
 import type { Logger } from '../obs/log.js';
-import { BatchTooLargeError, InvalidRequestError, mapError, MethodNotFoundError, type ErrorKind, type RpcErrorObject } from './errors.js';
+import {
+  BatchTooLargeError,
+  InvalidRequestError,
+  mapError,
+  MethodNotFoundError,
+  type ErrorKind,
+  type RpcErrorObject,
+} from './errors.js';
 import type { CallContext, MethodDef } from './methods/index.js';
 import type { RpcMetrics } from './rpc-metrics.js';
 import { describe } from './validate.js';
@@ -9,8 +16,7 @@ import { describe } from './validate.js';
 export type RpcId = string | number | null;
 
 export type ResponseObject =
-  | { jsonrpc: '2.0'; result: unknown; id: RpcId }
-  | { jsonrpc: '2.0'; error: RpcErrorObject; id: RpcId };
+  { jsonrpc: '2.0'; result: unknown; id: RpcId } | { jsonrpc: '2.0'; error: RpcErrorObject; id: RpcId };
 
 /** What one HTTP body produced: the response (undefined = nothing to send) and a summary for the log. */
 export interface DispatchOutcome {
@@ -22,7 +28,8 @@ export interface DispatchOutcome {
 
 export const errorResponse = (error: RpcErrorObject, id: RpcId): ResponseObject => ({ jsonrpc: '2.0', error, id });
 
-const isPlainObject = (v: unknown): v is Record<string, unknown> => v !== null && typeof v === 'object' && !Array.isArray(v);
+const isPlainObject = (v: unknown): v is Record<string, unknown> =>
+  v !== null && typeof v === 'object' && !Array.isArray(v);
 
 export class Dispatcher {
   constructor(
@@ -79,11 +86,14 @@ export class Dispatcher {
     let notification = false;
     let label = 'invalid';
     try {
-      if (!isPlainObject(req)) throw new InvalidRequestError(`Invalid request: expected a request object, got ${describe(req)}`);
+      if (!isPlainObject(req))
+        throw new InvalidRequestError(`Invalid request: expected a request object, got ${describe(req)}`);
       if (Object.hasOwn(req, 'id')) {
         const raw = req.id;
         if (typeof raw !== 'string' && typeof raw !== 'number' && raw !== null) {
-          throw new InvalidRequestError(`Invalid request: \`id\` must be a string, number or null, got ${describe(raw)}`);
+          throw new InvalidRequestError(
+            `Invalid request: \`id\` must be a string, number or null, got ${describe(raw)}`,
+          );
         }
         id = raw;
       }
@@ -99,7 +109,9 @@ export class Dispatcher {
       }
       const params = req.params;
       if (params !== undefined && params !== null && typeof params !== 'object') {
-        throw new InvalidRequestError(`Invalid request: \`params\` must be an array or an object, got ${describe(params)}`);
+        throw new InvalidRequestError(
+          `Invalid request: \`params\` must be an array or an object, got ${describe(params)}`,
+        );
       }
       // From here on the envelope is valid: a request without `id` is a notification.
       notification = !Object.hasOwn(req, 'id');
@@ -116,7 +128,12 @@ export class Dispatcher {
       const m = mapError(err);
       if (m.unexpected !== undefined) {
         const e = m.unexpected as Error;
-        this.log.error('unexpected failure', { reqId: ctx.requestId, method: label, error: String(e?.message ?? e), stack: e?.stack });
+        this.log.error('unexpected failure', {
+          reqId: ctx.requestId,
+          method: label,
+          error: String(e?.message ?? e),
+          stack: e?.stack,
+        });
       }
       this.record(label, m.kind, started);
       return { response: notification ? undefined : errorResponse(m.error, id), method: label, outcome: m.kind };

@@ -26,7 +26,10 @@ export class UnauthorizedError extends AppError {
 }
 export class RateLimitedError extends AppError {
   readonly kind = 'rate_limited';
-  constructor(message: string, readonly retryAfterSeconds: number) {
+  constructor(
+    message: string,
+    readonly retryAfterSeconds: number,
+  ) {
     super(message);
   }
 }

@@ -90,7 +90,10 @@ function readBody(req: IncomingMessage, limit: number): Promise<Buffer> {
     });
     req.on('end', () => finish(null, chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks, size)));
     req.on('error', (e) => finish(e));
-    req.on('close', () => finish(new Error('client closed the connection before sending the whole body')));
+    // 'close' follows 'end' on every request: build the Error only when the body really was cut short.
+    req.on('close', () => {
+      if (!done) finish(new Error('client closed the connection before sending the whole body'));
+    });
   });
 }
 
@@ -101,9 +104,12 @@ export class RpcHttpServer {
   private onIdle: (() => void) | undefined;
 
   constructor(private readonly deps: RpcServerDeps) {
-    this.server = createServer({ keepAliveTimeout: 5_000, headersTimeout: 30_000, requestTimeout: 120_000 }, (req, res) => {
-      void this.handle(req, res);
-    });
+    this.server = createServer(
+      { keepAliveTimeout: 5_000, headersTimeout: 30_000, requestTimeout: 120_000 },
+      (req, res) => {
+        void this.handle(req, res);
+      },
+    );
     // A malformed HTTP request is answered by Node itself; never let it reach 'uncaughtException'.
     this.server.on('clientError', (err, socket) => {
       if (socket.writable) socket.end('HTTP/1.1 400 Bad Request\r\nconnection: close\r\ncontent-length: 0\r\n\r\n');
@@ -191,16 +197,22 @@ export class RpcHttpServer {
       note.route = 'rpc';
       if (req.method === 'POST') return this.rpc(req, url, q, note, reqId);
       if (req.method === 'OPTIONS') return { status: 204, headers: CORS_PREFLIGHT };
-      throw new MethodNotAllowedError(`HTTP method ${req.method} is not allowed on /: send JSON-RPC requests with POST`);
+      throw new MethodNotAllowedError(
+        `HTTP method ${req.method} is not allowed on /: send JSON-RPC requests with POST`,
+      );
     }
     if (path === '/health' || path === '/metrics') {
       note.route = path.slice(1);
       if (req.method !== 'GET' && req.method !== 'HEAD') {
         throw new MethodNotAllowedError(`HTTP method ${req.method} is not allowed on ${path}: use GET`);
       }
-      return path === '/health' ? this.healthReply() : { status: 200, body: this.deps.registry.render(), contentType: 'text/plain; version=0.0.4; charset=utf-8' };
+      return path === '/health'
+        ? this.healthReply()
+        : { status: 200, body: this.deps.registry.render(), contentType: 'text/plain; version=0.0.4; charset=utf-8' };
     }
-    throw new RouteNotFoundError(`Not found: ${path.length > 100 ? path.slice(0, 100) + '...' : path}; JSON-RPC is served on POST /`);
+    throw new RouteNotFoundError(
+      `Not found: ${path.length > 100 ? path.slice(0, 100) + '...' : path}; JSON-RPC is served on POST /`,
+    );
   }
 
   private async rpc(req: IncomingMessage, url: string, q: number, note: RequestNote, reqId: string): Promise<Reply> {
@@ -219,7 +231,8 @@ export class RpcHttpServer {
       );
     }
     const declared = Number(req.headers['content-length']);
-    if (declared > maxBodyBytes) throw new BodyTooLargeError(`Request body of ${declared} bytes exceeds the limit of ${maxBodyBytes} bytes`);
+    if (declared > maxBodyBytes)
+      throw new BodyTooLargeError(`Request body of ${declared} bytes exceeds the limit of ${maxBodyBytes} bytes`);
     const raw = await readBody(req, maxBodyBytes);
     let body: unknown;
     try {
@@ -263,7 +276,12 @@ export class RpcHttpServer {
     const m = mapError(err);
     if (m.unexpected !== undefined) {
       const e = m.unexpected as Error;
-      this.deps.log.error('unexpected failure', { reqId, route: note.route, error: String(e?.message ?? e), stack: e?.stack });
+      this.deps.log.error('unexpected failure', {
+        reqId,
+        route: note.route,
+        error: String(e?.message ?? e),
+        stack: e?.stack,
+      });
     }
     note.outcome = m.kind;
     const headers: Record<string, string> = {};

@@ -13,12 +13,17 @@ export interface RpcMetrics {
 
 export function createRpcMetrics(reg: MetricsRegistry): RpcMetrics {
   return {
-    calls: reg.counter('zkgate_rpc_calls_total', 'JSON-RPC calls by method and outcome (ok or error kind).', ['method', 'outcome']),
+    calls: reg.counter('zkgate_rpc_calls_total', 'JSON-RPC calls by method and outcome (ok or error kind).', [
+      'method',
+      'outcome',
+    ]),
     callSeconds: reg.histogram('zkgate_rpc_call_duration_seconds', 'JSON-RPC call latency by method.', ['method']),
     httpRequests: reg.counter('zkgate_http_requests_total', 'HTTP requests by route and status.', ['route', 'status']),
     httpSeconds: reg.histogram('zkgate_http_request_duration_seconds', 'HTTP request latency by route.', ['route']),
     inFlight: reg.gauge('zkgate_http_in_flight_requests', 'HTTP requests being served now.'),
     rateLimited: reg.counter('zkgate_rate_limited_total', 'Requests rejected by the per-key rate limit.', ['key_id']),
-    authFailures: reg.counter('zkgate_auth_failures_total', 'Requests rejected for a missing or invalid API key.', ['reason']),
+    authFailures: reg.counter('zkgate_auth_failures_total', 'Requests rejected for a missing or invalid API key.', [
+      'reason',
+    ]),
   };
 }

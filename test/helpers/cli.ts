@@ -34,7 +34,11 @@ export interface RunningGateway extends CliProcess {
 }
 
 /** Starts `zkgate start` on ephemeral ports and waits for its banner. */
-export async function startCli(args: string[], env: NodeJS.ProcessEnv = {}, timeoutMs = 20_000): Promise<RunningGateway> {
+export async function startCli(
+  args: string[],
+  env: NodeJS.ProcessEnv = {},
+  timeoutMs = 20_000,
+): Promise<RunningGateway> {
   const p = runCli(['start', '--rpc-port', '0', '--grpc-port', '0', ...args], env);
   const deadline = Date.now() + timeoutMs;
   for (;;) {

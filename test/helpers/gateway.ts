@@ -61,13 +61,20 @@ export interface RawResponse {
 /** One HTTP request with full control over method, headers and body (fetch adds its own headers). */
 export function httpRequest(
   url: string,
-  opts: { method?: string; headers?: Record<string, string>; body?: string | Buffer; chunks?: (string | Buffer)[] } = {},
+  opts: {
+    method?: string;
+    headers?: Record<string, string>;
+    body?: string | Buffer;
+    chunks?: (string | Buffer)[];
+  } = {},
 ): Promise<RawResponse> {
   return new Promise((resolve, reject) => {
     const req = request(url, { method: opts.method ?? 'POST', headers: opts.headers, agent: false }, (res) => {
       const parts: Buffer[] = [];
       res.on('data', (d: Buffer) => parts.push(d));
-      res.on('end', () => resolve({ status: res.statusCode ?? 0, headers: res.headers, text: Buffer.concat(parts).toString('utf8') }));
+      res.on('end', () =>
+        resolve({ status: res.statusCode ?? 0, headers: res.headers, text: Buffer.concat(parts).toString('utf8') }),
+      );
       res.on('error', reject);
     });
     req.on('error', reject);

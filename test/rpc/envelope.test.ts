@@ -34,17 +34,61 @@ describe('ids are echoed with their exact type and value', () => {
 describe('envelope errors', () => {
   const cases: [string, string, string][] = [
     ['parse error', '{"jsonrpc":"2.0","id":1,', '{"jsonrpc":"2.0","error":{"code":-32700,"message":"Parse error: '],
-    ['jsonrpc 1.0', '{"jsonrpc":"1.0","id":1,"method":"getHealth"}', '{"jsonrpc":"2.0","error":{"code":-32600,"message":"Invalid request: `jsonrpc` must be \\"2.0\\", got string \\"1.0\\""},"id":1}'],
-    ['jsonrpc number', '{"jsonrpc":2,"id":"x","method":"getHealth"}', '{"jsonrpc":"2.0","error":{"code":-32600,"message":"Invalid request: `jsonrpc` must be \\"2.0\\", got number 2"},"id":"x"}'],
-    ['missing method', '{"jsonrpc":"2.0","id":7}', '{"jsonrpc":"2.0","error":{"code":-32600,"message":"Invalid request: missing field `method`"},"id":7}'],
-    ['method not a string', '{"jsonrpc":"2.0","id":7,"method":5}', '{"jsonrpc":"2.0","error":{"code":-32600,"message":"Invalid request: `method` must be a string, got number 5"},"id":7}'],
-    ['id an object', '{"jsonrpc":"2.0","id":{"a":1},"method":"getHealth"}', '{"jsonrpc":"2.0","error":{"code":-32600,"message":"Invalid request: `id` must be a string, number or null, got an object"},"id":null}'],
-    ['id a boolean', '{"jsonrpc":"2.0","id":true,"method":"getHealth"}', '{"jsonrpc":"2.0","error":{"code":-32600,"message":"Invalid request: `id` must be a string, number or null, got boolean true"},"id":null}'],
-    ['params a string', '{"jsonrpc":"2.0","id":1,"method":"getHealth","params":"x"}', '{"jsonrpc":"2.0","error":{"code":-32600,"message":"Invalid request: `params` must be an array or an object, got string \\"x\\""},"id":1}'],
-    ['body a number', '5', '{"jsonrpc":"2.0","error":{"code":-32600,"message":"Invalid request: expected a request object, got number 5"},"id":null}'],
-    ['body null', 'null', '{"jsonrpc":"2.0","error":{"code":-32600,"message":"Invalid request: expected a request object, got null"},"id":null}'],
-    ['unknown method', '{"jsonrpc":"2.0","id":3,"method":"getBlockProduction2"}', '{"jsonrpc":"2.0","error":{"code":-32601,"message":"Method not found"},"id":3}'],
-    ['params to a no-params method', '{"jsonrpc":"2.0","id":3,"method":"getHealth","params":[1]}', '{"jsonrpc":"2.0","error":{"code":-32602,"message":"Invalid params: `params`: expected no params, got an array"},"id":3}'],
+    [
+      'jsonrpc 1.0',
+      '{"jsonrpc":"1.0","id":1,"method":"getHealth"}',
+      '{"jsonrpc":"2.0","error":{"code":-32600,"message":"Invalid request: `jsonrpc` must be \\"2.0\\", got string \\"1.0\\""},"id":1}',
+    ],
+    [
+      'jsonrpc number',
+      '{"jsonrpc":2,"id":"x","method":"getHealth"}',
+      '{"jsonrpc":"2.0","error":{"code":-32600,"message":"Invalid request: `jsonrpc` must be \\"2.0\\", got number 2"},"id":"x"}',
+    ],
+    [
+      'missing method',
+      '{"jsonrpc":"2.0","id":7}',
+      '{"jsonrpc":"2.0","error":{"code":-32600,"message":"Invalid request: missing field `method`"},"id":7}',
+    ],
+    [
+      'method not a string',
+      '{"jsonrpc":"2.0","id":7,"method":5}',
+      '{"jsonrpc":"2.0","error":{"code":-32600,"message":"Invalid request: `method` must be a string, got number 5"},"id":7}',
+    ],
+    [
+      'id an object',
+      '{"jsonrpc":"2.0","id":{"a":1},"method":"getHealth"}',
+      '{"jsonrpc":"2.0","error":{"code":-32600,"message":"Invalid request: `id` must be a string, number or null, got an object"},"id":null}',
+    ],
+    [
+      'id a boolean',
+      '{"jsonrpc":"2.0","id":true,"method":"getHealth"}',
+      '{"jsonrpc":"2.0","error":{"code":-32600,"message":"Invalid request: `id` must be a string, number or null, got boolean true"},"id":null}',
+    ],
+    [
+      'params a string',
+      '{"jsonrpc":"2.0","id":1,"method":"getHealth","params":"x"}',
+      '{"jsonrpc":"2.0","error":{"code":-32600,"message":"Invalid request: `params` must be an array or an object, got string \\"x\\""},"id":1}',
+    ],
+    [
+      'body a number',
+      '5',
+      '{"jsonrpc":"2.0","error":{"code":-32600,"message":"Invalid request: expected a request object, got number 5"},"id":null}',
+    ],
+    [
+      'body null',
+      'null',
+      '{"jsonrpc":"2.0","error":{"code":-32600,"message":"Invalid request: expected a request object, got null"},"id":null}',
+    ],
+    [
+      'unknown method',
+      '{"jsonrpc":"2.0","id":3,"method":"getBlockProduction2"}',
+      '{"jsonrpc":"2.0","error":{"code":-32601,"message":"Method not found"},"id":3}',
+    ],
+    [
+      'params to a no-params method',
+      '{"jsonrpc":"2.0","id":3,"method":"getHealth","params":[1]}',
+      '{"jsonrpc":"2.0","error":{"code":-32602,"message":"Invalid params: `params`: expected no params, got an array"},"id":3}',
+    ],
   ];
   for (const [label, body, expected] of cases) {
     test(label, async () => {
@@ -64,7 +108,10 @@ describe('envelope errors', () => {
   });
 
   test('params null is the same as no params', async () => {
-    assert.equal((await call('{"id":9,"method":"getHealth","params":null}')).text, '{"jsonrpc":"2.0","result":"ok","id":9}');
+    assert.equal(
+      (await call('{"id":9,"method":"getHealth","params":null}')).text,
+      '{"jsonrpc":"2.0","result":"ok","id":9}',
+    );
   });
 });
 
@@ -82,7 +129,10 @@ describe('notifications', () => {
 
   test('an invalid request without id is still answered, with id null', async () => {
     const r = await call('{"jsonrpc":"2.0","method":1}');
-    assert.equal(r.text, '{"jsonrpc":"2.0","error":{"code":-32600,"message":"Invalid request: `method` must be a string, got number 1"},"id":null}');
+    assert.equal(
+      r.text,
+      '{"jsonrpc":"2.0","error":{"code":-32600,"message":"Invalid request: `method` must be a string, got number 1"},"id":null}',
+    );
   });
 });
 
@@ -104,7 +154,10 @@ describe('batches', () => {
 
   test('an empty batch is one invalid-request error, not an array', async () => {
     const r = await call('[]');
-    assert.equal(r.text, '{"jsonrpc":"2.0","error":{"code":-32600,"message":"Invalid request: empty batch"},"id":null}');
+    assert.equal(
+      r.text,
+      '{"jsonrpc":"2.0","error":{"code":-32600,"message":"Invalid request: empty batch"},"id":null}',
+    );
   });
 
   test('a batch above the maximum is refused whole with a clear error', async () => {
@@ -117,8 +170,13 @@ describe('batches', () => {
   });
 
   test('a batch at the maximum is served', async () => {
-    const r = await call(`[${[1, 2, 3, 4, 5].map((i) => `{"jsonrpc":"2.0","id":${i},"method":"getHealth"}`).join(',')}]`);
-    assert.deepEqual(JSON.parse(r.text).map((x: { id: number }) => x.id), [1, 2, 3, 4, 5]);
+    const r = await call(
+      `[${[1, 2, 3, 4, 5].map((i) => `{"jsonrpc":"2.0","id":${i},"method":"getHealth"}`).join(',')}]`,
+    );
+    assert.deepEqual(
+      JSON.parse(r.text).map((x: { id: number }) => x.id),
+      [1, 2, 3, 4, 5],
+    );
   });
 
   test('a batch of only notifications gets no response', async () => {
@@ -130,7 +188,10 @@ describe('batches', () => {
 
 describe('node methods', () => {
   test('getHealth', async () => {
-    assert.equal((await call('{"jsonrpc":"2.0","id":1,"method":"getHealth"}')).text, '{"jsonrpc":"2.0","result":"ok","id":1}');
+    assert.equal(
+      (await call('{"jsonrpc":"2.0","id":1,"method":"getHealth"}')).text,
+      '{"jsonrpc":"2.0","result":"ok","id":1}',
+    );
   });
   test('getVersion carries zkgate version and feature-set 0', async () => {
     assert.equal(

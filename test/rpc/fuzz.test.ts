@@ -16,21 +16,52 @@ function prng(seed: number): () => number {
   };
 }
 
-const METHODS = ['getHealth', 'getVersion', 'getAsset', 'getValidityProof', 'getValidityProofV2', 'simulateBundle', 'nope', '', '__proto__', 'constructor', 'toString'];
+const METHODS = [
+  'getHealth',
+  'getVersion',
+  'getAsset',
+  'getValidityProof',
+  'getValidityProofV2',
+  'simulateBundle',
+  'nope',
+  '',
+  '__proto__',
+  'constructor',
+  'toString',
+];
 
 function randomValue(r: () => number, depth: number): unknown {
   const k = Math.floor(r() * (depth > 2 ? 6 : 9));
   switch (k) {
-    case 0: return null;
-    case 1: return r() < 0.5;
-    case 2: return Math.floor((r() - 0.5) * 1e6) / (r() < 0.3 ? 7 : 1);
-    case 3: return ['', 'x', '1'.repeat(44), '\u0000', '💥', '__proto__', 'tip'][Math.floor(r() * 7)];
-    case 4: return Number.MAX_SAFE_INTEGER * (r() < 0.5 ? -1 : 1);
-    case 5: return 'abc'.repeat(Math.floor(r() * 5));
-    case 6: return Array.from({ length: Math.floor(r() * 4) }, () => randomValue(r, depth + 1));
+    case 0:
+      return null;
+    case 1:
+      return r() < 0.5;
+    case 2:
+      return Math.floor((r() - 0.5) * 1e6) / (r() < 0.3 ? 7 : 1);
+    case 3:
+      return ['', 'x', '1'.repeat(44), '\u0000', '💥', '__proto__', 'tip'][Math.floor(r() * 7)];
+    case 4:
+      return Number.MAX_SAFE_INTEGER * (r() < 0.5 ? -1 : 1);
+    case 5:
+      return 'abc'.repeat(Math.floor(r() * 5));
+    case 6:
+      return Array.from({ length: Math.floor(r() * 4) }, () => randomValue(r, depth + 1));
     default: {
       const o: Record<string, unknown> = {};
-      const keys = ['id', 'hashes', 'encodedTransactions', 'options', 'address', 'tree', 'preExecutionAccountsConfigs', 'postExecutionAccountsConfigs', 'simulationBank', '__proto__', 'constructor'];
+      const keys = [
+        'id',
+        'hashes',
+        'encodedTransactions',
+        'options',
+        'address',
+        'tree',
+        'preExecutionAccountsConfigs',
+        'postExecutionAccountsConfigs',
+        'simulationBank',
+        '__proto__',
+        'constructor',
+      ];
       for (let i = Math.floor(r() * 4); i > 0; i--) o[keys[Math.floor(r() * keys.length)]!] = randomValue(r, depth + 1);
       return o;
     }
@@ -49,7 +80,10 @@ function randomRequest(r: () => number): unknown {
 function randomBody(r: () => number): string {
   const kind = r();
   if (kind < 0.5) return JSON.stringify(randomRequest(r));
-  if (kind < 0.65) return JSON.stringify(Array.from({ length: Math.floor(r() * 6) }, () => (r() < 0.8 ? randomRequest(r) : randomValue(r, 1))));
+  if (kind < 0.65)
+    return JSON.stringify(
+      Array.from({ length: Math.floor(r() * 6) }, () => (r() < 0.8 ? randomRequest(r) : randomValue(r, 1))),
+    );
   if (kind < 0.75) return JSON.stringify(randomValue(r, 0));
   // Malformed text: truncated, mutated or junk.
   const base = JSON.stringify(randomRequest(r));

@@ -15,7 +15,10 @@ describe('API keys', () => {
   test('missing key: 401 with a JSON-RPC error body', async () => {
     const r = await postJson(gw.base, HEALTH);
     assert.equal(r.status, 401);
-    assert.equal(r.text, '{"jsonrpc":"2.0","error":{"code":-32001,"message":"Unauthorized: missing API key; pass it as the query parameter `api-key`"},"id":null}');
+    assert.equal(
+      r.text,
+      '{"jsonrpc":"2.0","error":{"code":-32001,"message":"Unauthorized: missing API key; pass it as the query parameter `api-key`"},"id":null}',
+    );
   });
 
   test('empty key: 401', async () => {
@@ -25,7 +28,10 @@ describe('API keys', () => {
   test('wrong key: 401', async () => {
     const r = await postJson(`${gw.base}?api-key=${TEST_KEY}x`, HEALTH);
     assert.equal(r.status, 401);
-    assert.equal(r.text, '{"jsonrpc":"2.0","error":{"code":-32001,"message":"Unauthorized: invalid API key"},"id":null}');
+    assert.equal(
+      r.text,
+      '{"jsonrpc":"2.0","error":{"code":-32001,"message":"Unauthorized: invalid API key"},"id":null}',
+    );
   });
 
   test('each configured key works, also URL-encoded and beside other query parameters', async () => {
@@ -39,7 +45,9 @@ describe('API keys', () => {
     await new Promise((r) => setImmediate(r));
     const all = gw.logs.join('\n');
     assert.ok(!all.includes(TEST_KEY) && !all.includes('not-a-key-zzz') && !all.includes('second-key-abc'));
-    const lines = gw.logs.map((l) => JSON.parse(l)).filter((l) => l.msg === 'request' && l.route === 'rpc' && l.status === 200);
+    const lines = gw.logs
+      .map((l) => JSON.parse(l))
+      .filter((l) => l.msg === 'request' && l.route === 'rpc' && l.status === 200);
     assert.ok(lines.length > 0);
     assert.match(lines[0].keyId, /^key-[0-9a-f]{8}$/);
   });
@@ -51,7 +59,10 @@ describe('request shape', () => {
       const r = await httpRequest(gw.url, { method });
       assert.equal(r.status, 405, method);
       assert.equal(r.headers.allow, 'POST, OPTIONS');
-      assert.equal(r.text, `{"jsonrpc":"2.0","error":{"code":-32600,"message":"HTTP method ${method} is not allowed on /: send JSON-RPC requests with POST"},"id":null}`);
+      assert.equal(
+        r.text,
+        `{"jsonrpc":"2.0","error":{"code":-32600,"message":"HTTP method ${method} is not allowed on /: send JSON-RPC requests with POST"},"id":null}`,
+      );
     }
   });
 
@@ -65,13 +76,19 @@ describe('request shape', () => {
   test('content type other than JSON: 415', async () => {
     const r = await httpRequest(gw.url, { body: HEALTH, headers: { 'content-type': 'text/plain' } });
     assert.equal(r.status, 415);
-    assert.equal(r.text, '{"jsonrpc":"2.0","error":{"code":-32600,"message":"Unsupported content type \\"text/plain\\": send Content-Type: application/json"},"id":null}');
+    assert.equal(
+      r.text,
+      '{"jsonrpc":"2.0","error":{"code":-32600,"message":"Unsupported content type \\"text/plain\\": send Content-Type: application/json"},"id":null}',
+    );
     const none = await httpRequest(gw.url, { body: HEALTH });
     assert.equal(none.status, 415);
   });
 
   test('JSON content type with a charset is accepted', async () => {
-    const r = await httpRequest(gw.url, { body: HEALTH, headers: { 'content-type': 'Application/JSON; charset=utf-8' } });
+    const r = await httpRequest(gw.url, {
+      body: HEALTH,
+      headers: { 'content-type': 'Application/JSON; charset=utf-8' },
+    });
     assert.equal(r.status, 200);
   });
 
@@ -79,7 +96,10 @@ describe('request shape', () => {
     const big = JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'getHealth', params: ['x'.repeat(5000)] });
     const r = await postJson(gw.url, big);
     assert.equal(r.status, 413);
-    assert.equal(r.text, `{"jsonrpc":"2.0","error":{"code":-32600,"message":"Request body of ${Buffer.byteLength(big)} bytes exceeds the limit of 4096 bytes"},"id":null}`);
+    assert.equal(
+      r.text,
+      `{"jsonrpc":"2.0","error":{"code":-32600,"message":"Request body of ${Buffer.byteLength(big)} bytes exceeds the limit of 4096 bytes"},"id":null}`,
+    );
   });
 
   test('chunked body over the limit: 413', async () => {
@@ -89,7 +109,10 @@ describe('request shape', () => {
       body: '1]',
     });
     assert.equal(r.status, 413);
-    assert.equal(r.text, '{"jsonrpc":"2.0","error":{"code":-32600,"message":"Request body exceeds the limit of 4096 bytes"},"id":null}');
+    assert.equal(
+      r.text,
+      '{"jsonrpc":"2.0","error":{"code":-32600,"message":"Request body exceeds the limit of 4096 bytes"},"id":null}',
+    );
   });
 
   test('a body exactly at the limit is read', async () => {
@@ -103,7 +126,10 @@ describe('request shape', () => {
   test('unknown paths: 404 with a JSON-RPC error body', async () => {
     const r = await postJson(`${gw.base}v1/rpc?api-key=${TEST_KEY}`, HEALTH);
     assert.equal(r.status, 404);
-    assert.equal(r.text, '{"jsonrpc":"2.0","error":{"code":-32600,"message":"Not found: /v1/rpc; JSON-RPC is served on POST /"},"id":null}');
+    assert.equal(
+      r.text,
+      '{"jsonrpc":"2.0","error":{"code":-32600,"message":"Not found: /v1/rpc; JSON-RPC is served on POST /"},"id":null}',
+    );
   });
 
   test('every response carries a request id; a sane incoming x-request-id is kept', async () => {

@@ -9,7 +9,10 @@ describe('token bucket', () => {
     let now = 0;
     const rl = new RateLimiter(2, 4, () => now);
     for (let i = 0; i < 4; i++) rl.take('a');
-    assert.throws(() => rl.take('a'), (e: unknown) => e instanceof RateLimitedError && e.retryAfterSeconds === 1);
+    assert.throws(
+      () => rl.take('a'),
+      (e: unknown) => e instanceof RateLimitedError && e.retryAfterSeconds === 1,
+    );
     rl.take('b'); // another key has its own bucket
     now += 500; // +1 token
     rl.take('a');
@@ -23,7 +26,10 @@ describe('token bucket', () => {
     let now = 0;
     const rl = new RateLimiter(1, 10, () => now);
     rl.take('k', 7);
-    assert.throws(() => rl.take('k', 5), (e: unknown) => e instanceof RateLimitedError && e.retryAfterSeconds === 2);
+    assert.throws(
+      () => rl.take('k', 5),
+      (e: unknown) => e instanceof RateLimitedError && e.retryAfterSeconds === 2,
+    );
     assert.throws(() => rl.take('k', 11), /exceed the burst of 10/);
   });
 
@@ -42,7 +48,10 @@ test('over the limit: HTTP 429 with Retry-After and a JSON-RPC error body; batch
     const batch = await postJson(gw.url, `[${one},${one}]`); // needs 2 tokens, ~1 left
     assert.equal(batch.status, 429);
     assert.equal(batch.headers['retry-after'], '1');
-    assert.match(batch.text, /^\{"jsonrpc":"2\.0","error":\{"code":-32029,"message":"Rate limit exceeded for key-[0-9a-f]{8}: 1 requests\/s \(burst 3\); retry after 1 s"\},"id":null\}$/);
+    assert.match(
+      batch.text,
+      /^\{"jsonrpc":"2\.0","error":\{"code":-32029,"message":"Rate limit exceeded for key-[0-9a-f]{8}: 1 requests\/s \(burst 3\); retry after 1 s"\},"id":null\}$/,
+    );
     const metrics = await (await fetch(`${gw.base}metrics`)).text();
     assert.match(metrics, /^zkgate_rate_limited_total\{key_id="key-[0-9a-f]{8}"\} 1$/m);
   } finally {

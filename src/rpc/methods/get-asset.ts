@@ -40,7 +40,9 @@ export const getAssetParams: Check<GetAssetParams> = (v, path) => {
   if (v === null || typeof v !== 'object') return fail(path, 'an object {id, options?}', v);
   const p = named(v, path);
   if (p.options && p.displayOptions) {
-    throw new InvalidParamsError(`Invalid params: duplicate field \`${path}.options\` (\`displayOptions\` is its alias)`);
+    throw new InvalidParamsError(
+      `Invalid params: duplicate field \`${path}.options\` (\`displayOptions\` is its alias)`,
+    );
   }
   return { id: p.id, options: p.options ?? p.displayOptions ?? {} };
 };

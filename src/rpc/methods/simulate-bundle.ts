@@ -2,19 +2,38 @@
 // ignored as Jito's serde types do. Request-level rules beyond shape (§2 of simulate-bundle.md)
 // belong to the simulator. Spec: simulate-bundle.md §1.
 import { BackendNotConfiguredError, InvalidParamsError } from '../errors.js';
-import { array, boolean, fail, nullable, object, oneOf, optional, required, string, type Check, type Infer } from '../validate.js';
+import {
+  array,
+  boolean,
+  fail,
+  nullable,
+  object,
+  oneOf,
+  optional,
+  required,
+  string,
+  type Check,
+  type Infer,
+} from '../validate.js';
 import type { Backends } from './backends.js';
 import { defineMethod, type MethodDef } from './types.js';
 
-const bundleRequest = object({ encodedTransactions: required(array(string, 'an array of base64 transactions')) }, 'ignore');
+const bundleRequest = object(
+  { encodedTransactions: required(array(string, 'an array of base64 transactions')) },
+  'ignore',
+);
 
 const accountsConfig = nullable(
   object({ encoding: optional(string), addresses: required(array(string, 'an array of base58 addresses')) }, 'ignore'),
 );
 
-export type SimulationBank = { commitment: { commitment: 'processed' | 'confirmed' | 'finalized' } } | { slot: number } | 'tip';
+export type SimulationBank =
+  { commitment: { commitment: 'processed' | 'confirmed' | 'finalized' } } | { slot: number } | 'tip';
 
-const commitmentObject = object({ commitment: required(oneOf(['processed', 'confirmed', 'finalized'] as const)) }, 'ignore');
+const commitmentObject = object(
+  { commitment: required(oneOf(['processed', 'confirmed', 'finalized'] as const)) },
+  'ignore',
+);
 
 const simulationBank: Check<SimulationBank> = (v, path) => {
   if (v === 'tip') return 'tip';
