@@ -22,8 +22,10 @@ function formatValue(v: number): string {
   return String(v);
 }
 
-export class Counter implements Metric {
-  private readonly values = new Map<string, number>();
+/** Counters and gauges: one number per label set. */
+abstract class ValueMetric implements Metric {
+  protected readonly values = new Map<string, number>();
+  protected abstract readonly type: 'counter' | 'gauge';
   constructor(
     readonly name: string,
     readonly help: string,
@@ -40,41 +42,37 @@ export class Counter implements Metric {
   }
 
   render(out: string[]): void {
-    out.push(`# HELP ${this.name} ${this.help}`, `# TYPE ${this.name} counter`);
+    out.push(`# HELP ${this.name} ${this.help}`, `# TYPE ${this.name} ${this.type}`);
     for (const [k, v] of this.values) out.push(`${this.name}${labelText(this.labels, k)} ${formatValue(v)}`);
   }
 }
 
-export class Gauge implements Metric {
-  private readonly values = new Map<string, number>();
+export class Counter extends ValueMetric {
+  protected readonly type = 'counter';
+}
+
+export class Gauge extends ValueMetric {
+  protected readonly type = 'gauge';
   constructor(
-    readonly name: string,
-    readonly help: string,
-    readonly labels: readonly string[],
+    name: string,
+    help: string,
+    labels: readonly string[],
     private readonly collect?: () => number,
-  ) {}
+  ) {
+    super(name, help, labels);
+  }
 
   set(v: number, labelValues: readonly string[] = []): void {
     this.values.set(labelValues.join(SEP), v);
-  }
-
-  inc(labelValues: readonly string[] = [], by = 1): void {
-    const key = labelValues.join(SEP);
-    this.values.set(key, (this.values.get(key) ?? 0) + by);
   }
 
   dec(labelValues: readonly string[] = [], by = 1): void {
     this.inc(labelValues, -by);
   }
 
-  get(labelValues: readonly string[] = []): number {
-    return this.values.get(labelValues.join(SEP)) ?? 0;
-  }
-
-  render(out: string[]): void {
+  override render(out: string[]): void {
     if (this.collect) this.values.set('', this.collect());
-    out.push(`# HELP ${this.name} ${this.help}`, `# TYPE ${this.name} gauge`);
-    for (const [k, v] of this.values) out.push(`${this.name}${labelText(this.labels, k)} ${formatValue(v)}`);
+    super.render(out);
   }
 }
 
