@@ -1,0 +1,56 @@
+// BN254 constants and the byte encodings zkgate uses for field elements (32-byte big-endian).
+
+/** Scalar field modulus r: circuits, Poseidon and public inputs live here. */
+export const FR = 21888242871839275222246405745257275088548364400416034343698204186575808495617n;
+/** Base field modulus p: curve point coordinates. */
+export const FP = 21888242871839275222246405745257275088696311157297823662689037894645226208583n;
+/** Indexed-tree values (addresses) are below 2^248; the highest element is 2^248 - 1. */
+export const ADDRESS_BOUND = 1n << 248n;
+export const HIGHEST_ADDRESS_PLUS_ONE = ADDRESS_BOUND - 1n;
+
+export function bytesToBigInt(bytes: Uint8Array): bigint {
+  let v = 0n;
+  for (const b of bytes) v = (v << 8n) | BigInt(b);
+  return v;
+}
+
+export function bigIntToBytes32(v: bigint): Uint8Array {
+  if (v < 0n || v >= 1n << 256n) throw new RangeError(`value does not fit in 32 bytes: ${v}`);
+  const out = new Uint8Array(32);
+  for (let i = 31; i >= 0; i--) {
+    out[i] = Number(v & 0xffn);
+    v >>= 8n;
+  }
+  return out;
+}
+
+export const toHex32 = (v: bigint): string => '0x' + v.toString(16).padStart(64, '0');
+
+export function fromHex(s: string): bigint {
+  const clean = s.startsWith('0x') || s.startsWith('0X') ? s.slice(2) : s;
+  if (!/^[0-9a-fA-F]{1,64}$/.test(clean)) throw new RangeError(`not a hex field element: ${JSON.stringify(s)}`);
+  return BigInt('0x' + clean);
+}
+
+export const mod = (a: bigint, m: bigint): bigint => {
+  const r = a % m;
+  return r < 0n ? r + m : r;
+};
+
+export function modPow(base: bigint, exp: bigint, m: bigint): bigint {
+  let result = 1n;
+  let b = mod(base, m);
+  let e = exp;
+  while (e > 0n) {
+    if (e & 1n) result = (result * b) % m;
+    b = (b * b) % m;
+    e >>= 1n;
+  }
+  return result;
+}
+
+/** Multiplicative inverse modulo a prime (Fermat). */
+export const modInv = (a: bigint, m: bigint): bigint => {
+  if (mod(a, m) === 0n) throw new RangeError('inverse of zero');
+  return modPow(a, m - 2n, m);
+};
