@@ -1,0 +1,94 @@
+// The tree store: registers state and address trees and hands out their views. One LMDB
+// environment per data dir; see store.ts for why LMDB. Writes commit only inside the trees'
+// synchronous transactions, so any synchronous run of reads (building a witness) sees one
+// consistent state.
+import { mkdirSync } from 'node:fs';
+import { toHex32 } from '../zk/field.js';
+import { loadPoseidon } from '../zk/poseidon.js';
+import { StateError } from './errors.js';
+import { zeroValues } from './merkle.js';
+import { openDbs, type Dbs, type TreeMetaRecord } from './store.js';
+import { AddressTree, DEFAULT_CAPACITY, DEFAULT_HEIGHT, StateTree, type TreeInfo, type TreeSpec } from './trees.js';
+
+export { StateError, type StateErrorKind } from './errors.js';
+export { zeroValues } from './merkle.js';
+export * from './trees.js';
+
+const NEXT_ID = 'next-tree-id';
+const MAX_HEIGHT = 40;
+
+export class TreeStore {
+  private constructor(private readonly dbs: Dbs) {}
+
+  /** Opens (creating if needed) the store in `dir`. */
+  static async open(dir: string): Promise<TreeStore> {
+    await loadPoseidon();
+    mkdirSync(dir, { recursive: true });
+    return new TreeStore(openDbs(dir));
+  }
+
+  registerTree(spec: TreeSpec): TreeInfo {
+    const height = spec.height ?? DEFAULT_HEIGHT[spec.kind][spec.version];
+    const capacity = spec.rootHistoryCapacity ?? DEFAULT_CAPACITY[spec.kind][spec.version];
+    if (!Number.isInteger(height) || height < 1 || height > MAX_HEIGHT) {
+      throw new StateError('invalid_tree', `tree height must be 1 to ${MAX_HEIGHT}, got ${height}`);
+    }
+    if (!Number.isInteger(capacity) || capacity < 1 || capacity > 1_000_000) {
+      throw new StateError('invalid_tree', `root history capacity must be 1 to 1000000, got ${capacity}`);
+    }
+    if (spec.version !== 1 && spec.version !== 2) throw new StateError('invalid_tree', `tree version must be 1 or 2`);
+    this.dbs.root.transactionSync(() => {
+      if (this.dbs.trees.get(spec.pubkey)) throw new StateError('tree_exists', `tree ${spec.pubkey} is already registered`);
+      const id = ((this.dbs.root.get(NEXT_ID) as number | undefined) ?? 1) as number;
+      this.dbs.root.put(NEXT_ID, id + 1);
+      const m: TreeMetaRecord = {
+        id,
+        kind: spec.kind,
+        version: spec.version,
+        height,
+        capacity,
+        queue: spec.queue ?? '',
+        nextIndex: 0,
+        rootSeq: '0',
+        root: toHex32(zeroValues(height)[height]!),
+        slot: '0',
+      };
+      this.dbs.trees.put(spec.pubkey, m);
+      if (spec.kind === 'address') new AddressTree(this.dbs, spec.pubkey, id, height).initialise(m);
+      else new StateTree(this.dbs, spec.pubkey, id, height).initialise(m);
+    });
+    return this.info(spec.pubkey);
+  }
+
+  info(pubkey: string): TreeInfo {
+    return this.tree(pubkey).info();
+  }
+
+  listTrees(): TreeInfo[] {
+    const out: TreeInfo[] = [];
+    for (const { key } of this.dbs.trees.getRange()) out.push(this.info(key));
+    return out;
+  }
+
+  private tree(pubkey: string): StateTree | AddressTree {
+    const m = this.dbs.trees.get(pubkey);
+    if (!m) throw new StateError('tree_not_found', `tree ${pubkey} is not registered`);
+    return m.kind === 'state' ? new StateTree(this.dbs, pubkey, m.id, m.height) : new AddressTree(this.dbs, pubkey, m.id, m.height);
+  }
+
+  stateTree(pubkey: string): StateTree {
+    const t = this.tree(pubkey);
+    if (!(t instanceof StateTree)) throw new StateError('invalid_tree', `tree ${pubkey} is an address tree, not a state tree`);
+    return t;
+  }
+
+  addressTree(pubkey: string): AddressTree {
+    const t = this.tree(pubkey);
+    if (!(t instanceof AddressTree)) throw new StateError('invalid_tree', `tree ${pubkey} is a state tree, not an address tree`);
+    return t;
+  }
+
+  async close(): Promise<void> {
+    await this.dbs.root.close();
+  }
+}

@@ -1,0 +1,85 @@
+// A sparse binary Merkle tree over the store: only nodes that differ from the empty subtree of
+// their level are kept, so a tree with n leaves holds about 2n nodes whatever its height.
+import { poseidon } from '../zk/poseidon.js';
+import { bufField, fieldBuf, nodeKey, type Dbs } from './store.js';
+
+const zeroCache: bigint[] = [0n];
+
+/** Z[k]: root of an empty subtree of height k (Z[0] = 0, Z[k+1] = H(Z[k], Z[k])). */
+export function zeroValues(height: number): bigint[] {
+  while (zeroCache.length <= height) {
+    const z = zeroCache[zeroCache.length - 1]!;
+    zeroCache.push(poseidon([z, z]));
+  }
+  return zeroCache.slice(0, height + 1);
+}
+
+export class SparseMerkleTree {
+  private readonly zeros: bigint[];
+
+  constructor(
+    private readonly dbs: Dbs,
+    readonly treeId: number,
+    readonly height: number,
+  ) {
+    this.zeros = zeroValues(height);
+  }
+
+  get capacity(): number {
+    return 2 ** this.height;
+  }
+
+  node(level: number, index: number): bigint {
+    const v = this.dbs.nodes.get(nodeKey(this.treeId, level, index));
+    return v ? bufField(v) : this.zeros[level]!;
+  }
+
+  leaf(index: number): bigint {
+    return this.node(0, index);
+  }
+
+  root(): bigint {
+    return this.node(this.height, 0);
+  }
+
+  /** Siblings from the leaf level up (pathElements in Light's order). */
+  siblings(index: number): bigint[] {
+    const out: bigint[] = [];
+    let i = index;
+    for (let level = 0; level < this.height; level++) {
+      out.push(this.node(level, i % 2 === 0 ? i + 1 : i - 1));
+      i = Math.floor(i / 2);
+    }
+    return out;
+  }
+
+  /**
+   * Sets leaves and rehashes every ancestor once, level by level (a batch of b consecutive
+   * leaves costs about 2b + height hashes). Must run inside a write transaction: the writes
+   * land in it and reads see them. Returns the new root.
+   */
+  update(leaves: ReadonlyMap<number, bigint>): bigint {
+    let dirty = new Map(leaves);
+    for (let level = 0; level < this.height; level++) {
+      const parents = new Map<number, bigint>();
+      for (const [index, value] of dirty) {
+        this.write(level, index, value);
+        const p = Math.floor(index / 2);
+        if (parents.has(p)) continue;
+        const left = dirty.get(2 * p) ?? this.node(level, 2 * p);
+        const right = dirty.get(2 * p + 1) ?? this.node(level, 2 * p + 1);
+        parents.set(p, poseidon([left, right]));
+      }
+      dirty = parents;
+    }
+    const root = dirty.get(0)!;
+    this.write(this.height, 0, root);
+    return root;
+  }
+
+  private write(level: number, index: number, value: bigint): void {
+    const key = nodeKey(this.treeId, level, index);
+    if (value === this.zeros[level]) this.dbs.nodes.remove(key);
+    else this.dbs.nodes.put(key, fieldBuf(value));
+  }
+}

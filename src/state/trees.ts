@@ -1,0 +1,359 @@
+// State trees (concurrent Merkle trees) and address trees (indexed Merkle trees), persisted in the
+// store. Every mutating call is one LMDB transaction: it commits whole or not at all.
+import { ADDRESS_BOUND, HIGHEST_ADDRESS_PLUS_ONE, toHex32 } from '../zk/field.js';
+import { poseidon } from '../zk/poseidon.js';
+import { StateError } from './errors.js';
+import { SparseMerkleTree } from './merkle.js';
+import {
+  bufField,
+  fieldBuf,
+  prefixed,
+  readU64,
+  slotKey,
+  u64Buf,
+  type Dbs,
+  type TreeMetaRecord,
+} from './store.js';
+
+export type TreeKind = 'state' | 'address';
+export type TreeVersion = 1 | 2;
+
+export interface TreeSpec {
+  /** The tree account's pubkey (base58). */
+  pubkey: string;
+  kind: TreeKind;
+  version: TreeVersion;
+  /** Defaults: state 26 (V1) / 32 (V2); address 26 (V1) / 40 (V2). */
+  height?: number;
+  /** Root history capacity. Defaults: 2400 (V1), 60 (V2 state), 120 (V2 address). */
+  rootHistoryCapacity?: number;
+  /** Queue account: nullifier queue (V1 state), output queue (V2 state), address queue (V1 address). */
+  queue?: string;
+}
+
+export interface TreeInfo {
+  pubkey: string;
+  kind: TreeKind;
+  version: TreeVersion;
+  height: number;
+  rootHistoryCapacity: number;
+  queue: string;
+  /** Index the next appended leaf gets. */
+  nextIndex: number;
+  /** Sequence number of the current root; the root index clients send is rootSeq % capacity. */
+  rootSeq: bigint;
+  root: bigint;
+  /** Solana slot of the last change (0 before any). */
+  slot: bigint;
+}
+
+export const DEFAULT_HEIGHT: Record<TreeKind, Record<TreeVersion, number>> = {
+  state: { 1: 26, 2: 32 },
+  address: { 1: 26, 2: 40 },
+};
+export const DEFAULT_CAPACITY: Record<TreeKind, Record<TreeVersion, number>> = {
+  state: { 1: 2400, 2: 60 },
+  address: { 1: 2400, 2: 120 },
+};
+
+/** Where a root was read from: what a proof against it must quote. */
+export interface RootRef {
+  root: bigint;
+  rootSeq: bigint;
+  /** rootSeq % the tree's own root history capacity. */
+  rootIndex: number;
+}
+
+export interface LeafProof extends RootRef {
+  leafIndex: number;
+  leaf: bigint;
+  pathElements: bigint[];
+}
+
+export interface IndexedElement {
+  index: number;
+  value: bigint;
+  nextIndex: number;
+  nextValue: bigint;
+}
+
+export interface NonInclusionProof extends RootRef {
+  address: bigint;
+  lowElement: IndexedElement;
+  pathElements: bigint[];
+}
+
+function toInfo(pubkey: string, m: TreeMetaRecord): TreeInfo {
+  return {
+    pubkey,
+    kind: m.kind,
+    version: m.version,
+    height: m.height,
+    rootHistoryCapacity: m.capacity,
+    queue: m.queue,
+    nextIndex: m.nextIndex,
+    rootSeq: BigInt(m.rootSeq),
+    root: BigInt(m.root),
+    slot: BigInt(m.slot),
+  };
+}
+
+abstract class Tree {
+  protected readonly merkle: SparseMerkleTree;
+
+  constructor(
+    protected readonly dbs: Dbs,
+    readonly pubkey: string,
+    protected readonly id: number,
+    height: number,
+  ) {
+    this.merkle = new SparseMerkleTree(dbs, id, height);
+  }
+
+  protected meta(): TreeMetaRecord {
+    const m = this.dbs.trees.get(this.pubkey);
+    if (!m) throw new StateError('tree_not_found', `tree ${this.pubkey} is not registered`);
+    return m;
+  }
+
+  info(): TreeInfo {
+    return toInfo(this.pubkey, this.meta());
+  }
+
+  rootRef(m: TreeMetaRecord = this.meta()): RootRef {
+    const rootSeq = BigInt(m.rootSeq);
+    return { root: BigInt(m.root), rootSeq, rootIndex: Number(rootSeq % BigInt(m.capacity)) };
+  }
+
+  /** The ring buffer, oldest to newest: [rootSeq, root] for each slot that holds a committed root. */
+  rootHistory(): { rootSeq: bigint; root: bigint }[] {
+    const m = this.meta();
+    const seq = BigInt(m.rootSeq);
+    const cap = BigInt(m.capacity);
+    const out: { rootSeq: bigint; root: bigint }[] = [];
+    for (let s = seq - cap + 1n; s <= seq; s++) {
+      if (s < 0n) continue;
+      const v = this.dbs.roots.get(slotKey(this.id, Number(s % cap)));
+      if (v && v.length === 40 && readU64(v, 32) === Number(s)) out.push({ rootSeq: s, root: bufField(v) });
+    }
+    return out;
+  }
+
+  /**
+   * Records a new root: `steps` sequence numbers are consumed (on chain, one per leaf change for
+   * V1 trees, one per batch for V2). Only the batch's final root is materialised; slots of roots
+   * inside the batch are cleared rather than left holding roots of an older cycle.
+   */
+  protected commitRoot(m: TreeMetaRecord, root: bigint, steps: bigint, slot: bigint | undefined): void {
+    const cap = BigInt(m.capacity);
+    const from = BigInt(m.rootSeq);
+    const to = from + steps;
+    for (let s = to - 1n; s > from && s > to - cap; s--) this.dbs.roots.remove(slotKey(this.id, Number(s % cap)));
+    const entry = Buffer.concat([fieldBuf(root), u64Buf(Number(to))]);
+    this.dbs.roots.put(slotKey(this.id, Number(to % cap)), entry);
+    m.rootSeq = to.toString();
+    m.root = toHex32(root);
+    if (slot !== undefined && slot > BigInt(m.slot)) m.slot = slot.toString();
+    this.dbs.trees.put(this.pubkey, m);
+  }
+}
+
+export class StateTree extends Tree {
+  /** Records the empty tree's root at sequence 0 (inside the registering transaction). */
+  initialise(m: TreeMetaRecord): void {
+    this.commitRoot(m, this.merkle.root(), 0n, undefined);
+  }
+
+  /** Appends leaves at the next indices; one atomic batch. Returns the first index used. */
+  append(leaves: readonly bigint[], slot?: bigint): { firstIndex: number } & RootRef {
+    return this.dbs.root.transactionSync(() => {
+      const m = this.meta();
+      const first = m.nextIndex;
+      if (first + leaves.length > this.merkle.capacity) {
+        throw new StateError(
+          'tree_full',
+          `state tree ${this.pubkey} is full: ${m.nextIndex} of ${this.merkle.capacity} leaves used, ${leaves.length} more requested`,
+        );
+      }
+      if (leaves.length === 0) return { firstIndex: first, ...this.rootRef(m) };
+      const updates = new Map<number, bigint>();
+      leaves.forEach((leaf, i) => {
+        updates.set(first + i, leaf);
+        this.dbs.leaves.put(prefixed(this.id, fieldBuf(leaf)), u64Buf(first + i));
+      });
+      const root = this.merkle.update(updates);
+      m.nextIndex = first + leaves.length;
+      this.commitRoot(m, root, m.version === 1 ? BigInt(leaves.length) : 1n, slot);
+      return { firstIndex: first, ...this.rootRef(m) };
+    });
+  }
+
+  /**
+   * Nullifies leaves: V1 overwrites them with zero; V2 replaces each with its nullifier
+   * Poseidon3(leaf, leafIndex, txHash). The leaves are no longer found by hash.
+   */
+  nullify(entries: readonly { leafIndex: number; txHash?: bigint }[], slot?: bigint): RootRef {
+    return this.dbs.root.transactionSync(() => {
+      const m = this.meta();
+      const updates = new Map<number, bigint>();
+      for (const { leafIndex, txHash } of entries) {
+        if (!Number.isInteger(leafIndex) || leafIndex < 0 || leafIndex >= m.nextIndex) {
+          throw new StateError('leaf_not_found', `leaf index ${leafIndex} is not in state tree ${this.pubkey} (next index ${m.nextIndex})`);
+        }
+        const leaf = updates.get(leafIndex) ?? this.merkle.leaf(leafIndex);
+        if (leaf === 0n) throw new StateError('leaf_not_found', `leaf ${leafIndex} of state tree ${this.pubkey} is already nullified`);
+        this.dbs.leaves.remove(prefixed(this.id, fieldBuf(leaf)));
+        if (m.version === 1) updates.set(leafIndex, 0n);
+        else {
+          if (txHash === undefined) throw new StateError('invalid_tree', 'nullifying a V2 leaf needs the transaction hash');
+          updates.set(leafIndex, poseidon([leaf, BigInt(leafIndex), txHash]));
+        }
+      }
+      if (updates.size === 0) return this.rootRef(m);
+      const root = this.merkle.update(updates);
+      this.commitRoot(m, root, m.version === 1 ? BigInt(updates.size) : 1n, slot);
+      return this.rootRef(m);
+    });
+  }
+
+  /** Index of a live leaf by its hash. */
+  findLeaf(hash: bigint): number | undefined {
+    const v = this.dbs.leaves.get(prefixed(this.id, fieldBuf(hash)));
+    return v ? readU64(v) : undefined;
+  }
+
+  leaf(index: number): bigint {
+    return this.merkle.leaf(index);
+  }
+
+  /** Merkle proof of the leaf at `index` against the current root (one consistent read). */
+  proofByIndex(index: number): LeafProof {
+    const m = this.meta();
+    if (!Number.isInteger(index) || index < 0 || index >= m.nextIndex) {
+      throw new StateError('leaf_not_found', `leaf index ${index} is not in state tree ${this.pubkey} (next index ${m.nextIndex})`);
+    }
+    return { leafIndex: index, leaf: this.merkle.leaf(index), pathElements: this.merkle.siblings(index), ...this.rootRef(m) };
+  }
+
+  proofByHash(hash: bigint): LeafProof {
+    const index = this.findLeaf(hash);
+    if (index === undefined) throw new StateError('leaf_not_found', `leaf ${toHex32(hash)} is not in state tree ${this.pubkey}`);
+    return this.proofByIndex(index);
+  }
+}
+
+const ELEMENT_SIZE = 72;
+
+function encodeElement(e: IndexedElement): Buffer {
+  return Buffer.concat([fieldBuf(e.value), u64Buf(e.nextIndex), fieldBuf(e.nextValue)]);
+}
+
+export class AddressTree extends Tree {
+  element(index: number): IndexedElement | undefined {
+    const v = this.dbs.elements.get(prefixed(this.id, u64Buf(index)));
+    if (!v || v.length !== ELEMENT_SIZE) return undefined;
+    return { index, value: bufField(v, 0), nextIndex: readU64(v, 32), nextValue: bufField(v, 40) };
+  }
+
+  /** Leaf hash of an element: V1 Poseidon3(value, nextIndex, nextValue), V2 Poseidon2(value, nextValue). */
+  leafHash(e: IndexedElement, version: TreeVersion): bigint {
+    return version === 1 ? poseidon([e.value, BigInt(e.nextIndex), e.nextValue]) : poseidon([e.value, e.nextValue]);
+  }
+
+  /** The element with the largest value <= `value` (equal means the value is present). */
+  private floor(value: bigint): IndexedElement | undefined {
+    for (const { value: idx } of this.dbs.values.getRange({
+      start: prefixed(this.id, fieldBuf(value)),
+      end: prefixed(this.id),
+      reverse: true,
+      limit: 1,
+    })) {
+      return this.element(readU64(idx));
+    }
+    return undefined;
+  }
+
+  private checkRange(address: bigint): void {
+    if (address < 0n || address >= ADDRESS_BOUND) {
+      throw new StateError('address_out_of_range', `address ${toHex32(address)} is not below 2^248`);
+    }
+    // 2^248 - 1 is the trees' upper sentinel: an element in V1 trees, the bound in V2 trees.
+    if (address === HIGHEST_ADDRESS_PLUS_ONE) {
+      throw new StateError('address_exists', `address ${toHex32(address)} already exists in address tree ${this.pubkey}`);
+    }
+  }
+
+  has(address: bigint): boolean {
+    return this.floor(address)?.value === address;
+  }
+
+  /** Writes the initial elements of an empty tree (inside the registering transaction). */
+  initialise(m: TreeMetaRecord): void {
+    const initial: IndexedElement[] =
+      m.version === 1
+        ? [
+            { index: 0, value: 0n, nextIndex: 1, nextValue: HIGHEST_ADDRESS_PLUS_ONE },
+            { index: 1, value: HIGHEST_ADDRESS_PLUS_ONE, nextIndex: 0, nextValue: 0n },
+          ]
+        : [{ index: 0, value: 0n, nextIndex: 0, nextValue: HIGHEST_ADDRESS_PLUS_ONE }];
+    const updates = new Map<number, bigint>();
+    for (const e of initial) {
+      this.putElement(e);
+      updates.set(e.index, this.leafHash(e, m.version));
+    }
+    const root = this.merkle.update(updates);
+    m.nextIndex = initial.length;
+    // V1 trees start at root sequence 3 (genesis writes three roots after the empty one); V2 at 0.
+    this.commitRoot(m, root, m.version === 1 ? 3n : 0n, undefined);
+  }
+
+  private putElement(e: IndexedElement): void {
+    this.dbs.elements.put(prefixed(this.id, u64Buf(e.index)), encodeElement(e));
+    this.dbs.values.put(prefixed(this.id, fieldBuf(e.value)), u64Buf(e.index));
+  }
+
+  /**
+   * Inserts addresses in order, as one atomic batch: each updates its low element to point at it
+   * and is appended after it in the value order. Fails whole if any address is present already.
+   */
+  insert(addresses: readonly bigint[], slot?: bigint): RootRef {
+    return this.dbs.root.transactionSync(() => {
+      const m = this.meta();
+      if (m.nextIndex + addresses.length > this.merkle.capacity) {
+        throw new StateError('tree_full', `address tree ${this.pubkey} is full`);
+      }
+      if (addresses.length === 0) return this.rootRef(m);
+      const touched = new Map<number, IndexedElement>();
+      for (const address of addresses) {
+        this.checkRange(address);
+        const low = this.floor(address);
+        if (!low || low.value === address || low.nextValue === address) {
+          throw new StateError('address_exists', `address ${toHex32(address)} already exists in address tree ${this.pubkey}`);
+        }
+        const added: IndexedElement = { index: m.nextIndex++, value: address, nextIndex: low.nextIndex, nextValue: low.nextValue };
+        const updatedLow: IndexedElement = { ...low, nextIndex: added.index, nextValue: address };
+        this.putElement(updatedLow);
+        this.putElement(added);
+        touched.set(updatedLow.index, updatedLow);
+        touched.set(added.index, added);
+      }
+      const updates = new Map<number, bigint>();
+      for (const [index, e] of touched) updates.set(index, this.leafHash(e, m.version));
+      const root = this.merkle.update(updates);
+      // On chain a V1 insert is two tree operations (update the low leaf, append); V2 is batched.
+      this.commitRoot(m, root, m.version === 1 ? 2n * BigInt(addresses.length) : 1n, slot);
+      return this.rootRef(m);
+    });
+  }
+
+  /** Non-inclusion witness of `address` against the current root (one consistent read). */
+  nonInclusionProof(address: bigint): NonInclusionProof {
+    this.checkRange(address);
+    const m = this.meta();
+    const low = this.floor(address);
+    if (!low || low.value === address) {
+      throw new StateError('address_exists', `address ${toHex32(address)} already exists in address tree ${this.pubkey}`);
+    }
+    return { address, lowElement: low, pathElements: this.merkle.siblings(low.index), ...this.rootRef(m) };
+  }
+}

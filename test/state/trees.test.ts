@@ -1,0 +1,193 @@
+// State and address trees on disk: empty roots of the spec, appends, nullification, root history,
+// indexed-tree inserts and non-inclusion witnesses, sparseness, persistence across reopen.
+import assert from 'node:assert/strict';
+import { rmSync } from 'node:fs';
+import { after, before, describe, test } from 'node:test';
+import { StateError, TreeStore, type LeafProof, type NonInclusionProof } from '../../src/state/index.js';
+import { fromHex, HIGHEST_ADDRESS_PLUS_ONE } from '../../src/zk/field.js';
+import { poseidon } from '../../src/zk/poseidon.js';
+import { tempDir } from '../helpers/gateway.js';
+
+const dirs: string[] = [];
+async function freshStore(): Promise<{ store: TreeStore; dir: string }> {
+  const dir = tempDir('zkgate-state-');
+  dirs.push(dir);
+  return { store: await TreeStore.open(dir), dir };
+}
+after(() => dirs.forEach((d) => rmSync(d, { recursive: true, force: true })));
+
+/** Recomputes the root from a leaf and its path with the circuits' bit convention. */
+function rootFromPath(leaf: bigint, index: number, path: bigint[]): bigint {
+  let cur = leaf;
+  let i = index;
+  for (const sib of path) {
+    cur = i % 2 === 0 ? poseidon([cur, sib]) : poseidon([sib, cur]);
+    i = Math.floor(i / 2);
+  }
+  return cur;
+}
+
+const assertLeafProof = (p: LeafProof) => assert.equal(rootFromPath(p.leaf, p.leafIndex, p.pathElements), p.root);
+
+function assertNonInclusion(p: NonInclusionProof, version: 1 | 2): void {
+  const low = p.lowElement;
+  assert.ok(low.value < p.address && p.address < low.nextValue, 'low < address < next');
+  const leaf = version === 1 ? poseidon([low.value, BigInt(low.nextIndex), low.nextValue]) : poseidon([low.value, low.nextValue]);
+  assert.equal(rootFromPath(leaf, low.index, p.pathElements), p.root);
+}
+
+let store: TreeStore;
+before(async () => {
+  ({ store } = await freshStore());
+});
+
+describe('empty trees match the spec', () => {
+  test('V1 and V2 state trees', () => {
+    const v1 = store.registerTree({ pubkey: 'smtV1', kind: 'state', version: 1 });
+    assert.equal(v1.root, fromHex('0x120c58f143d491e95902f7f5277778a2e0ad5168f6add75669932630ce611518'));
+    assert.deepEqual([v1.height, v1.rootHistoryCapacity, v1.nextIndex, v1.rootSeq], [26, 2400, 0, 0n]);
+    const v2 = store.registerTree({ pubkey: 'bmtV2', kind: 'state', version: 2 });
+    assert.equal(v2.root, fromHex('0x2f68a1c58e257e42a17a6c61dff5551ed560b9922ab119d5ac8e184c9734ead9'));
+    assert.deepEqual([v2.height, v2.rootHistoryCapacity], [32, 60]);
+  });
+
+  test('V1 address tree: two elements, root at sequence 3', () => {
+    const a = store.registerTree({ pubkey: 'amtV1', kind: 'address', version: 1 });
+    assert.equal(a.root, fromHex('0x218538b88ea66ea1048ca9f773210fb54c59307e3a56cc511079b94d4b982b0f'));
+    assert.equal(a.rootSeq, 3n);
+    assert.equal(a.nextIndex, 2);
+    const t = store.addressTree('amtV1');
+    assert.deepEqual(t.element(1), { index: 1, value: HIGHEST_ADDRESS_PLUS_ONE, nextIndex: 0, nextValue: 0n });
+    assert.equal(t.rootRef().rootIndex, 3);
+  });
+
+  test('V2 address tree: one element, ADDRESS_TREE_INIT_ROOT_40', () => {
+    const a = store.registerTree({ pubkey: 'amtV2', kind: 'address', version: 2 });
+    assert.equal(a.root, fromHex('0x1c416bffd0ea3303835f3e82cab1b01ad85140b8c8195f7cf8812c6de5926a4c'));
+    assert.deepEqual([a.height, a.rootHistoryCapacity, a.rootSeq, a.nextIndex], [40, 120, 0n, 1]);
+  });
+
+  test('registering twice or with a bad height is refused', () => {
+    assert.throws(() => store.registerTree({ pubkey: 'smtV1', kind: 'state', version: 1 }), (e: unknown) => e instanceof StateError && e.kind === 'tree_exists');
+    assert.throws(() => store.registerTree({ pubkey: 'x', kind: 'state', version: 1, height: 41 }), /height must be 1 to 40/);
+    assert.throws(() => store.stateTree('nope'), (e: unknown) => e instanceof StateError && e.kind === 'tree_not_found');
+    assert.throws(() => store.stateTree('amtV1'), /is an address tree/);
+  });
+});
+
+describe('state tree', () => {
+  test('append: paths verify, root sequence counts leaves (V1) or batches (V2), leaves found by hash', () => {
+    const t = store.stateTree('smtV1');
+    const leaves = Array.from({ length: 37 }, (_, i) => poseidon([BigInt(i + 1)]));
+    const r1 = t.append(leaves.slice(0, 10), 5n);
+    assert.deepEqual([r1.firstIndex, r1.rootSeq, r1.rootIndex], [0, 10n, 10]);
+    const r2 = t.append(leaves.slice(10), 6n);
+    assert.deepEqual([r2.firstIndex, r2.rootSeq], [10, 37n]);
+    for (const i of [0, 9, 10, 36]) {
+      const p = t.proofByHash(leaves[i]!);
+      assert.equal(p.leafIndex, i);
+      assert.equal(p.pathElements.length, 26);
+      assertLeafProof(p);
+      assert.equal(p.root, r2.root);
+    }
+    assert.equal(t.info().slot, 6n);
+    const v2 = store.stateTree('bmtV2');
+    assert.equal(v2.append(leaves.slice(0, 5)).rootSeq, 1n);
+    assert.equal(v2.append(leaves.slice(5, 7)).rootSeq, 2n);
+    assertLeafProof(v2.proofByIndex(6));
+  });
+
+  test('V1 nullification zeroes the leaf and forgets its hash; V2 writes the nullifier', () => {
+    const t = store.stateTree('smtV1');
+    const leaf = t.leaf(3);
+    const before = t.info().rootSeq;
+    const r = t.nullify([{ leafIndex: 3 }]);
+    assert.equal(r.rootSeq, before + 1n);
+    assert.equal(t.leaf(3), 0n);
+    assert.equal(t.findLeaf(leaf), undefined);
+    assertLeafProof(t.proofByIndex(3));
+    assert.throws(() => t.nullify([{ leafIndex: 3 }]), /already nullified/);
+    assert.throws(() => t.nullify([{ leafIndex: 99 }]), /not in state tree/);
+
+    const v2 = store.stateTree('bmtV2');
+    const old = v2.leaf(2);
+    v2.nullify([{ leafIndex: 2, txHash: 77n }]);
+    assert.equal(v2.leaf(2), poseidon([old, 2n, 77n]));
+    assertLeafProof(v2.proofByIndex(2));
+  });
+
+  test('the root history ring buffer keeps the last `capacity` roots with their sequence numbers', () => {
+    store.registerTree({ pubkey: 'ring', kind: 'state', version: 2, rootHistoryCapacity: 3 });
+    const t = store.stateTree('ring');
+    const roots = [t.info().root];
+    for (let i = 0; i < 5; i++) roots.push(t.append([BigInt(100 + i)]).root);
+    assert.deepEqual(t.rootHistory(), [
+      { rootSeq: 3n, root: roots[3] },
+      { rootSeq: 4n, root: roots[4] },
+      { rootSeq: 5n, root: roots[5] },
+    ]);
+    assert.equal(t.rootRef().rootIndex, 5 % 3);
+  });
+
+  test('a full tree refuses appends', () => {
+    store.registerTree({ pubkey: 'tiny', kind: 'state', version: 1, height: 2 });
+    const t = store.stateTree('tiny');
+    t.append([1n, 2n, 3n]);
+    assert.throws(() => t.append([4n, 5n]), (e: unknown) => e instanceof StateError && e.kind === 'tree_full');
+    assert.equal(t.info().nextIndex, 3);
+  });
+});
+
+describe('address tree', () => {
+  for (const version of [1, 2] as const) {
+    test(`V${version}: inserts keep the sorted linked list; witnesses verify; duplicates and big values refused`, () => {
+      const t = store.addressTree(`amtV${version}`);
+      const addrs = [50n, 10n, 30n, 1n << 200n, 20n];
+      const r = t.insert(addrs, 9n);
+      assert.equal(r.rootSeq, version === 1 ? 3n + 10n : 1n);
+      for (const a of addrs) assert.ok(t.has(a));
+      const p = t.nonInclusionProof(25n);
+      assert.deepEqual([p.lowElement.value, p.lowElement.nextValue], [20n, 30n]);
+      assertNonInclusion(p, version);
+      assertNonInclusion(t.nonInclusionProof((1n << 200n) + 1n), version);
+      assertNonInclusion(t.nonInclusionProof(5n), version);
+      for (const bad of [30n, 0n, HIGHEST_ADDRESS_PLUS_ONE]) {
+        assert.throws(() => t.nonInclusionProof(bad), (e: unknown) => e instanceof StateError && e.kind === 'address_exists');
+      }
+      assert.throws(() => t.insert([1n << 248n]), (e: unknown) => e instanceof StateError && e.kind === 'address_out_of_range');
+      const before = t.info();
+      assert.throws(() => t.insert([7n, 8n, 7n]), (e: unknown) => e instanceof StateError && e.kind === 'address_exists');
+      assert.deepEqual(t.info(), before, 'a failed batch changes nothing');
+      assert.ok(!t.has(7n));
+    });
+  }
+});
+
+test('sparse: 2,000 leaves in a height-26 tree store about 2n nodes', async () => {
+  const { store: s, dir } = await freshStore();
+  s.registerTree({ pubkey: 'big', kind: 'state', version: 1 });
+  s.stateTree('big').append(Array.from({ length: 2000 }, (_, i) => BigInt(i + 1)));
+  const { openDbs } = await import('../../src/state/store.js');
+  await s.close();
+  const dbs = openDbs(dir);
+  const nodes = dbs.nodes.getKeysCount();
+  await dbs.root.close();
+  assert.ok(nodes >= 2000 && nodes < 2 * 2000 + 26 + 20, `${nodes} nodes`);
+});
+
+test('persistence: reopening gives the same roots, paths and elements', async () => {
+  const { store: s, dir } = await freshStore();
+  s.registerTree({ pubkey: 'st', kind: 'state', version: 1 });
+  s.registerTree({ pubkey: 'ad', kind: 'address', version: 2 });
+  s.stateTree('st').append([11n, 22n, 33n]);
+  s.addressTree('ad').insert([5n, 500n]);
+  const before = { st: s.info('st'), ad: s.info('ad'), path: s.stateTree('st').proofByIndex(1), non: s.addressTree('ad').nonInclusionProof(50n) };
+  await s.close();
+  const again = await TreeStore.open(dir);
+  assert.deepEqual(again.info('st'), before.st);
+  assert.deepEqual(again.info('ad'), before.ad);
+  assert.deepEqual(again.stateTree('st').proofByIndex(1), before.path);
+  assert.deepEqual(again.addressTree('ad').nonInclusionProof(50n), before.non);
+  assert.deepEqual(again.listTrees().map((t) => t.pubkey).sort(), ['ad', 'st']);
+  await again.close();
+});
