@@ -38,7 +38,8 @@ export class TreeStore {
     }
     if (spec.version !== 1 && spec.version !== 2) throw new StateError('invalid_tree', `tree version must be 1 or 2`);
     this.dbs.root.transactionSync(() => {
-      if (this.dbs.trees.get(spec.pubkey)) throw new StateError('tree_exists', `tree ${spec.pubkey} is already registered`);
+      if (this.dbs.trees.get(spec.pubkey))
+        throw new StateError('tree_exists', `tree ${spec.pubkey} is already registered`);
       const id = ((this.dbs.root.get(NEXT_ID) as number | undefined) ?? 1) as number;
       this.dbs.root.put(NEXT_ID, id + 1);
       const m: TreeMetaRecord = {
@@ -73,18 +74,22 @@ export class TreeStore {
   private tree(pubkey: string): StateTree | AddressTree {
     const m = this.dbs.trees.get(pubkey);
     if (!m) throw new StateError('tree_not_found', `tree ${pubkey} is not registered`);
-    return m.kind === 'state' ? new StateTree(this.dbs, pubkey, m.id, m.height) : new AddressTree(this.dbs, pubkey, m.id, m.height);
+    return m.kind === 'state'
+      ? new StateTree(this.dbs, pubkey, m.id, m.height)
+      : new AddressTree(this.dbs, pubkey, m.id, m.height);
   }
 
   stateTree(pubkey: string): StateTree {
     const t = this.tree(pubkey);
-    if (!(t instanceof StateTree)) throw new StateError('invalid_tree', `tree ${pubkey} is an address tree, not a state tree`);
+    if (!(t instanceof StateTree))
+      throw new StateError('invalid_tree', `tree ${pubkey} is an address tree, not a state tree`);
     return t;
   }
 
   addressTree(pubkey: string): AddressTree {
     const t = this.tree(pubkey);
-    if (!(t instanceof AddressTree)) throw new StateError('invalid_tree', `tree ${pubkey} is a state tree, not an address tree`);
+    if (!(t instanceof AddressTree))
+      throw new StateError('invalid_tree', `tree ${pubkey} is a state tree, not an address tree`);
     return t;
   }
 

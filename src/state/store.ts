@@ -66,7 +66,8 @@ export function u64Buf(v: number): Buffer {
   return b;
 }
 
-export const readU64 = (b: Buffer, offset = 0): number => b.readUInt32BE(offset) * 0x100000000 + b.readUInt32BE(offset + 4);
+export const readU64 = (b: Buffer, offset = 0): number =>
+  b.readUInt32BE(offset) * 0x100000000 + b.readUInt32BE(offset + 4);
 
 export function prefixed(tree: number, ...parts: (Buffer | Uint8Array)[]): Buffer {
   const head = Buffer.allocUnsafe(4);

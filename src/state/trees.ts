@@ -4,16 +4,7 @@ import { ADDRESS_BOUND, HIGHEST_ADDRESS_PLUS_ONE, toHex32 } from '../zk/field.js
 import { poseidon } from '../zk/poseidon.js';
 import { StateError } from './errors.js';
 import { SparseMerkleTree } from './merkle.js';
-import {
-  bufField,
-  fieldBuf,
-  prefixed,
-  readU64,
-  slotKey,
-  u64Buf,
-  type Dbs,
-  type TreeMetaRecord,
-} from './store.js';
+import { bufField, fieldBuf, prefixed, readU64, slotKey, u64Buf, type Dbs, type TreeMetaRecord } from './store.js';
 
 export type TreeKind = 'state' | 'address';
 export type TreeVersion = 1 | 2;
@@ -198,14 +189,19 @@ export class StateTree extends Tree {
       const updates = new Map<number, bigint>();
       for (const { leafIndex, txHash } of entries) {
         if (!Number.isInteger(leafIndex) || leafIndex < 0 || leafIndex >= m.nextIndex) {
-          throw new StateError('leaf_not_found', `leaf index ${leafIndex} is not in state tree ${this.pubkey} (next index ${m.nextIndex})`);
+          throw new StateError(
+            'leaf_not_found',
+            `leaf index ${leafIndex} is not in state tree ${this.pubkey} (next index ${m.nextIndex})`,
+          );
         }
         const leaf = updates.get(leafIndex) ?? this.merkle.leaf(leafIndex);
-        if (leaf === 0n) throw new StateError('leaf_not_found', `leaf ${leafIndex} of state tree ${this.pubkey} is already nullified`);
+        if (leaf === 0n)
+          throw new StateError('leaf_not_found', `leaf ${leafIndex} of state tree ${this.pubkey} is already nullified`);
         this.dbs.leaves.remove(prefixed(this.id, fieldBuf(leaf)));
         if (m.version === 1) updates.set(leafIndex, 0n);
         else {
-          if (txHash === undefined) throw new StateError('invalid_tree', 'nullifying a V2 leaf needs the transaction hash');
+          if (txHash === undefined)
+            throw new StateError('invalid_tree', 'nullifying a V2 leaf needs the transaction hash');
           updates.set(leafIndex, poseidon([leaf, BigInt(leafIndex), txHash]));
         }
       }
@@ -230,14 +226,23 @@ export class StateTree extends Tree {
   proofByIndex(index: number): LeafProof {
     const m = this.meta();
     if (!Number.isInteger(index) || index < 0 || index >= m.nextIndex) {
-      throw new StateError('leaf_not_found', `leaf index ${index} is not in state tree ${this.pubkey} (next index ${m.nextIndex})`);
+      throw new StateError(
+        'leaf_not_found',
+        `leaf index ${index} is not in state tree ${this.pubkey} (next index ${m.nextIndex})`,
+      );
     }
-    return { leafIndex: index, leaf: this.merkle.leaf(index), pathElements: this.merkle.siblings(index), ...this.rootRef(m) };
+    return {
+      leafIndex: index,
+      leaf: this.merkle.leaf(index),
+      pathElements: this.merkle.siblings(index),
+      ...this.rootRef(m),
+    };
   }
 
   proofByHash(hash: bigint): LeafProof {
     const index = this.findLeaf(hash);
-    if (index === undefined) throw new StateError('leaf_not_found', `leaf ${toHex32(hash)} is not in state tree ${this.pubkey}`);
+    if (index === undefined)
+      throw new StateError('leaf_not_found', `leaf ${toHex32(hash)} is not in state tree ${this.pubkey}`);
     return this.proofByIndex(index);
   }
 }
@@ -279,7 +284,10 @@ export class AddressTree extends Tree {
     }
     // 2^248 - 1 is the trees' upper sentinel: an element in V1 trees, the bound in V2 trees.
     if (address === HIGHEST_ADDRESS_PLUS_ONE) {
-      throw new StateError('address_exists', `address ${toHex32(address)} already exists in address tree ${this.pubkey}`);
+      throw new StateError(
+        'address_exists',
+        `address ${toHex32(address)} already exists in address tree ${this.pubkey}`,
+      );
     }
   }
 
@@ -328,9 +336,17 @@ export class AddressTree extends Tree {
         this.checkRange(address);
         const low = this.floor(address);
         if (!low || low.value === address || low.nextValue === address) {
-          throw new StateError('address_exists', `address ${toHex32(address)} already exists in address tree ${this.pubkey}`);
+          throw new StateError(
+            'address_exists',
+            `address ${toHex32(address)} already exists in address tree ${this.pubkey}`,
+          );
         }
-        const added: IndexedElement = { index: m.nextIndex++, value: address, nextIndex: low.nextIndex, nextValue: low.nextValue };
+        const added: IndexedElement = {
+          index: m.nextIndex++,
+          value: address,
+          nextIndex: low.nextIndex,
+          nextValue: low.nextValue,
+        };
         const updatedLow: IndexedElement = { ...low, nextIndex: added.index, nextValue: address };
         this.putElement(updatedLow);
         this.putElement(added);
@@ -352,7 +368,10 @@ export class AddressTree extends Tree {
     const m = this.meta();
     const low = this.floor(address);
     if (!low || low.value === address) {
-      throw new StateError('address_exists', `address ${toHex32(address)} already exists in address tree ${this.pubkey}`);
+      throw new StateError(
+        'address_exists',
+        `address ${toHex32(address)} already exists in address tree ${this.pubkey}`,
+      );
     }
     return { address, lowElement: low, pathElements: this.merkle.siblings(low.index), ...this.rootRef(m) };
   }

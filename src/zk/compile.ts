@@ -1,0 +1,137 @@
+// Compiles circuit shapes with circom 2 (npm `circom2`, --O2) into the data dir, lazily and cached:
+// the cache key hashes every source file the shape includes (ours and circomlib's), the main
+// component and the compiler version, so editing a circuit or upgrading circom rebuilds it.
+import { spawn } from 'node:child_process';
+import { createHash } from 'node:crypto';
+import { existsSync, mkdirSync, readFileSync, readdirSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { dirname, join, posix } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { AppError } from '../errors.js';
+import { mainSource, type Shape } from './shapes.js';
+
+const require = createRequire(import.meta.url);
+export const CIRCUITS_DIR = fileURLToPath(new URL('../../circuits/', import.meta.url));
+const CIRCOMLIB_DIR = dirname(require.resolve('circomlib/package.json'));
+const CIRCOM_CLI = require.resolve('circom2/cli.js');
+const CIRCOM_VERSION = (
+  JSON.parse(readFileSync(require.resolve('circom2/package.json'), 'utf8')) as { version: string }
+).version;
+
+export class CompileError extends AppError {
+  readonly kind = 'compile_failed';
+}
+
+export interface CompiledCircuit {
+  shape: Shape;
+  dir: string;
+  r1cs: string;
+  wasm: string;
+  sourcesHash: string;
+}
+
+/** Our .circom files plus the circomlib files they include, as (path in build dir → content). */
+function collectSources(): Map<string, string> {
+  const files = new Map<string, string>();
+  const walk = (dir: string, prefix: string) => {
+    for (const e of readdirSync(dir, { withFileTypes: true })) {
+      if (e.isDirectory()) walk(join(dir, e.name), `${prefix}${e.name}/`);
+      else if (e.name.endsWith('.circom')) files.set(prefix + e.name, readFileSync(join(dir, e.name), 'utf8'));
+    }
+  };
+  walk(CIRCUITS_DIR, '');
+  const pending = [...files.values()];
+  while (pending.length > 0) {
+    const text = pending.pop()!;
+    for (const m of text.matchAll(/include\s+"([^"]+)"/g)) {
+      const inc = m[1]!;
+      if (!inc.startsWith('circomlib/')) continue;
+      if (files.has(inc)) continue;
+      const content = readFileSync(join(CIRCOMLIB_DIR, inc.slice('circomlib/'.length)), 'utf8');
+      files.set(inc, content);
+      // circomlib's own includes are relative to its circuits folder.
+      const base = dirname(inc);
+      pending.push(content.replace(/include\s+"([^"]+)"/g, (_, p: string) => `include "${posix.join(base, p)}"`));
+    }
+  }
+  return files;
+}
+
+let sourcesCache: { files: Map<string, string>; digest: string } | undefined;
+
+function sources(): { files: Map<string, string>; digest: string } {
+  if (!sourcesCache) {
+    const files = collectSources();
+    const h = createHash('sha256').update(`circom2@${CIRCOM_VERSION}\0`);
+    for (const path of [...files.keys()].sort()) h.update(path).update('\0').update(files.get(path)!).update('\0');
+    sourcesCache = { files, digest: h.digest('hex') };
+  }
+  return sourcesCache;
+}
+
+export function sourcesHash(shape: Shape): string {
+  return createHash('sha256').update(sources().digest).update(mainSource(shape)).digest('hex');
+}
+
+export function compiledPaths(shape: Shape, dataDir: string): CompiledCircuit {
+  const hash = sourcesHash(shape);
+  const dir = join(dataDir, 'circuits', shape.name, hash.slice(0, 16));
+  return { shape, dir, r1cs: join(dir, 'main.r1cs'), wasm: join(dir, 'main_js', 'main.wasm'), sourcesHash: hash };
+}
+
+function runCircom(cwd: string): Promise<void> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(
+      process.execPath,
+      [CIRCOM_CLI, 'main.circom', '--r1cs', '--wasm', '--O2', '-l', '.', '-o', '.'],
+      {
+        cwd,
+        stdio: ['ignore', 'pipe', 'pipe'],
+      },
+    );
+    let out = '';
+    child.stdout.on('data', (d: Buffer) => (out += d.toString()));
+    child.stderr.on('data', (d: Buffer) => (out += d.toString()));
+    child.on('error', reject);
+    child.on('exit', (code) => {
+      // circom colours its output; keep the log readable.
+      const text = out.replace(/\x1b\[[0-9;]*m/g, '').trim();
+      if (code === 0 && existsSync(join(cwd, 'main.r1cs'))) resolve();
+      else reject(new CompileError(`circom failed (exit ${code}): ${text.slice(-2000)}`));
+    });
+  });
+}
+
+const inFlight = new Map<string, Promise<CompiledCircuit>>();
+
+/** The compiled circuit of `shape`, compiling it first if the cache has no build of these sources. */
+export function compileShape(shape: Shape, dataDir: string): Promise<CompiledCircuit> {
+  const target = compiledPaths(shape, dataDir);
+  if (existsSync(target.r1cs) && existsSync(target.wasm)) return Promise.resolve(target);
+  let p = inFlight.get(target.dir);
+  if (!p) {
+    p = (async () => {
+      // Build in a private folder, then rename: a crash never leaves a half-written cache entry.
+      const tmp = `${target.dir}.tmp-${process.pid}-${Date.now()}`;
+      mkdirSync(tmp, { recursive: true });
+      try {
+        for (const [path, content] of sources().files) {
+          mkdirSync(dirname(join(tmp, path)), { recursive: true });
+          writeFileSync(join(tmp, path), content);
+        }
+        writeFileSync(join(tmp, 'main.circom'), mainSource(shape));
+        await runCircom(tmp);
+        for (const entry of readdirSync(tmp)) {
+          if (entry !== 'main.r1cs' && entry !== 'main_js') rmSync(join(tmp, entry), { recursive: true, force: true });
+        }
+        if (!existsSync(target.dir)) renameSync(tmp, target.dir);
+        return target;
+      } finally {
+        rmSync(tmp, { recursive: true, force: true });
+        inFlight.delete(target.dir);
+      }
+    })();
+    inFlight.set(target.dir, p);
+  }
+  return p;
+}

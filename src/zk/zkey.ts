@@ -1,0 +1,90 @@
+// The snarkjs .zkey container (iden3 "binfile"): magic "zkey", version 1, then sections of
+// (id u32, size u64, bytes). Written to a temporary file, synced and renamed, so a crash never
+// leaves a truncated key where a good one is expected.
+import { open, rename, unlink } from 'node:fs/promises';
+import { AppError } from '../errors.js';
+
+export class ZkeyFormatError extends AppError {
+  readonly kind = 'zkey_format';
+}
+
+/** Section id → its content as consecutive buffers. */
+export type ZkeySections = Record<number, Buffer[]>;
+
+export async function writeZkey(path: string, sections: ZkeySections): Promise<void> {
+  const tmp = `${path}.tmp-${process.pid}-${Date.now()}`;
+  const fh = await open(tmp, 'w');
+  try {
+    const ids = Object.keys(sections).map(Number);
+    const head = Buffer.alloc(12);
+    head.write('zkey', 0, 'latin1');
+    head.writeUInt32LE(1, 4);
+    head.writeUInt32LE(ids.length, 8);
+    await fh.write(head);
+    for (const id of ids) {
+      const parts = sections[id]!;
+      const size = parts.reduce((a, b) => a + b.length, 0);
+      const sh = Buffer.alloc(12);
+      sh.writeUInt32LE(id, 0);
+      sh.writeBigUInt64LE(BigInt(size), 4);
+      await fh.write(sh);
+      for (const part of parts) if (part.length > 0) await fh.write(part);
+    }
+    await fh.sync();
+  } catch (e) {
+    await fh.close();
+    await unlink(tmp).catch(() => {});
+    throw e;
+  }
+  await fh.close();
+  await rename(tmp, path);
+}
+
+export interface ZkeyHeader {
+  protocol: number;
+  nVars: number;
+  nPublic: number;
+  domainSize: number;
+  /** Number of A/B coefficients (section 4). */
+  nCoefs: number;
+}
+
+/** Reads a Groth16 zkey's header fields (for checking an imported key against its circuit). */
+export async function readZkeyHeader(path: string): Promise<ZkeyHeader> {
+  const fh = await open(path, 'r');
+  try {
+    const read = async (pos: number, len: number) => {
+      const b = Buffer.alloc(len);
+      const { bytesRead } = await fh.read(b, 0, len, pos);
+      if (bytesRead !== len) throw new ZkeyFormatError(`${path}: truncated zkey`);
+      return b;
+    };
+    const head = await read(0, 12);
+    if (head.toString('latin1', 0, 4) !== 'zkey') throw new ZkeyFormatError(`${path} is not a zkey file (bad magic)`);
+    const n = head.readUInt32LE(8);
+    const where = new Map<number, { pos: number; size: number }>();
+    let pos = 12;
+    for (let i = 0; i < n; i++) {
+      const sh = await read(pos, 12);
+      const size = Number(sh.readBigUInt64LE(4));
+      where.set(sh.readUInt32LE(0), { pos: pos + 12, size });
+      pos += 12 + size;
+    }
+    const s1 = where.get(1);
+    const s2 = where.get(2);
+    const s4 = where.get(4);
+    if (!s1 || !s2 || !s4) throw new ZkeyFormatError(`${path}: missing zkey sections`);
+    const protocol = (await read(s1.pos, 4)).readUInt32LE(0);
+    if (protocol !== 1) throw new ZkeyFormatError(`${path}: not a Groth16 zkey (protocol ${protocol})`);
+    const g = await read(s2.pos, 84);
+    return {
+      protocol,
+      nVars: g.readUInt32LE(72),
+      nPublic: g.readUInt32LE(76),
+      domainSize: g.readUInt32LE(80),
+      nCoefs: (await read(s4.pos, 4)).readUInt32LE(0),
+    };
+  } finally {
+    await fh.close();
+  }
+}
