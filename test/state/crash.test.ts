@@ -13,7 +13,9 @@ const BATCH = 400;
 test('a process killed mid-batch leaves the last committed state, consistent and usable', async () => {
   const dir = tempDir('zkgate-crash-');
   try {
-    const child = spawn(process.execPath, ['--import', 'tsx', CHILD, dir, String(BATCH)], { stdio: ['ignore', 'pipe', 'inherit'] });
+    const child = spawn(process.execPath, ['--import', 'tsx', CHILD, dir, String(BATCH)], {
+      stdio: ['ignore', 'pipe', 'inherit'],
+    });
     let out = '';
     await new Promise<void>((resolve, reject) => {
       child.stdout!.on('data', (d: Buffer) => {

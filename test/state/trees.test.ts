@@ -32,7 +32,8 @@ const assertLeafProof = (p: LeafProof) => assert.equal(rootFromPath(p.leaf, p.le
 function assertNonInclusion(p: NonInclusionProof, version: 1 | 2): void {
   const low = p.lowElement;
   assert.ok(low.value < p.address && p.address < low.nextValue, 'low < address < next');
-  const leaf = version === 1 ? poseidon([low.value, BigInt(low.nextIndex), low.nextValue]) : poseidon([low.value, low.nextValue]);
+  const leaf =
+    version === 1 ? poseidon([low.value, BigInt(low.nextIndex), low.nextValue]) : poseidon([low.value, low.nextValue]);
   assert.equal(rootFromPath(leaf, low.index, p.pathElements), p.root);
 }
 
@@ -68,9 +69,18 @@ describe('empty trees match the spec', () => {
   });
 
   test('registering twice or with a bad height is refused', () => {
-    assert.throws(() => store.registerTree({ pubkey: 'smtV1', kind: 'state', version: 1 }), (e: unknown) => e instanceof StateError && e.kind === 'tree_exists');
-    assert.throws(() => store.registerTree({ pubkey: 'x', kind: 'state', version: 1, height: 41 }), /height must be 1 to 40/);
-    assert.throws(() => store.stateTree('nope'), (e: unknown) => e instanceof StateError && e.kind === 'tree_not_found');
+    assert.throws(
+      () => store.registerTree({ pubkey: 'smtV1', kind: 'state', version: 1 }),
+      (e: unknown) => e instanceof StateError && e.kind === 'tree_exists',
+    );
+    assert.throws(
+      () => store.registerTree({ pubkey: 'x', kind: 'state', version: 1, height: 41 }),
+      /height must be 1 to 40/,
+    );
+    assert.throws(
+      () => store.stateTree('nope'),
+      (e: unknown) => e instanceof StateError && e.kind === 'tree_not_found',
+    );
     assert.throws(() => store.stateTree('amtV1'), /is an address tree/);
   });
 });
@@ -133,7 +143,10 @@ describe('state tree', () => {
     store.registerTree({ pubkey: 'tiny', kind: 'state', version: 1, height: 2 });
     const t = store.stateTree('tiny');
     t.append([1n, 2n, 3n]);
-    assert.throws(() => t.append([4n, 5n]), (e: unknown) => e instanceof StateError && e.kind === 'tree_full');
+    assert.throws(
+      () => t.append([4n, 5n]),
+      (e: unknown) => e instanceof StateError && e.kind === 'tree_full',
+    );
     assert.equal(t.info().nextIndex, 3);
   });
 });
@@ -152,11 +165,20 @@ describe('address tree', () => {
       assertNonInclusion(t.nonInclusionProof((1n << 200n) + 1n), version);
       assertNonInclusion(t.nonInclusionProof(5n), version);
       for (const bad of [30n, 0n, HIGHEST_ADDRESS_PLUS_ONE]) {
-        assert.throws(() => t.nonInclusionProof(bad), (e: unknown) => e instanceof StateError && e.kind === 'address_exists');
+        assert.throws(
+          () => t.nonInclusionProof(bad),
+          (e: unknown) => e instanceof StateError && e.kind === 'address_exists',
+        );
       }
-      assert.throws(() => t.insert([1n << 248n]), (e: unknown) => e instanceof StateError && e.kind === 'address_out_of_range');
+      assert.throws(
+        () => t.insert([1n << 248n]),
+        (e: unknown) => e instanceof StateError && e.kind === 'address_out_of_range',
+      );
       const before = t.info();
-      assert.throws(() => t.insert([7n, 8n, 7n]), (e: unknown) => e instanceof StateError && e.kind === 'address_exists');
+      assert.throws(
+        () => t.insert([7n, 8n, 7n]),
+        (e: unknown) => e instanceof StateError && e.kind === 'address_exists',
+      );
       assert.deepEqual(t.info(), before, 'a failed batch changes nothing');
       assert.ok(!t.has(7n));
     });
@@ -181,13 +203,24 @@ test('persistence: reopening gives the same roots, paths and elements', async ()
   s.registerTree({ pubkey: 'ad', kind: 'address', version: 2 });
   s.stateTree('st').append([11n, 22n, 33n]);
   s.addressTree('ad').insert([5n, 500n]);
-  const before = { st: s.info('st'), ad: s.info('ad'), path: s.stateTree('st').proofByIndex(1), non: s.addressTree('ad').nonInclusionProof(50n) };
+  const before = {
+    st: s.info('st'),
+    ad: s.info('ad'),
+    path: s.stateTree('st').proofByIndex(1),
+    non: s.addressTree('ad').nonInclusionProof(50n),
+  };
   await s.close();
   const again = await TreeStore.open(dir);
   assert.deepEqual(again.info('st'), before.st);
   assert.deepEqual(again.info('ad'), before.ad);
   assert.deepEqual(again.stateTree('st').proofByIndex(1), before.path);
   assert.deepEqual(again.addressTree('ad').nonInclusionProof(50n), before.non);
-  assert.deepEqual(again.listTrees().map((t) => t.pubkey).sort(), ['ad', 'st']);
+  assert.deepEqual(
+    again
+      .listTrees()
+      .map((t) => t.pubkey)
+      .sort(),
+    ['ad', 'st'],
+  );
   await again.close();
 });

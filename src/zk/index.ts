@@ -1,0 +1,40 @@
+// The validity-proof core: hashing, circuits, keys, proofs. See the modules for details.
+import { closeSetupWorkers } from './setup/dev-setup.js';
+
+export * from './field.js';
+export { loadPoseidon, poseidon } from './poseidon.js';
+export { hashToBn254, hashToBn254Field, hashvToBn254 } from './hash-to-field.js';
+export { publicInputHash, twoInputsHashChain } from './hash-chain.js';
+export { compressedAccountHash, deriveAddressV1, deriveAddressV2 } from './account.js';
+export { base58ToBigInt, bigIntToBase58, decodeBase58, encodeBase58 } from './base58.js';
+export { SHAPES, findShape, shapeByName, publicInputNames, type Shape, type CircuitFamily } from './shapes.js';
+export { compileShape, sourcesHash } from './compile.js';
+export {
+  KeyStore,
+  KeyError,
+  DEFAULT_DEV_SEED,
+  solanaVerifyingKey,
+  type KeyEntry,
+  type KeyListing,
+  type ProvingKey,
+} from './keys.js';
+export {
+  circuitInputs,
+  publicInputs,
+  type CircuitInputs,
+  type InclusionWitness,
+  type NonInclusionWitness,
+} from './inputs.js';
+export { proveWithSnarkjs, ProofGenerationError, type ProofResult } from './prove.js';
+export * from './proof-format.js';
+export { verifyGroth16, type SnarkjsVerificationKey } from './verify.js';
+export { devSetup, deriveToxicWaste, rootOfUnity } from './setup/dev-setup.js';
+
+/** Stops the worker threads of the setup and of snarkjs' curve so the process can exit. */
+export async function shutdownZk(): Promise<void> {
+  await closeSetupWorkers();
+  // snarkjs shares one multi-threaded curve per process (ffjavascript caches it on globalThis);
+  // its terminate() also clears that cache, so a later proof builds a fresh one.
+  const curve = (globalThis as { curve_bn128?: { terminate(): Promise<void> } | null }).curve_bn128;
+  await curve?.terminate();
+}

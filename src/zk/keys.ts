@@ -1,0 +1,267 @@
+// Proving keys in the data dir: a manifest (shape → files, sha256, setup kind, circuit sources
+// hash) and the files it names. Dev keys are built on demand by the deterministic setup; real keys
+// from a snarkjs phase-2 ceremony are imported and checked against the compiled circuit.
+import { createHash } from 'node:crypto';
+import { createReadStream, existsSync, mkdirSync, readFileSync } from 'node:fs';
+import { copyFile, rename, rm } from 'node:fs/promises';
+import { join } from 'node:path';
+import * as snarkjs from 'snarkjs';
+import { AppError } from '../errors.js';
+import { writeFileAtomic } from '../util/atomic-file.js';
+import { compileShape, sourcesHash, type CompiledCircuit } from './compile.js';
+import { bigIntToBytes32 } from './field.js';
+import { parseR1cs } from './r1cs.js';
+import { devSetup, type Progress } from './setup/dev-setup.js';
+import { SHAPES, shapeByName, type Shape } from './shapes.js';
+import type { SnarkjsVerificationKey } from './verify.js';
+import { vkG1, vkG2 } from './verify.js';
+import { readZkeyHeader } from './zkey.js';
+
+export class KeyError extends AppError {
+  constructor(
+    readonly kind: 'key_missing' | 'key_mismatch' | 'key_import_failed',
+    message: string,
+  ) {
+    super(message);
+  }
+}
+
+export type SetupKind = 'dev' | 'imported';
+
+export interface KeyEntry {
+  shape: string;
+  setup: SetupKind;
+  zkey: string;
+  vk: string;
+  sha256: string;
+  sourcesHash: string;
+  nPublic: number;
+  nVars: number;
+  domainSize: number;
+  createdAt: string;
+}
+
+export type KeyStatus = 'ready' | 'missing' | 'stale';
+
+export interface KeyListing {
+  shape: string;
+  status: KeyStatus;
+  setup?: SetupKind;
+  sha256?: string;
+}
+
+/** Everything a prover needs for one shape. */
+export interface ProvingKey {
+  shape: Shape;
+  entry: KeyEntry;
+  zkeyPath: string;
+  wasmPath: string;
+  vk: SnarkjsVerificationKey;
+}
+
+/** Seed of the dev setup when none is configured: public, hence dev keys are insecure. */
+export const DEFAULT_DEV_SEED = 'zkgate-insecure-dev-seed';
+
+function sha256File(path: string): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const h = createHash('sha256');
+    createReadStream(path)
+      .on('data', (d) => h.update(d))
+      .on('end', () => resolve(h.digest('hex')))
+      .on('error', reject);
+  });
+}
+
+export class KeyStore {
+  readonly dir: string;
+  private readonly manifestPath: string;
+  private readonly building = new Map<string, Promise<ProvingKey>>();
+
+  constructor(
+    readonly dataDir: string,
+    private readonly seed: string = DEFAULT_DEV_SEED,
+  ) {
+    this.dir = join(dataDir, 'keys');
+    this.manifestPath = join(this.dir, 'manifest.json');
+  }
+
+  manifest(): Record<string, KeyEntry> {
+    if (!existsSync(this.manifestPath)) return {};
+    return JSON.parse(readFileSync(this.manifestPath, 'utf8')) as Record<string, KeyEntry>;
+  }
+
+  private async record(entry: KeyEntry): Promise<void> {
+    mkdirSync(this.dir, { recursive: true });
+    const m = this.manifest();
+    m[entry.shape] = entry;
+    await writeFileAtomic(this.manifestPath, JSON.stringify(m, null, 2) + '\n');
+  }
+
+  status(shape: Shape, entry: KeyEntry | undefined = this.manifest()[shape.name]): KeyStatus {
+    if (!entry || !existsSync(join(this.dir, entry.zkey))) return 'missing';
+    return entry.sourcesHash === sourcesHash(shape) ? 'ready' : 'stale';
+  }
+
+  list(): KeyListing[] {
+    const m = this.manifest();
+    return SHAPES.map((shape) => {
+      const entry = m[shape.name];
+      const status = this.status(shape, entry);
+      return status === 'missing'
+        ? { shape: shape.name, status }
+        : { shape: shape.name, status, setup: entry!.setup, sha256: entry!.sha256 };
+    });
+  }
+
+  private async load(shape: Shape, entry: KeyEntry, circuit?: CompiledCircuit): Promise<ProvingKey> {
+    const compiled = circuit ?? (await compileShape(shape, this.dataDir));
+    const vk = JSON.parse(readFileSync(join(this.dir, entry.vk), 'utf8')) as SnarkjsVerificationKey;
+    return { shape, entry, zkeyPath: join(this.dir, entry.zkey), wasmPath: compiled.wasm, vk };
+  }
+
+  /** The shape's key, building a dev key first if there is none (or it is for older sources). */
+  ensure(name: string, progress?: Progress): Promise<ProvingKey> {
+    const shape = shapeByName(name);
+    const entry = this.manifest()[shape.name];
+    const status = this.status(shape, entry);
+    if (status === 'ready' || (status === 'stale' && entry!.setup === 'imported')) return this.load(shape, entry!);
+    return this.build(name, progress);
+  }
+
+  /** (Re)builds the dev key of a shape: compile if needed, deterministic setup, vk export. */
+  build(name: string, progress?: Progress): Promise<ProvingKey> {
+    const shape = shapeByName(name);
+    let p = this.building.get(shape.name);
+    if (!p) {
+      p = (async () => {
+        try {
+          progress?.('compile', 0, 1);
+          const circuit = await compileShape(shape, this.dataDir);
+          mkdirSync(this.dir, { recursive: true });
+          const zkey = `${shape.name}.zkey`;
+          const info = await devSetup(circuit.r1cs, join(this.dir, zkey), {
+            seed: this.seed,
+            label: shape.name,
+            progress,
+          });
+          const entry = await this.finish(shape, zkey, 'dev', circuit.sourcesHash, info);
+          return this.load(shape, entry, circuit);
+        } finally {
+          this.building.delete(shape.name);
+        }
+      })();
+      this.building.set(shape.name, p);
+    }
+    return p;
+  }
+
+  private async finish(
+    shape: Shape,
+    zkey: string,
+    setup: SetupKind,
+    hash: string,
+    info: { nPublic: number; nVars: number; domainSize: number },
+  ): Promise<KeyEntry> {
+    const vkJson = await snarkjs.zKey.exportVerificationKey(join(this.dir, zkey));
+    const vk = `${shape.name}.vk.json`;
+    await writeFileAtomic(join(this.dir, vk), JSON.stringify(vkJson, null, 1) + '\n');
+    const entry: KeyEntry = {
+      shape: shape.name,
+      setup,
+      zkey,
+      vk,
+      sha256: await sha256File(join(this.dir, zkey)),
+      sourcesHash: hash,
+      nPublic: info.nPublic,
+      nVars: info.nVars,
+      domainSize: info.domainSize,
+      createdAt: new Date().toISOString(),
+    };
+    await this.record(entry);
+    return entry;
+  }
+
+  /**
+   * Imports a .zkey from a snarkjs phase-2 ceremony for `name`, after checking it was made for
+   * this circuit (same wires, public inputs, domain and coefficient count as our compilation).
+   */
+  async import(name: string, file: string): Promise<KeyEntry> {
+    const shape = shapeByName(name);
+    const circuit = await compileShape(shape, this.dataDir);
+    let header;
+    try {
+      header = await readZkeyHeader(file);
+    } catch (e) {
+      throw new KeyError('key_import_failed', `cannot import ${file}: ${(e as Error).message}`);
+    }
+    const { header: r1cs, constraints } = parseR1cs(readFileSync(circuit.r1cs));
+    const nPublic = r1cs.nPubOut + r1cs.nPubIn;
+    const domainSize = 2 ** (Math.floor(Math.log2(r1cs.nConstraints + nPublic)) + 1);
+    const expectedCoefs = countAbTerms(constraints, r1cs.nConstraints, r1cs.n8) + nPublic + 1;
+    const mismatch: string[] = [];
+    if (header.nVars !== r1cs.nWires) mismatch.push(`wires ${header.nVars} ≠ ${r1cs.nWires}`);
+    if (header.nPublic !== nPublic) mismatch.push(`public inputs ${header.nPublic} ≠ ${nPublic}`);
+    if (header.domainSize !== domainSize) mismatch.push(`domain ${header.domainSize} ≠ ${domainSize}`);
+    if (header.nCoefs !== expectedCoefs) mismatch.push(`coefficients ${header.nCoefs} ≠ ${expectedCoefs}`);
+    if (mismatch.length > 0) {
+      throw new KeyError(
+        'key_mismatch',
+        `${file} was not made for ${shape.name} as zkgate compiles it: ${mismatch.join(', ')}`,
+      );
+    }
+    mkdirSync(this.dir, { recursive: true });
+    const zkey = `${shape.name}.zkey`;
+    const tmp = join(this.dir, `${zkey}.import-${process.pid}`);
+    await copyFile(file, tmp);
+    await rename(tmp, join(this.dir, zkey)).catch(async (e) => {
+      await rm(tmp, { force: true });
+      throw e;
+    });
+    return this.finish(shape, zkey, 'imported', circuit.sourcesHash, header);
+  }
+
+  async verificationKey(name: string): Promise<SnarkjsVerificationKey> {
+    return (await this.ensure(name)).vk;
+  }
+}
+
+function countAbTerms(constraints: Buffer, nConstraints: number, n8: number): number {
+  let pos = 0;
+  let count = 0;
+  for (let c = 0; c < nConstraints; c++) {
+    for (let m = 0; m < 3; m++) {
+      const n = constraints.readUInt32LE(pos);
+      if (m < 2) count += n;
+      pos += 4 + n * (4 + n8);
+    }
+  }
+  return count;
+}
+
+/**
+ * The byte layout Solana's groth16 verifiers take (groth16-solana's Groth16Verifyingkey): G1 as
+ * x ‖ y, G2 as x.c1 ‖ x.c0 ‖ y.c1 ‖ y.c0, all big-endian; as JSON arrays of byte values.
+ */
+export function solanaVerifyingKey(vk: SnarkjsVerificationKey): Record<string, unknown> {
+  const g1 = (v: string[]) => {
+    const p = vkG1(v);
+    return [...bigIntToBytes32(p.x), ...bigIntToBytes32(p.y)];
+  };
+  const g2 = (v: string[][]) => {
+    const p = vkG2(v);
+    return [
+      ...bigIntToBytes32(p.x.c1),
+      ...bigIntToBytes32(p.x.c0),
+      ...bigIntToBytes32(p.y.c1),
+      ...bigIntToBytes32(p.y.c0),
+    ];
+  };
+  return {
+    nr_pubinputs: vk.nPublic,
+    vk_alpha_g1: g1(vk.vk_alpha_1),
+    vk_beta_g2: g2(vk.vk_beta_2),
+    vk_gamme_g2: g2(vk.vk_gamma_2),
+    vk_delta_g2: g2(vk.vk_delta_2),
+    vk_ic: vk.IC.map(g1),
+  };
+}
