@@ -4,6 +4,7 @@ import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { AppError } from './errors.js';
+import { DEFAULT_DEV_SEED } from './zk/dev-seed.js';
 
 export const LOG_LEVELS = ['debug', 'info', 'warn', 'error', 'silent'] as const;
 export type LogLevel = (typeof LOG_LEVELS)[number];
@@ -21,6 +22,7 @@ export interface Config {
   proverUrl: string;
   shutdownTimeoutMs: number;
   logLevel: LogLevel;
+  devKeySeed: string;
 }
 
 type Kind = 'string' | 'port' | 'count' | 'list' | 'level';
@@ -81,6 +83,12 @@ export const OPTIONS: readonly OptionSpec[] = [
     help: 'on SIGTERM/SIGINT, how long in-flight requests may take to finish',
   },
   { key: 'logLevel', kind: 'level', default: 'info', help: `log level: ${LOG_LEVELS.join(', ')}` },
+  {
+    key: 'devKeySeed',
+    kind: 'string',
+    default: DEFAULT_DEV_SEED,
+    help: 'seed of the deterministic dev key setup (dev keys are insecure whatever the seed)',
+  },
 ];
 
 export class ConfigError extends AppError {
@@ -227,6 +235,7 @@ export function helpText(version: string): string {
     '',
     'Usage:',
     '  zkgate start [options]     start the gateway (JSON-RPC adapter + gRPC prover service)',
+    '  zkgate keys --help         list, build, import and export proving keys',
     '  zkgate --help | --version',
     '',
     'Options (flag, environment variable, meaning); precedence: defaults < --config FILE < env < flags:',

@@ -1,7 +1,9 @@
 #!/usr/bin/env node
 // zkgate's command line: `zkgate start` runs the gateway until SIGTERM/SIGINT.
 import { ConfigError, helpText, parseCommandLine, resolveConfig } from './config.js';
+import { AppError } from './errors.js';
 import { startGateway, type Gateway } from './gateway.js';
+import { keysCommand } from './keys-command.js';
 import { createLogger, type Logger } from './obs/log.js';
 import { VERSION } from './version.js';
 
@@ -61,6 +63,7 @@ function installProcessHandlers(log: Logger, gateway: Gateway): void {
 }
 
 async function main(argv: string[]): Promise<number | undefined> {
+  if (argv[0] === 'keys') return keysCommand(argv.slice(1));
   const cli = parseCommandLine(argv);
   if (cli.version) {
     process.stdout.write(`zkgate ${VERSION}\n`);
@@ -89,6 +92,11 @@ async function main(argv: string[]): Promise<number | undefined> {
   return undefined; // keep running
 }
 
+// `zkgate keys list | head` closes stdout early: that is not an error.
+process.stdout.on('error', (e: NodeJS.ErrnoException) => {
+  if (e.code === 'EPIPE') process.exit(0);
+});
+
 main(process.argv.slice(2)).then(
   (code) => {
     if (code !== undefined) process.exitCode = code;
@@ -97,6 +105,9 @@ main(process.argv.slice(2)).then(
     if (e instanceof ConfigError) {
       process.stderr.write(`zkgate: ${e.message}\n`);
       process.exitCode = 2;
+    } else if (e instanceof AppError) {
+      process.stderr.write(`zkgate: ${e.message}\n`);
+      process.exitCode = 1;
     } else {
       const err = e as NodeJS.ErrnoException;
       process.stderr.write(`zkgate: failed to start: ${err?.message ?? String(e)}\n`);

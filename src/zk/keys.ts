@@ -8,6 +8,7 @@ import { join } from 'node:path';
 import * as snarkjs from 'snarkjs';
 import { AppError } from '../errors.js';
 import { writeFileAtomic } from '../util/atomic-file.js';
+import { DEFAULT_DEV_SEED } from './dev-seed.js';
 import { compileShape, sourcesHash, type CompiledCircuit } from './compile.js';
 import { bigIntToBytes32 } from './field.js';
 import { parseR1cs } from './r1cs.js';
@@ -59,8 +60,7 @@ export interface ProvingKey {
   vk: SnarkjsVerificationKey;
 }
 
-/** Seed of the dev setup when none is configured: public, hence dev keys are insecure. */
-export const DEFAULT_DEV_SEED = 'zkgate-insecure-dev-seed';
+export { DEFAULT_DEV_SEED };
 
 function sha256File(path: string): Promise<string> {
   return new Promise((resolve, reject) => {
