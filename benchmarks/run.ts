@@ -1,5 +1,6 @@
 // npm run bench [-- scenario ...]: runs the named scenarios (all when none) and prints measured figures.
 import { adapterScenario } from './scenarios/adapter.js';
+import { zkScenario } from './scenarios/zk.js';
 
 interface Scenario {
   name: string;
@@ -7,7 +8,7 @@ interface Scenario {
   run(): Promise<void>;
 }
 
-const SCENARIOS: Scenario[] = [adapterScenario];
+const SCENARIOS: Scenario[] = [adapterScenario, zkScenario];
 
 const wanted = process.argv.slice(2).filter((a) => !a.startsWith('-'));
 const unknown = wanted.filter((w) => !SCENARIOS.some((s) => s.name === w));

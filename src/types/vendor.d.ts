@@ -9,6 +9,7 @@ declare module 'circomlibjs' {
     F: WasmField;
   }
   export function buildPoseidon(): Promise<Poseidon>;
+  export function buildPoseidonReference(): Promise<Poseidon>;
 }
 
 declare module 'ffjavascript' {

@@ -1,12 +1,13 @@
-// Crash-safe small-file writes: a reader sees the old content or the new, never a torn file.
-import { open, rename, unlink } from 'node:fs/promises';
+// Crash-safe file writes: a reader sees the old content or the new, never a torn file.
+import { open, rename, unlink, type FileHandle } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
 
-export async function writeFileAtomic(path: string, data: string | Uint8Array, mode = 0o644): Promise<void> {
+/** Writes through `write` into a temporary file, syncs it, renames it over `path`, syncs the folder. */
+export async function writeAtomic(path: string, write: (fh: FileHandle) => Promise<void>, mode = 0o644): Promise<void> {
   const tmp = join(dirname(path), `.${basename(path)}.${process.pid}.${Date.now()}.tmp`);
   const fh = await open(tmp, 'w', mode);
   try {
-    await fh.writeFile(data);
+    await write(fh);
     await fh.sync();
   } catch (e) {
     await fh.close();
@@ -15,7 +16,6 @@ export async function writeFileAtomic(path: string, data: string | Uint8Array, m
   }
   await fh.close();
   await rename(tmp, path);
-  // Make the rename itself durable.
   const dir = await open(dirname(path), 'r');
   try {
     await dir.sync();
@@ -23,3 +23,6 @@ export async function writeFileAtomic(path: string, data: string | Uint8Array, m
     await dir.close();
   }
 }
+
+export const writeFileAtomic = (path: string, data: string | Uint8Array, mode = 0o644): Promise<void> =>
+  writeAtomic(path, (fh) => fh.writeFile(data), mode);

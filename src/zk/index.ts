@@ -20,6 +20,8 @@ export {
 } from './keys.js';
 export {
   circuitInputs,
+  inclusionWitness,
+  nonInclusionWitness,
   publicInputs,
   type CircuitInputs,
   type InclusionWitness,

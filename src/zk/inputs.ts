@@ -26,6 +26,35 @@ export interface NonInclusionWitness {
   pathElements: readonly bigint[];
 }
 
+/** From a state-tree proof (src/state LeafProof). */
+export const inclusionWitness = (p: {
+  root: bigint;
+  leaf: bigint;
+  leafIndex: number;
+  pathElements: readonly bigint[];
+}): InclusionWitness => ({
+  root: p.root,
+  leaf: p.leaf,
+  pathIndex: p.leafIndex,
+  pathElements: p.pathElements,
+});
+
+/** From an address-tree non-inclusion proof (src/state NonInclusionProof). */
+export const nonInclusionWitness = (p: {
+  root: bigint;
+  address: bigint;
+  lowElement: { index: number; value: bigint; nextIndex: number; nextValue: bigint };
+  pathElements: readonly bigint[];
+}): NonInclusionWitness => ({
+  root: p.root,
+  value: p.address,
+  lowValue: p.lowElement.value,
+  nextValue: p.lowElement.nextValue,
+  nextIndex: p.lowElement.nextIndex,
+  pathIndex: p.lowElement.index,
+  pathElements: p.pathElements,
+});
+
 export type CircuitInputs = Record<string, string | string[] | string[][]>;
 
 const dec = (v: bigint | number) => v.toString();

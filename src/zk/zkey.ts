@@ -1,8 +1,9 @@
 // The snarkjs .zkey container (iden3 "binfile"): magic "zkey", version 1, then sections of
-// (id u32, size u64, bytes). Written to a temporary file, synced and renamed, so a crash never
-// leaves a truncated key where a good one is expected.
-import { open, rename, unlink } from 'node:fs/promises';
+// (id u32, size u64, bytes). Written atomically, so a crash never leaves a truncated key where a
+// good one is expected.
+import { open } from 'node:fs/promises';
 import { AppError } from '../errors.js';
+import { writeAtomic } from '../util/atomic-file.js';
 
 export class ZkeyFormatError extends AppError {
   readonly kind = 'zkey_format';
@@ -11,10 +12,8 @@ export class ZkeyFormatError extends AppError {
 /** Section id → its content as consecutive buffers. */
 export type ZkeySections = Record<number, Buffer[]>;
 
-export async function writeZkey(path: string, sections: ZkeySections): Promise<void> {
-  const tmp = `${path}.tmp-${process.pid}-${Date.now()}`;
-  const fh = await open(tmp, 'w');
-  try {
+export function writeZkey(path: string, sections: ZkeySections): Promise<void> {
+  return writeAtomic(path, async (fh) => {
     const ids = Object.keys(sections).map(Number);
     const head = Buffer.alloc(12);
     head.write('zkey', 0, 'latin1');
@@ -30,14 +29,7 @@ export async function writeZkey(path: string, sections: ZkeySections): Promise<v
       await fh.write(sh);
       for (const part of parts) if (part.length > 0) await fh.write(part);
     }
-    await fh.sync();
-  } catch (e) {
-    await fh.close();
-    await unlink(tmp).catch(() => {});
-    throw e;
-  }
-  await fh.close();
-  await rename(tmp, path);
+  });
 }
 
 export interface ZkeyHeader {

@@ -13,7 +13,9 @@ import { TreeStore } from '../../src/state/index.js';
 import {
   circuitInputs,
   decompressProof,
+  inclusionWitness,
   KeyStore,
+  nonInclusionWitness,
   proveWithSnarkjs,
   publicInputs,
   shapeByName,
@@ -25,7 +27,7 @@ import {
   type ProvingKey,
 } from '../../src/zk/index.js';
 import { tempDir } from '../helpers/gateway.js';
-import { inclusionWitness, KEY_CACHE, nonInclusionWitness } from '../helpers/zk.js';
+import { KEY_CACHE } from '../helpers/zk.js';
 
 const keys = new KeyStore(KEY_CACHE);
 let store: TreeStore;
