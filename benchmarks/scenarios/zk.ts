@@ -1,7 +1,8 @@
 // The validity-proof core: Poseidon implementations, dev key setup (cold cache, compile included),
 // snarkjs proving in a warm process vs the snarkjs CLI `groth16 fullprove`, and tree throughput.
 // BENCH_ZK_PARTS=poseidon,setup,prove,trees selects parts; BENCH_ZK_SETUP / BENCH_ZK_PROVE list
-// shapes (comma-separated) to override the defaults; BENCH_TREE_LEAVES sets the big-tree size.
+// shapes (comma-separated) to override the defaults; BENCH_TREE_LEAVES sets the big-tree size;
+// BENCH_ZK_SNARKJS_POWERS times the snarkjs phase-2 route at those powers (slow, opt-in).
 import { execFile } from 'node:child_process';
 import { mkdtempSync, rmSync, statSync, writeFileSync, readdirSync } from 'node:fs';
 import { createRequire } from 'node:module';
@@ -103,9 +104,7 @@ async function benchSetupAndProve(dir: string): Promise<void> {
     }
     table(['shape', 'wires', 'domain', 'seconds', 'zkey MB'], rows);
     console.log(`total for ${setupShapes.length} shapes: ${total.toFixed(1)} s`);
-    console.log(
-      'snarkjs phase-2 route for the same powers: not run here (prepare phase2 alone is 30-40 min at 2^16 on this machine, spec §5: 1,994 s)',
-    );
+    await snarkjsRoute(keys, rows);
   }
   if (!parts.includes('prove')) return;
   const store = await TreeStore.open(join(dir, 'trees'));
@@ -143,6 +142,53 @@ async function benchSetupAndProve(dir: string): Promise<void> {
   }
   table(['shape', 'warm ms', 'CLI fullprove ms', 'CLI/warm'], rows);
   await store.close();
+}
+
+/**
+ * The snarkjs phase-2 route (powers of tau, prepare phase2, groth16 setup, one contribution) for
+ * the first benchmarked shape of each power in BENCH_ZK_SNARKJS_POWERS (e.g. "13"): minutes per
+ * power, 30-40 min at 2^16, hence opt-in.
+ */
+async function snarkjsRoute(keys: KeyStore, rows: string[][]): Promise<void> {
+  const powers = list(process.env.BENCH_ZK_SNARKJS_POWERS, []);
+  if (powers.length === 0) {
+    console.log(
+      'snarkjs phase-2 route: set BENCH_ZK_SNARKJS_POWERS=13 (or 14, 15, 16) to time it beside the dev setup',
+    );
+    return;
+  }
+  for (const power of powers) {
+    const row = rows.find((r) => r[2] === `2^${power}`);
+    if (!row) {
+      console.log(`snarkjs phase-2 route at 2^${power}: no benchmarked shape has that domain`);
+      continue;
+    }
+    const key = await keys.ensure(row[0]!);
+    const r1cs = join(dirname(key.wasmPath), '..', 'main.r1cs');
+    const cwd = mkdtempSync(join(tmpdir(), 'zkgate-bench-ptau-'));
+    const step = async (args: string[]) => {
+      const t = performance.now();
+      await run(process.execPath, [SNARKJS_CLI, ...args], { cwd, maxBuffer: 64 * 1024 * 1024 });
+      return (performance.now() - t) / 1000;
+    };
+    try {
+      const tau =
+        (await step(['powersoftau', 'new', 'bn128', power, 'p0.ptau'])) +
+        (await step(['powersoftau', 'contribute', 'p0.ptau', 'p1.ptau', '--name=bench', '-e=bench']));
+      const prepare = await step(['powersoftau', 'prepare', 'phase2', 'p1.ptau', 'p2.ptau']);
+      const setup =
+        (await step(['groth16', 'setup', r1cs, 'p2.ptau', 'k0.zkey'])) +
+        (await step(['zkey', 'contribute', 'k0.zkey', 'k1.zkey', '--name=bench', '-e=bench']));
+      const totalS = tau + prepare + setup;
+      console.log(
+        `snarkjs phase-2 route, ${row[0]} (2^${power}): powers of tau ${tau.toFixed(1)} s + prepare phase2 ${prepare.toFixed(1)} s + ` +
+          `setup and contribution ${setup.toFixed(1)} s = ${totalS.toFixed(1)} s; dev setup ${row[3]} s (compile included): ` +
+          `${(totalS / Number(row[3])).toFixed(1)}× faster`,
+      );
+    } finally {
+      rmSync(cwd, { recursive: true, force: true });
+    }
+  }
 }
 
 async function benchTrees(dir: string): Promise<void> {
