@@ -217,10 +217,11 @@ export class RpcHttpServer {
 
   private async rpc(req: IncomingMessage, url: string, q: number, note: RequestNote, reqId: string): Promise<Reply> {
     const { keys, limiter, metrics, dispatcher, maxBodyBytes } = this.deps;
+    const presented = queryParam(url, q, 'api-key');
     try {
-      note.keyId = keys.verify(queryParam(url, q, 'api-key'));
+      note.keyId = keys.verify(presented);
     } catch (e) {
-      metrics.authFailures.inc([queryParam(url, q, 'api-key') ? 'invalid' : 'missing']);
+      metrics.authFailures.inc([presented ? 'invalid' : 'missing']);
       throw e;
     }
     this.charge(note.keyId, 1);

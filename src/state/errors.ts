@@ -5,6 +5,7 @@ export type StateErrorKind =
   | 'tree_exists'
   | 'tree_full'
   | 'invalid_tree'
+  | 'invalid_argument'
   | 'leaf_not_found'
   | 'address_exists'
   | 'address_out_of_range';

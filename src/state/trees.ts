@@ -201,7 +201,7 @@ export class StateTree extends Tree {
         if (m.version === 1) updates.set(leafIndex, 0n);
         else {
           if (txHash === undefined)
-            throw new StateError('invalid_tree', 'nullifying a V2 leaf needs the transaction hash');
+            throw new StateError('invalid_argument', 'nullifying a V2 leaf needs the transaction hash');
           updates.set(leafIndex, poseidon([leaf, BigInt(leafIndex), txHash]));
         }
       }

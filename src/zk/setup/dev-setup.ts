@@ -89,24 +89,18 @@ function lagrangeAt(tau: bigint, k: number, indices: number[]): bigint[] {
   return points.map((p, i) => (((factor * p) % R) * inv[i]!) % R);
 }
 
-function scalarsToBytes(values: bigint[]): Uint8Array {
-  const out = new Uint8Array(values.length * 32);
-  values.forEach((v, i) => {
-    let x = v;
-    for (let b = 0; b < 32 && x > 0n; b++) {
-      out[i * 32 + b] = Number(x & 0xffn);
-      x >>= 8n;
-    }
-  });
-  return out;
-}
-
 function writeLE(buf: Buffer, offset: number, v: bigint, n = 32): void {
   let x = v;
   for (let i = 0; i < n; i++) {
     buf[offset + i] = Number(x & 0xffn);
     x >>= 8n;
   }
+}
+
+function scalarsToBytes(values: bigint[]): Uint8Array {
+  const out = Buffer.alloc(values.length * 32);
+  values.forEach((v, i) => writeLE(out, i * 32, v));
+  return out;
 }
 
 let pool: Piscina | undefined;
