@@ -8,6 +8,8 @@ import { DEFAULT_DEV_SEED } from './zk/dev-seed.js';
 
 export const LOG_LEVELS = ['debug', 'info', 'warn', 'error', 'silent'] as const;
 export type LogLevel = (typeof LOG_LEVELS)[number];
+export const ROLES = ['all', 'rpc', 'prover'] as const;
+export type Role = (typeof ROLES)[number];
 
 export interface Config {
   host: string;
@@ -23,9 +25,17 @@ export interface Config {
   shutdownTimeoutMs: number;
   logLevel: LogLevel;
   devKeySeed: string;
+  role: Role;
+  provePort: number;
+  proverApiKey: string;
+  proverThreads: number;
+  proverQueue: number;
+  proofTimeoutMs: number;
+  preloadCircuits: string[];
+  proverMemoryMb: number;
 }
 
-type Kind = 'string' | 'port' | 'count' | 'list' | 'level';
+type Kind = 'string' | 'port' | 'count' | 'list' | 'level' | 'role';
 
 interface OptionSpec {
   key: keyof Config;
@@ -89,6 +99,49 @@ export const OPTIONS: readonly OptionSpec[] = [
     default: DEFAULT_DEV_SEED,
     help: 'seed of the deterministic dev key setup (dev keys are insecure whatever the seed)',
   },
+  {
+    key: 'role',
+    kind: 'role',
+    default: 'all',
+    help: `what this process runs: ${ROLES.join(', ')} (rpc needs --prover-url)`,
+  },
+  {
+    key: 'provePort',
+    kind: 'port',
+    default: 3001,
+    help: 'port of the Light-compatible prover HTTP API (POST /prove, GET /health) of the prover role',
+  },
+  {
+    key: 'proverApiKey',
+    kind: 'string',
+    default: '',
+    help: 'when set, POST /prove needs it as X-API-Key or Authorization: Bearer (as Light does)',
+  },
+  { key: 'proverThreads', kind: 'count', default: 0, help: 'prover worker threads (0 = one per core)' },
+  {
+    key: 'proverQueue',
+    kind: 'count',
+    default: 64,
+    help: 'proofs that may wait for a worker; beyond, requests fail at once with "prover busy"',
+  },
+  {
+    key: 'proofTimeoutMs',
+    kind: 'count',
+    default: 10_000,
+    help: 'per-proof deadline (queue wait, key warm-up and proving)',
+  },
+  {
+    key: 'preloadCircuits',
+    kind: 'list',
+    default: [],
+    help: 'circuit shapes whose keys are built and loaded at start (e.g. v1_inclusion_26_1); "v1" = all V1 shapes',
+  },
+  {
+    key: 'proverMemoryMb',
+    kind: 'count',
+    default: 2048,
+    help: 'per worker: MiB of proving keys kept loaded (least recently used evicted)',
+  },
 ];
 
 export class ConfigError extends AppError {
@@ -131,6 +184,11 @@ function coerce(spec: OptionSpec, raw: unknown, source: string): Config[keyof Co
         throw new ConfigError(`${where}: expected one of ${LOG_LEVELS.join(', ')}, got ${JSON.stringify(raw)}`);
       }
       return raw as LogLevel;
+    case 'role':
+      if (typeof raw !== 'string' || !(ROLES as readonly string[]).includes(raw)) {
+        throw new ConfigError(`${where}: expected one of ${ROLES.join(', ')}, got ${JSON.stringify(raw)}`);
+      }
+      return raw as Role;
   }
 }
 
@@ -222,6 +280,9 @@ export function resolveConfig(
   if (config.maxBodyBytes < 1024) throw new ConfigError('option maxBodyBytes must be at least 1024');
   if (config.rateLimit > 0 && config.rateLimitBurst < 1)
     throw new ConfigError('option rateLimitBurst must be at least 1');
+  if (config.role === 'rpc' && !config.proverUrl)
+    throw new ConfigError('option role "rpc" needs proverUrl (--prover-url host:port of a prover)');
+  if (config.proofTimeoutMs < 1) throw new ConfigError('option proofTimeoutMs must be at least 1');
   return config;
 }
 

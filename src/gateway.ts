@@ -1,9 +1,12 @@
-// The composition root: builds the adapter, the gRPC server and the backends from a Config, and
-// stops them in order. Tests start whole gateways through here on ephemeral ports.
+// The composition root: builds the adapter, the prover role (gRPC services, worker pool, Light's
+// /prove API) and the backends from a Config, and stops them in order. `--role` picks the parts:
+// all (default), rpc (adapter only, prover elsewhere via --prover-url) or prover (no JSON-RPC).
+// Tests start whole gateways through here on ephemeral ports.
 import { mkdir } from 'node:fs/promises';
 import type { Config } from './config.js';
 import { checkHealth, closeHealthClients, startGrpcServer, type GrpcServer } from './grpc/index.js';
 import { HealthRegistry } from './obs/health.js';
+import { ProverClient, startProver, type Prover } from './prover/index.js';
 import type { Logger } from './obs/log.js';
 import { MetricsRegistry, registerProcessMetrics } from './obs/metrics.js';
 import {
@@ -22,6 +25,11 @@ export interface GatewayOptions {
   log: Logger;
   version: string;
   backends?: Backends;
+  /**
+   * Whether role all/prover runs the prover here (default true). Adapter-only tests turn it off,
+   * leaving getValidityProof unconfigured unless `backends` provides one.
+   */
+  embeddedProver?: boolean;
 }
 
 export interface Gateway {
@@ -30,6 +38,10 @@ export interface Gateway {
   readonly rpcPort: number;
   readonly grpcAddress: string;
   readonly proverAddress: string;
+  /** The prover role when this process runs it. */
+  readonly prover?: Prover;
+  /** Port of Light's /prove API when this process serves it. */
+  readonly provePort?: number;
   readonly keys: LoadedKeys;
   readonly health: HealthRegistry;
   /** Graceful stop; resolves true when every in-flight request finished within the shutdown timeout. */
@@ -43,15 +55,56 @@ function connectHost(host: string): string {
   return host.includes(':') ? `[${host}]` : host;
 }
 
-export async function startGateway({ config, log, version, backends = {} }: GatewayOptions): Promise<Gateway> {
+export async function startGateway({
+  config,
+  log,
+  version,
+  backends: given = {},
+  embeddedProver = true,
+}: GatewayOptions): Promise<Gateway> {
   await mkdir(config.dataDir, { recursive: true });
   const keys = await loadApiKeys(config.apiKeys, config.dataDir);
-
-  const grpc: GrpcServer = await startGrpcServer(config.host, config.grpcPort, log);
-  const proverAddress = config.proverUrl || `${connectHost(config.host)}:${grpc.port}`;
-
   const registry = new MetricsRegistry();
   registerProcessMetrics(registry);
+
+  const prover = config.role !== 'rpc' && embeddedProver ? await startProver(config, log, registry) : undefined;
+  let grpc: GrpcServer;
+  try {
+    grpc = await startGrpcServer(config.host, config.grpcPort, log, prover?.grpcServices ?? []);
+    if (prover) await prover.startHttp(config.host);
+  } catch (e) {
+    await grpc!?.close(0);
+    await prover?.close();
+    throw e;
+  }
+  const proverAddress = config.proverUrl || `${connectHost(config.host)}:${grpc.port}`;
+  const client =
+    !given.validityProof && (prover || config.proverUrl)
+      ? new ProverClient(proverAddress, config.proofTimeoutMs + 1000)
+      : undefined;
+  const backends: Backends = { ...given, ...(client ? { validityProof: client } : {}) };
+  const stopProverParts = async (ms: number) => {
+    await grpc.close(ms);
+    client?.close();
+    await prover?.close();
+    closeHealthClients();
+  };
+
+  if (config.role === 'prover') {
+    log.info('prover role started', { grpc: grpc.address, provePort: prover?.provePort });
+    let stopping: Promise<boolean> | undefined;
+    return {
+      rpcUrl: '',
+      rpcPort: 0,
+      grpcAddress: grpc.address,
+      proverAddress,
+      ...(prover ? { prover, provePort: prover.provePort! } : {}),
+      keys,
+      health: new HealthRegistry(),
+      stop: () => (stopping ??= stopProverParts(config.shutdownTimeoutMs).then(() => true)),
+    };
+  }
+
   const metrics = createRpcMetrics(registry);
 
   const health = new HealthRegistry();
@@ -82,7 +135,7 @@ export async function startGateway({ config, log, version, backends = {} }: Gate
   try {
     addr = await server.listen(config.rpcPort, config.host);
   } catch (e) {
-    await grpc.close(0);
+    await stopProverParts(0);
     throw e;
   }
   const rpcUrl = `http://${connectHost(config.host)}:${addr.port}/`;
@@ -92,10 +145,18 @@ export async function startGateway({ config, log, version, backends = {} }: Gate
     (stopping ??= (async () => {
       const started = Date.now();
       const finished = await server.close(config.shutdownTimeoutMs);
-      await grpc.close(Math.max(0, config.shutdownTimeoutMs - (Date.now() - started)));
-      closeHealthClients();
+      await stopProverParts(Math.max(0, config.shutdownTimeoutMs - (Date.now() - started)));
       return finished;
     })());
 
-  return { rpcUrl, rpcPort: addr.port, grpcAddress: grpc.address, proverAddress, keys, health, stop };
+  return {
+    rpcUrl,
+    rpcPort: addr.port,
+    grpcAddress: grpc.address,
+    proverAddress,
+    ...(prover ? { prover, provePort: prover.provePort! } : {}),
+    keys,
+    health,
+    stop,
+  };
 }

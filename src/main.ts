@@ -14,10 +14,22 @@ function banner(g: Gateway, dataDir: string): string {
     k.source === 'configured'
       ? `API keys   ${k.keys.keyIds.length} configured (ids ${k.keys.keyIds.join(', ')})`
       : `API key    ${k.ownKey}  (${k.source === 'generated' ? 'generated now and stored in' : 'stored in'} ${k.file})`;
+  const prove = g.provePort
+    ? [`  /prove     http://${g.grpcAddress.replace(/:\d+$/, '')}:${g.provePort}/prove (Light prover API)`]
+    : [];
+  if (!g.rpcUrl)
+    return [
+      `zkgate ${VERSION} prover is running`,
+      `  gRPC       ${g.grpcAddress}`,
+      ...prove,
+      `  data dir   ${dataDir}`,
+      '',
+    ].join('\n');
   return [
     `zkgate ${VERSION} is running`,
     `  JSON-RPC   ${g.rpcUrl}?api-key=${key}`,
-    `  gRPC       ${g.grpcAddress}`,
+    `  gRPC       ${g.grpcAddress}${g.prover ? '' : `  (prover at ${g.proverAddress})`}`,
+    ...prove,
     `  health     ${g.rpcUrl}health    metrics ${g.rpcUrl}metrics`,
     `  data dir   ${dataDir}`,
     `  ${keyLine}`,

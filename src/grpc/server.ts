@@ -1,5 +1,5 @@
-// The gRPC server of the prover role. Issue-by-issue it gains services (Prover, StateSync); today
-// it serves the standard health service.
+// The gRPC server of the prover role: the standard health service plus the services given (Prover,
+// StateSync), which must be added before the server starts.
 import * as grpc from '@grpc/grpc-js';
 import type { Logger } from '../obs/log.js';
 import { HEALTH_PROTO, HEALTH_SERVICE, HealthService } from './health.js';
@@ -13,10 +13,22 @@ export interface GrpcServer {
   close(timeoutMs: number): Promise<void>;
 }
 
-export async function startGrpcServer(host: string, port: number, log: Logger): Promise<GrpcServer> {
+export interface GrpcServiceSpec {
+  proto: string;
+  service: string;
+  implementation: grpc.UntypedServiceImplementation;
+}
+
+export async function startGrpcServer(
+  host: string,
+  port: number,
+  log: Logger,
+  services: readonly GrpcServiceSpec[] = [],
+): Promise<GrpcServer> {
   const server = new grpc.Server({ 'grpc.max_receive_message_length': 16 * 1024 * 1024 });
   const health = new HealthService();
   server.addService(serviceDefinition(HEALTH_PROTO, HEALTH_SERVICE), health.implementation());
+  for (const s of services) server.addService(serviceDefinition(s.proto, s.service), s.implementation);
   const bindHost = host.includes(':') ? `[${host}]` : host;
   const boundPort = await new Promise<number>((resolve, reject) => {
     server.bindAsync(`${bindHost}:${port}`, grpc.ServerCredentials.createInsecure(), (err, p) =>

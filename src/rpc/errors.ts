@@ -74,6 +74,20 @@ export const ERROR_CODES = {
   method_not_allowed: { code: -32600, http: 405 },
   route_not_found: { code: -32600, http: 404 },
   backend_not_configured: { code: -32010, http: 200 },
+  // src/prover: Photon answers its own errors with -32000 and a prefixed message
+  // ("Validation Error: …", "Record Not Found: …", "Invalid Public Key: …"); zkgate keeps code and
+  // prefix, and names the offending value.
+  validation: { code: -32000, http: 200 },
+  record_not_found: { code: -32000, http: 200 },
+  invalid_pubkey: { code: -32000, http: 200 },
+  invalid_argument: { code: -32602, http: 200 },
+  proof_failed: { code: -32000, http: 200 },
+  prover_internal: { code: -32000, http: 200 },
+  // Capacity and availability of the prover, where Photon only says "Internal server error".
+  prover_busy: { code: -32011, http: 200 },
+  prover_timeout: { code: -32012, http: 200 },
+  circuit_warming_up: { code: -32013, http: 200 },
+  prover_unavailable: { code: -32014, http: 200 },
 } as const satisfies Record<string, Mapping>;
 
 export type ErrorKind = keyof typeof ERROR_CODES;

@@ -7,8 +7,16 @@ import { toHex32 } from '../zk/field.js';
 import { loadPoseidon } from '../zk/poseidon.js';
 import { StateError } from './errors.js';
 import { zeroValues } from './merkle.js';
-import { openDbs, type Dbs, type TreeMetaRecord } from './store.js';
-import { AddressTree, DEFAULT_CAPACITY, DEFAULT_HEIGHT, StateTree, type TreeInfo, type TreeSpec } from './trees.js';
+import { fieldBuf, openDbs, type Dbs, type TreeMetaRecord } from './store.js';
+import {
+  AddressTree,
+  DEFAULT_CAPACITY,
+  DEFAULT_HEIGHT,
+  readAccountRecord,
+  StateTree,
+  type TreeInfo,
+  type TreeSpec,
+} from './trees.js';
 
 export { StateError, type StateErrorKind } from './errors.js';
 export { zeroValues } from './merkle.js';
@@ -59,6 +67,21 @@ export class TreeStore {
       else new StateTree(this.dbs, spec.pubkey, id, height).initialise(m);
     });
     return this.info(spec.pubkey);
+  }
+
+  /** The state tree and leaf an account hash was appended at, across all trees; spent once nullified. */
+  locateAccount(hash: bigint): { tree: string; leafIndex: number; spent: boolean } | undefined {
+    const v = this.dbs.accounts.get(fieldBuf(hash));
+    if (!v) return undefined;
+    const loc = readAccountRecord(v);
+    for (const { key, value } of this.dbs.trees.getRange()) {
+      if (value.id === loc.treeId) return { tree: key, leafIndex: loc.leafIndex, spent: loc.spent };
+    }
+    return undefined;
+  }
+
+  has(pubkey: string): boolean {
+    return this.dbs.trees.get(pubkey) !== undefined;
   }
 
   info(pubkey: string): TreeInfo {

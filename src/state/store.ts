@@ -19,6 +19,8 @@ export interface Dbs {
   elements: Database<Buffer, Buffer>;
   /** [treeId u32][value 32] → index u64: indexed-tree elements ordered by value. */
   values: Database<Buffer, Buffer>;
+  /** [leaf hash 32] → treeId u32 ‖ leaf index u64 ‖ spent u8: where an account hash lives, across trees. */
+  accounts: Database<Buffer, Buffer>;
 }
 
 /** Numbers are decimal strings where they may exceed 2^53; roots are 0x-hex. */
@@ -36,7 +38,7 @@ export interface TreeMetaRecord {
 }
 
 export function openDbs(path: string): Dbs {
-  const root = open({ path, maxDbs: 8, compression: false });
+  const root = open({ path, maxDbs: 12, compression: false });
   const bin = { keyEncoding: 'binary', encoding: 'binary' } as const;
   return {
     root,
@@ -46,6 +48,7 @@ export function openDbs(path: string): Dbs {
     leaves: root.openDB<Buffer, Buffer>({ name: 'leaves', ...bin }),
     elements: root.openDB<Buffer, Buffer>({ name: 'elements', ...bin }),
     values: root.openDB<Buffer, Buffer>({ name: 'values', ...bin }),
+    accounts: root.openDB<Buffer, Buffer>({ name: 'accounts', ...bin }),
   };
 }
 

@@ -74,6 +74,25 @@ export interface NonInclusionProof extends RootRef {
   pathElements: bigint[];
 }
 
+/** Where an account hash was appended, and whether its leaf has been nullified since. */
+export interface AccountLocation {
+  treeId: number;
+  leafIndex: number;
+  spent: boolean;
+}
+
+function accountRecord(treeId: number, leafIndex: number, spent: boolean): Buffer {
+  const b = Buffer.allocUnsafe(13);
+  b.writeUInt32BE(treeId, 0);
+  u64Buf(leafIndex).copy(b, 4);
+  b.writeUInt8(spent ? 1 : 0, 12);
+  return b;
+}
+
+export function readAccountRecord(b: Buffer): AccountLocation {
+  return { treeId: b.readUInt32BE(0), leafIndex: readU64(b, 4), spent: b.readUInt8(12) === 1 };
+}
+
 function toInfo(pubkey: string, m: TreeMetaRecord): TreeInfo {
   return {
     pubkey,
@@ -171,6 +190,7 @@ export class StateTree extends Tree {
       leaves.forEach((leaf, i) => {
         updates.set(first + i, leaf);
         this.dbs.leaves.put(prefixed(this.id, fieldBuf(leaf)), u64Buf(first + i));
+        this.dbs.accounts.put(fieldBuf(leaf), accountRecord(this.id, first + i, false));
       });
       const root = this.merkle.update(updates);
       m.nextIndex = first + leaves.length;
@@ -198,6 +218,7 @@ export class StateTree extends Tree {
         if (leaf === 0n)
           throw new StateError('leaf_not_found', `leaf ${leafIndex} of state tree ${this.pubkey} is already nullified`);
         this.dbs.leaves.remove(prefixed(this.id, fieldBuf(leaf)));
+        this.dbs.accounts.put(fieldBuf(leaf), accountRecord(this.id, leafIndex, true));
         if (m.version === 1) updates.set(leafIndex, 0n);
         else {
           if (txHash === undefined)

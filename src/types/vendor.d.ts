@@ -56,3 +56,10 @@ declare module 'snarkjs' {
     calculate(input: unknown, wasm: string | Uint8Array, wtns: unknown, options?: unknown): Promise<void>;
   };
 }
+
+declare module 'circom_runtime' {
+  export function WitnessCalculatorBuilder(
+    code: Uint8Array,
+    options?: unknown,
+  ): Promise<{ calculateWTNSBin(input: unknown, sanityCheck?: boolean): Promise<Uint8Array> }>;
+}

@@ -1,5 +1,5 @@
 // Starts a real gateway in this process on ephemeral ports with its own temporary data dir.
-import { mkdtempSync, rmSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, rmSync, symlinkSync } from 'node:fs';
 import { request } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -7,6 +7,7 @@ import { defaultConfig, type Config } from '../../src/config.js';
 import { startGateway, type Gateway } from '../../src/gateway.js';
 import { createLogger } from '../../src/obs/log.js';
 import type { Backends } from '../../src/rpc/index.js';
+import { KEY_CACHE } from './zk.js';
 
 export const TEST_KEY = 'test-key-7f3a9c';
 
@@ -24,20 +25,37 @@ export function tempDir(prefix = 'zkgate-test-'): string {
   return mkdtempSync(join(tmpdir(), prefix));
 }
 
-export async function startTestGateway(overrides: Partial<Config> = {}, backends: Backends = {}): Promise<TestGateway> {
-  const dataDir = tempDir();
+/** Points a data dir's keys and compiled circuits at the suite's shared cache (built once). */
+export function linkKeyCache(dataDir: string): void {
+  for (const sub of ['keys', 'circuits']) {
+    mkdirSync(join(KEY_CACHE, sub), { recursive: true });
+    if (!existsSync(join(dataDir, sub))) symlinkSync(join(KEY_CACHE, sub), join(dataDir, sub), 'dir');
+  }
+}
+
+/**
+ * `prover: true` runs the embedded prover role (trees, worker pool, /prove) with the suite's
+ * shared key cache linked into the data dir; by default the gateway is the adapter alone.
+ */
+export async function startTestGateway(
+  overrides: Partial<Config> = {},
+  backends: Backends = {},
+  { prover = false, dataDir = tempDir() }: { prover?: boolean; dataDir?: string } = {},
+): Promise<TestGateway> {
+  if (prover) linkKeyCache(dataDir);
   const logs: string[] = [];
   const config: Config = {
     ...defaultConfig(),
     rpcPort: 0,
     grpcPort: 0,
+    provePort: 0,
     dataDir,
     apiKeys: [TEST_KEY],
     shutdownTimeoutMs: 2000,
     ...overrides,
   };
   const log = createLogger(config.logLevel, (chunk) => logs.push(...chunk.trimEnd().split('\n')));
-  const gateway = await startGateway({ config, log, version: '0.0.0-test', backends });
+  const gateway = await startGateway({ config, log, version: '0.0.0-test', backends, embeddedProver: prover });
   return {
     gateway,
     url: `${gateway.rpcUrl}?api-key=${TEST_KEY}`,

@@ -92,13 +92,37 @@ describe('well-formed calls answer "backend not configured" (-32010), never a fa
 describe('params of the wrong shape answer -32602 naming the field', () => {
   const cases: [string, unknown, string][] = [
     ['getValidityProof', undefined, 'Invalid params: `params`: expected an object, got nothing'],
-    ['getValidityProof', [HASH], 'Invalid params: `params`: expected an object, got an array'],
+    // serde takes an array as the struct's fields in order: the first element is `hashes`.
+    [
+      'getValidityProof',
+      [HASH],
+      'Invalid params: `params.hashes`: expected an array of base58 hashes, got string "' + HASH + '"',
+    ],
+    [
+      'getValidityProof',
+      { hashes: ['notbase58!'] },
+      'Invalid params: `params.hashes[0]`: expected a base58 string of 32 bytes, got string "notbase58!"',
+    ],
+    [
+      'getValidityProofV2',
+      { hashes: ['3yZe7d'] },
+      'Invalid params: `params.hashes[0]`: expected a base58 string of 32 bytes (it decodes to 4), got string "3yZe7d"',
+    ],
+    [
+      'getValidityProofV2',
+      { newAddressesWithTrees: [{ address: HASH, tree: 'abc' }] },
+      'Invalid params: `params.newAddressesWithTrees[0].tree`: expected a base58 string of 32 bytes (it decodes to 3), got string "abc"',
+    ],
     [
       'getValidityProof',
       { hashes: HASH },
       'Invalid params: `params.hashes`: expected an array of base58 hashes, got string "' + HASH + '"',
     ],
-    ['getValidityProof', { hashes: [HASH, 5] }, 'Invalid params: `params.hashes[1]`: expected a string, got number 5'],
+    [
+      'getValidityProof',
+      { hashes: [HASH, 5] },
+      'Invalid params: `params.hashes[1]`: expected a base58 string of 32 bytes, got number 5',
+    ],
     [
       'getValidityProof',
       { foo: 1 },

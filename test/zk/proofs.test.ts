@@ -27,7 +27,7 @@ import {
   type ProvingKey,
 } from '../../src/zk/index.js';
 import { tempDir } from '../helpers/gateway.js';
-import { KEY_CACHE } from '../helpers/zk.js';
+import { KEY_CACHE, toSnarkjsProof } from '../helpers/zk.js';
 
 const keys = new KeyStore(KEY_CACHE);
 let store: TreeStore;
@@ -77,20 +77,7 @@ async function proveAndCheck(
   return proof;
 }
 
-function toSnarkjs(p: ProofResult) {
-  const { a, b, c } = p.points;
-  return {
-    pi_a: [a.x.toString(), a.y.toString(), '1'],
-    pi_b: [
-      [b.x.c0.toString(), b.x.c1.toString()],
-      [b.y.c0.toString(), b.y.c1.toString()],
-      ['1', '0'],
-    ],
-    pi_c: [c.x.toString(), c.y.toString(), '1'],
-    protocol: 'groth16',
-    curve: 'bn128',
-  };
-}
+const toSnarkjs = (p: ProofResult) => toSnarkjsProof(p.points);
 
 const account = (v: 1 | 2, index: number) => inclusionWitness(store.stateTree(`state${v}`).proofByIndex(index));
 const address = (v: 1 | 2, value: bigint) =>

@@ -1,13 +1,17 @@
 // What the adapter needs from each mission backend. Each is optional: a method whose backend is
 // absent answers BackendNotConfiguredError. Later issues provide the gRPC prover client, the
 // embedded simulator and the asset index (or upstream forwarders) behind these interfaces.
-import type { ValidityProofParams, ValidityProofV2Params } from './get-validity-proof.js';
+import type { ClientValidityProof } from '../../prover/index.js';
 import type { SimulateBundleParams } from './simulate-bundle.js';
 import type { GetAssetParams } from './get-asset.js';
 
+/** The prover as the adapter sees it: in practice the gRPC client of the prover role. */
 export interface ValidityProofBackend {
-  getValidityProof(params: ValidityProofParams): Promise<unknown>;
-  getValidityProofV2(params: ValidityProofV2Params): Promise<unknown>;
+  getValidityProof(req: {
+    hashes: bigint[];
+    addresses: { address: bigint; tree: string }[];
+    api: 1 | 2;
+  }): Promise<ClientValidityProof>;
 }
 
 export interface BundleSimulatorBackend {

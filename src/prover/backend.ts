@@ -1,0 +1,45 @@
+// The proving backend interface: what runs inside a pool worker for one proof. snarkjs implements
+// it now; the native CPU and CUDA backends of later issues implement the same interface and must
+// produce proofs that verify with the same verification keys.
+import type { CircuitInputs } from '../zk/inputs.js';
+import type { ProofPoints } from '../zk/proof-format.js';
+
+/** One proof to make: the shape's key files and the full circuit inputs (decimal strings). */
+export interface ProveJob {
+  shape: string;
+  zkeyPath: string;
+  wasmPath: string;
+  /** Bytes of the zkey on disk, for the worker's memory budget before it loads it. */
+  zkeyBytes: number;
+  inputs: CircuitInputs;
+}
+
+export interface BackendProof {
+  points: ProofPoints;
+  publicSignals: bigint[];
+  /** Milliseconds spent on the witness and on the proof, and whether the key was already loaded. */
+  timings: { witnessMs: number; proveMs: number; keyLoaded: boolean };
+}
+
+export interface ProverBackend {
+  readonly name: string;
+  prove(job: ProveJob): Promise<BackendProof>;
+  /** Bytes of keys and witness calculators held in memory. */
+  residentBytes(): number;
+}
+
+export interface BackendOptions {
+  /** Memory a worker may keep keys and witness calculators in; least recently used go first. */
+  memoryBudgetBytes: number;
+}
+
+export const BACKENDS = ['snarkjs'] as const;
+export type BackendName = (typeof BACKENDS)[number];
+
+/**
+ * Inputs the circuit does not satisfy fail in the witness calculator, before any proving: the
+ * backend reports them with this error so callers can tell bad witnesses from broken provers.
+ */
+export class UnsatisfiedWitnessError extends Error {
+  readonly unsatisfied = true;
+}

@@ -1,0 +1,237 @@
+// The gRPC client of the prover role: what the JSON-RPC adapter (and `zkgate demo`) use, whether
+// the prover runs in the same process or elsewhere. Failures come back as the typed errors the
+// prover raised (their kind travels in a trailer), so the adapter maps them like local ones.
+import * as grpc from '@grpc/grpc-js';
+import { AppError } from '../errors.js';
+import { clientConstructor } from '../grpc/protos.js';
+import type { CompressedProof, ProofPoints } from '../zk/proof-format.js';
+import { bytesToBigInt } from '../zk/field.js';
+import { encodeBase58 } from '../zk/base58.js';
+import { GRPC_STATUS, KIND_TRAILER } from './grpc-status.js';
+import { PROVER_PROTO, PROVER_SERVICE, STATE_SYNC_PROTO, STATE_SYNC_SERVICE } from './grpc-services.js';
+import type { AccountEntry, AddressEntry, ApiVersion, TreeTypeNumber } from './types.js';
+import {
+  accountFromMsg,
+  addressFromMsg,
+  bytes32,
+  compressedFromMsg,
+  pointsFromRawMsg,
+  pubkeyBytes,
+  TREE_TYPE_NAMES,
+  treeTypeNumber,
+  type AccountMsg,
+  type AddressMsg,
+  type Bytes,
+} from './wire.js';
+
+/** An error raised by the prover role, rebuilt on the client side with its kind. */
+export class RemoteProverError extends AppError {
+  constructor(
+    readonly kind: string,
+    message: string,
+  ) {
+    super(message);
+  }
+}
+
+export interface ClientValidityProof {
+  compressedProof?: CompressedProof;
+  accounts: AccountEntry[];
+  addresses: AddressEntry[];
+  slot: bigint;
+  circuit: string;
+  publicInputs: bigint[];
+}
+
+export interface TreeStateView {
+  pubkey: string;
+  treeType: TreeTypeNumber;
+  height: number;
+  rootHistoryCapacity: number;
+  root: bigint;
+  rootSeq: bigint;
+  rootIndex: number;
+  nextIndex: number;
+  slot: bigint;
+}
+
+export interface CircuitView {
+  name: string;
+  status: string;
+  keyKind: string;
+  ready: boolean;
+}
+
+function fromGrpcError(err: grpc.ServiceError, address: string): AppError {
+  const kind = err.metadata?.get(KIND_TRAILER)[0];
+  if (typeof kind === 'string' && Object.hasOwn(GRPC_STATUS, kind)) return new RemoteProverError(kind, err.details);
+  if (err.code === grpc.status.DEADLINE_EXCEEDED)
+    return new RemoteProverError('prover_timeout', 'Proof timed out: the prover did not answer before the deadline');
+  if (err.code === grpc.status.UNAVAILABLE)
+    return new RemoteProverError('prover_unavailable', `Prover at ${address} is unavailable: ${err.details}`);
+  return new RemoteProverError('prover_internal', `Prover at ${address} failed: ${err.details || err.message}`);
+}
+
+type Unary = (
+  req: object,
+  meta: grpc.Metadata,
+  opts: grpc.CallOptions,
+  cb: (e: grpc.ServiceError | null, r: any) => void,
+) => void;
+
+export class ProverClient {
+  private readonly prover: grpc.Client & Record<string, Unary>;
+  private readonly sync: grpc.Client & Record<string, Unary>;
+
+  constructor(
+    readonly address: string,
+    /** Deadline of proving calls, ms: the server's own timeout plus transport slack. */
+    private readonly timeoutMs = 11_000,
+  ) {
+    const creds = grpc.credentials.createInsecure();
+    const opts = { 'grpc.max_receive_message_length': 16 * 1024 * 1024 };
+    const Prover = clientConstructor(PROVER_PROTO, PROVER_SERVICE);
+    const Sync = clientConstructor(STATE_SYNC_PROTO, STATE_SYNC_SERVICE);
+    this.prover = new Prover(address, creds, opts) as any;
+    const channelOverride = this.prover.getChannel();
+    this.sync = new Sync(address, creds, { ...opts, channelOverride }) as any;
+  }
+
+  private call<T>(client: Record<string, Unary>, method: string, req: object, timeoutMs: number): Promise<T> {
+    return new Promise<T>((resolve, reject) => {
+      client[method]!.call(client, req, new grpc.Metadata(), { deadline: Date.now() + timeoutMs }, (err, res) =>
+        err ? reject(fromGrpcError(err, this.address)) : resolve(res as T),
+      );
+    });
+  }
+
+  async getValidityProof(req: {
+    hashes: bigint[];
+    addresses: { address: bigint; tree: string }[];
+    api: ApiVersion;
+  }): Promise<ClientValidityProof> {
+    const res = await this.call<any>(
+      this.prover,
+      'GetValidityProof',
+      {
+        hashes: req.hashes.map(bytes32),
+        newAddresses: req.addresses.map((a) => ({ address: bytes32(a.address), tree: pubkeyBytes(a.tree) })),
+        apiVersion: req.api === 2 ? 'API_VERSION_V2' : 'API_VERSION_V1',
+      },
+      this.timeoutMs,
+    );
+    return {
+      ...(res.compressedProof ? { compressedProof: compressedFromMsg(res.compressedProof) } : {}),
+      accounts: (res.accounts as AccountMsg[]).map(accountFromMsg),
+      addresses: (res.addresses as AddressMsg[]).map(addressFromMsg),
+      slot: BigInt(res.slot),
+      circuit: res.circuit,
+      publicInputs: (res.publicInputs as Bytes[]).map(bytesToBigInt),
+    };
+  }
+
+  /** Light-style explicit proving; the request is the proto message (camelCase fields). */
+  async prove(req: object): Promise<{ compressed: CompressedProof; points: ProofPoints; circuit: string }> {
+    const res = await this.call<any>(this.prover, 'Prove', req, this.timeoutMs);
+    return {
+      compressed: compressedFromMsg(res.compressedProof),
+      points: pointsFromRawMsg(res.rawProof),
+      circuit: res.circuit,
+    };
+  }
+
+  async listCircuits(): Promise<{ circuits: CircuitView[]; backend: string }> {
+    return this.call(this.prover, 'ListCircuits', {}, 10_000);
+  }
+
+  private static tree(m: any): TreeStateView {
+    return {
+      pubkey: encodeBase58(m.pubkey),
+      treeType: treeTypeNumber(m.treeType) ?? 1,
+      height: m.height,
+      rootHistoryCapacity: m.rootHistoryCapacity,
+      root: bytesToBigInt(m.root),
+      rootSeq: BigInt(m.rootSeq),
+      rootIndex: Number(m.rootIndex),
+      nextIndex: Number(m.nextIndex),
+      slot: BigInt(m.slot),
+    };
+  }
+
+  async registerTree(t: {
+    pubkey: string;
+    treeType: TreeTypeNumber;
+    height?: number;
+    rootHistoryCapacity?: number;
+    queue?: string;
+  }): Promise<TreeStateView> {
+    const res = await this.call<any>(
+      this.sync,
+      'RegisterTree',
+      {
+        pubkey: pubkeyBytes(t.pubkey),
+        treeType: TREE_TYPE_NAMES[t.treeType],
+        height: t.height ?? 0,
+        rootHistoryCapacity: t.rootHistoryCapacity ?? 0,
+        queue: t.queue ? pubkeyBytes(t.queue) : Buffer.alloc(0),
+      },
+      30_000,
+    );
+    return ProverClient.tree(res);
+  }
+
+  async appendLeaves(
+    tree: string,
+    leaves: bigint[],
+    slot = 0n,
+  ): Promise<{ tree: TreeStateView; firstLeafIndex: number }> {
+    const res = await this.call<any>(
+      this.sync,
+      'AppendLeaves',
+      { tree: pubkeyBytes(tree), leaves: leaves.map(bytes32), slot: slot.toString() },
+      60_000,
+    );
+    return { tree: ProverClient.tree(res.tree), firstLeafIndex: Number(res.firstLeafIndex) };
+  }
+
+  async nullifyLeaves(
+    tree: string,
+    leaves: { hash?: bigint; leafIndex?: number; txHash?: bigint }[],
+    slot = 0n,
+  ): Promise<TreeStateView> {
+    const res = await this.call<any>(
+      this.sync,
+      'NullifyLeaves',
+      {
+        tree: pubkeyBytes(tree),
+        leaves: leaves.map((l) => ({
+          hash: l.hash !== undefined ? bytes32(l.hash) : Buffer.alloc(0),
+          leafIndex: String(l.leafIndex ?? 0),
+          txHash: l.txHash !== undefined ? bytes32(l.txHash) : Buffer.alloc(0),
+        })),
+        slot: slot.toString(),
+      },
+      60_000,
+    );
+    return ProverClient.tree(res);
+  }
+
+  async insertAddresses(tree: string, addresses: bigint[], slot = 0n): Promise<TreeStateView> {
+    const res = await this.call<any>(
+      this.sync,
+      'InsertAddresses',
+      { tree: pubkeyBytes(tree), addresses: addresses.map(bytes32), slot: slot.toString() },
+      60_000,
+    );
+    return ProverClient.tree(res);
+  }
+
+  async getTree(tree: string): Promise<TreeStateView> {
+    return ProverClient.tree(await this.call<any>(this.sync, 'GetTree', { tree: pubkeyBytes(tree) }, 10_000));
+  }
+
+  close(): void {
+    this.sync.close();
+    this.prover.close();
+  }
+}

@@ -1,0 +1,127 @@
+// Light's localnet genesis tree accounts, as the npm package @lightprotocol/zk-compression-cli
+// ships them (accounts/*.json, Solana account dumps). Heights, root-history capacities, queues and
+// roots are read from the account data, so zkgate's bootstrap trees are what `light
+// test-validator` starts with. Layouts: Light's account-compression program (V1 concurrent and
+// indexed Merkle tree accounts) and batched-merkle-tree (V2 BatchedMerkleTreeAccount).
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { dirname, join } from 'node:path';
+import { bytesToBigInt } from '../zk/field.js';
+import { encodeBase58 } from '../zk/base58.js';
+import type { TreeSpec } from '../state/index.js';
+
+export interface GenesisTree extends TreeSpec {
+  height: number;
+  rootHistoryCapacity: number;
+  /** The root and root sequence the account holds: an empty tree's. */
+  root: bigint;
+  rootSeq: bigint;
+  file: string;
+}
+
+const V1_STATE = Buffer.from('ac2bacba1d49db54', 'hex');
+const V1_ADDRESS = Buffer.from('0ba1af09d4e54949', 'hex');
+const V2_TREE = Buffer.from('BatchMta', 'ascii');
+
+// V1: discriminator 8 + MerkleTreeMetadata (associated_queue at +152), then the concurrent tree.
+const V1 = {
+  queue: 160,
+  height: 224,
+  sequence: 248,
+  filledSubtreesCapacity: 288,
+  changelogCapacity: 304,
+  rootsCapacity: 336,
+  rootsLast: 360,
+  data: 384,
+};
+// V2: BatchedMerkleTreeMetadata, then the root history (cyclic vec: current index, length, capacity).
+const V2 = {
+  treeType: 8,
+  queue: 168,
+  sequence: 232,
+  height: 248,
+  rootHistoryCapacity: 252,
+  rootHistoryCurrent: 680,
+  rootHistoryLength: 688,
+  rootHistoryData: 704,
+};
+
+const u64 = (d: Buffer, o: number) => d.readBigUInt64LE(o);
+const pk = (d: Buffer, o: number) => {
+  const b = d.subarray(o, o + 32);
+  return b.every((x) => x === 0) ? '' : encodeBase58(b);
+};
+
+export class GenesisError extends Error {}
+
+/** One genesis account's tree, or undefined when the account is not a Merkle tree. */
+export function parseTreeAccount(file: string, pubkey: string, data: Buffer): GenesisTree | undefined {
+  const disc = data.subarray(0, 8);
+  if (disc.equals(V1_STATE) || disc.equals(V1_ADDRESS)) {
+    const height = Number(u64(data, V1.height));
+    const cap = Number(u64(data, V1.rootsCapacity));
+    // Roots follow the filled subtrees (32 B each) and the changelog (entries of a root and a
+    // path of `height` nodes plus its index: 32·(height + 1) + 8 B).
+    const rootsAt =
+      V1.data +
+      32 * Number(u64(data, V1.filledSubtreesCapacity)) +
+      Number(u64(data, V1.changelogCapacity)) * (32 * (height + 1) + 8);
+    const last = Number(u64(data, V1.rootsLast));
+    return {
+      file,
+      pubkey,
+      kind: disc.equals(V1_STATE) ? 'state' : 'address',
+      version: 1,
+      height,
+      rootHistoryCapacity: cap,
+      queue: pk(data, V1.queue),
+      rootSeq: u64(data, V1.sequence),
+      root: bytesToBigInt(data.subarray(rootsAt + 32 * last, rootsAt + 32 * last + 32)),
+    };
+  }
+  if (disc.equals(V2_TREE)) {
+    const type = Number(u64(data, V2.treeType));
+    if (type !== 3 && type !== 4) throw new GenesisError(`${file}: unknown V2 tree type ${type}`);
+    const cap = data.readUInt32LE(V2.rootHistoryCapacity);
+    const cur = Number(u64(data, V2.rootHistoryCurrent));
+    const len = Number(u64(data, V2.rootHistoryLength));
+    const last = cur === 0 && len === cap ? cap - 1 : (cur + cap - 1) % cap;
+    const at = V2.rootHistoryData + 32 * last;
+    const queue = pk(data, V2.queue);
+    return {
+      file,
+      pubkey,
+      kind: type === 3 ? 'state' : 'address',
+      version: 2,
+      height: data.readUInt32LE(V2.height),
+      rootHistoryCapacity: cap,
+      ...(queue ? { queue } : {}),
+      rootSeq: u64(data, V2.sequence),
+      root: bytesToBigInt(data.subarray(at, at + 32)),
+    };
+  }
+  return undefined;
+}
+
+/** The accounts folder of the installed @lightprotocol/zk-compression-cli. */
+export function genesisAccountsDir(): string {
+  const pkg = createRequire(import.meta.url).resolve('@lightprotocol/zk-compression-cli/package.json');
+  return join(dirname(pkg), 'accounts');
+}
+
+/** Every Merkle tree among the genesis accounts, once per pubkey, sorted by pubkey. */
+export function readGenesisTrees(dir = genesisAccountsDir()): GenesisTree[] {
+  if (!existsSync(dir)) throw new GenesisError(`Light genesis accounts not found at ${dir}`);
+  const byKey = new Map<string, GenesisTree>();
+  for (const file of readdirSync(dir)
+    .filter((f) => f.endsWith('.json'))
+    .sort()) {
+    const j = JSON.parse(readFileSync(join(dir, file), 'utf8')) as {
+      pubkey: string;
+      account: { data: [string, string] };
+    };
+    const tree = parseTreeAccount(file, j.pubkey, Buffer.from(j.account.data[0], 'base64'));
+    if (tree && !byKey.has(tree.pubkey)) byKey.set(tree.pubkey, tree);
+  }
+  return [...byKey.values()].sort((a, b) => a.pubkey.localeCompare(b.pubkey));
+}

@@ -1,0 +1,116 @@
+// The prover role: tree store, proving keys, worker pool, the Prover and StateSync gRPC services
+// and Light's /prove HTTP API. `startProver` wires them; the gateway adds the services to its gRPC
+// server and stops everything in order.
+import { join } from 'node:path';
+import type { Config } from '../config.js';
+import type { GrpcServiceSpec } from '../grpc/server.js';
+import type { Logger } from '../obs/log.js';
+import type { MetricsRegistry } from '../obs/metrics.js';
+import { TreeStore } from '../state/index.js';
+import { shutdownZk } from '../zk/index.js';
+import { KeyStore } from '../zk/keys.js';
+import { SHAPES, shapeByName } from '../zk/shapes.js';
+import { bootstrapLocalnetTrees } from './bootstrap.js';
+import {
+  PROVER_PROTO,
+  PROVER_SERVICE,
+  proverImplementation,
+  STATE_SYNC_PROTO,
+  STATE_SYNC_SERVICE,
+  stateSyncImplementation,
+} from './grpc-services.js';
+import { startLightHttp, type LightHttpServer } from './light-http.js';
+import { ProverPool } from './pool.js';
+import { ProverService } from './service.js';
+
+export { ProverClient, RemoteProverError, type ClientValidityProof, type TreeStateView } from './client.js';
+export { ProverError, type ProverErrorKind } from './errors.js';
+export { ProverService } from './service.js';
+export { ProverPool } from './pool.js';
+export { readGenesisTrees, type GenesisTree } from './genesis.js';
+export { allowedCounts } from './witness.js';
+export type * from './types.js';
+
+export interface Prover {
+  readonly service: ProverService;
+  readonly store: TreeStore;
+  readonly pool: ProverPool;
+  readonly grpcServices: GrpcServiceSpec[];
+  /** Port of the Light-compatible HTTP API once started. */
+  provePort?: number;
+  startHttp(host: string): Promise<void>;
+  close(): Promise<void>;
+}
+
+/** "v1" / "v2" stand for every shape of that version. */
+export function expandShapeList(names: readonly string[]): string[] {
+  const out = new Set<string>();
+  for (const n of names) {
+    if (n === 'v1' || n === 'v2') for (const s of SHAPES) if (`v${s.version}` === n) out.add(s.name);
+    if (n !== 'v1' && n !== 'v2') out.add(shapeByName(n).name);
+  }
+  return [...out];
+}
+
+export async function startProver(config: Config, log: Logger, metrics?: MetricsRegistry): Promise<Prover> {
+  const preload = expandShapeList(config.preloadCircuits);
+  const store = await TreeStore.open(join(config.dataDir, 'trees'));
+  let pool: ProverPool | undefined;
+  let http: LightHttpServer | undefined;
+  try {
+    bootstrapLocalnetTrees(store, log);
+    const keys = new KeyStore(config.dataDir, config.devKeySeed);
+    pool = new ProverPool({
+      backend: 'snarkjs',
+      ...(config.proverThreads > 0 ? { threads: config.proverThreads } : {}),
+      maxQueue: config.proverQueue,
+      memoryBudgetBytes: config.proverMemoryMb * 1024 * 1024,
+      ...(metrics ? { metrics } : {}),
+    });
+    const service = new ProverService({ store, keys, pool, log });
+    const p: Prover = {
+      service,
+      store,
+      pool,
+      grpcServices: [
+        {
+          proto: PROVER_PROTO,
+          service: PROVER_SERVICE,
+          implementation: proverImplementation(service, config.proofTimeoutMs, log),
+        },
+        { proto: STATE_SYNC_PROTO, service: STATE_SYNC_SERVICE, implementation: stateSyncImplementation(store, log) },
+      ],
+      async startHttp(host: string) {
+        http = await startLightHttp({
+          host,
+          port: config.provePort,
+          service,
+          apiKey: config.proverApiKey,
+          timeoutMs: config.proofTimeoutMs,
+          log,
+        });
+        p.provePort = http.port;
+      },
+      async close() {
+        await http?.close();
+        await pool!.close();
+        await store.close();
+        await shutdownZk();
+      },
+    };
+    if (preload.length > 0) {
+      log.info('preloading circuits', { circuits: preload });
+      // In the background: requests for other shapes are served meanwhile.
+      service.preload(preload).then(
+        () => log.info('circuits preloaded', { circuits: preload }),
+        (e: unknown) => log.error('circuit preload failed', { error: String(e) }),
+      );
+    }
+    return p;
+  } catch (e) {
+    await pool?.close();
+    await store.close();
+    throw e;
+  }
+}
+export { demoAccountHashes, demoAddress } from './demo-data.js';

@@ -1,0 +1,159 @@
+// The worker pool: Piscina threads running a ProverBackend, fronted by zkgate's own bounded FIFO.
+// The queue lives on this side, not in Piscina, so that a request whose deadline passes or whose
+// caller goes away while waiting just leaves the queue; a proof already running is never killed
+// (terminating a thread would throw away its loaded keys), its result is simply dropped.
+import { availableParallelism } from 'node:os';
+import { Piscina } from 'piscina';
+import type { MetricsRegistry } from '../obs/metrics.js';
+import { workerUrl } from '../util/worker-url.js';
+import type { BackendName, BackendProof, ProveJob } from './backend.js';
+import { ProverError } from './errors.js';
+import type { WorkerConfig, WorkerResult } from './prove.worker.js';
+
+export interface PoolOptions {
+  backend: BackendName;
+  /** Worker threads; default: the core count. */
+  threads?: number;
+  /** Requests waiting for a worker beyond which new ones fail fast with prover_busy. */
+  maxQueue: number;
+  /** Per worker: bytes of keys and witness calculators kept loaded. */
+  memoryBudgetBytes: number;
+  metrics?: MetricsRegistry;
+}
+
+export interface RunOptions {
+  /** Absolute time (Date.now() ms) after which the caller no longer wants the result. */
+  deadline: number;
+  signal?: AbortSignal;
+}
+
+interface Waiting {
+  job: ProveJob;
+  resolve(r: BackendProof): void;
+  reject(e: unknown): void;
+  cleanup(): void;
+}
+
+export class ProverPool {
+  readonly threads: number;
+  private readonly piscina: Piscina;
+  private readonly waiting: Waiting[] = [];
+  private running = 0;
+  private closed = false;
+  private resident = 0;
+  private readonly proofs?: ReturnType<MetricsRegistry['counter']>;
+  private readonly seconds?: ReturnType<MetricsRegistry['histogram']>;
+
+  constructor(private readonly options: PoolOptions) {
+    this.threads = Math.max(1, options.threads ?? availableParallelism());
+    const workerData: WorkerConfig = { backend: options.backend, memoryBudgetBytes: options.memoryBudgetBytes };
+    this.piscina = new Piscina({
+      filename: workerUrl(new URL('./prove.worker.js', import.meta.url)),
+      minThreads: this.threads,
+      maxThreads: this.threads,
+      // Workers hold loaded keys: never retire them for idleness.
+      idleTimeout: Number.MAX_SAFE_INTEGER,
+      workerData,
+    });
+    const m = options.metrics;
+    if (m) {
+      m.gauge('zkgate_prover_queue_depth', 'Proof requests waiting for a worker', [], () => this.waiting.length);
+      m.gauge('zkgate_prover_running', 'Proofs being computed', [], () => this.running);
+      m.gauge('zkgate_prover_threads', 'Prover worker threads', [], () => this.threads);
+      m.gauge(
+        'zkgate_prover_resident_bytes',
+        'Bytes of keys held by the last worker to report',
+        [],
+        () => this.resident,
+      );
+      this.proofs = m.counter('zkgate_proofs_total', 'Proofs by circuit and outcome', ['circuit', 'outcome']);
+      this.seconds = m.histogram('zkgate_proof_seconds', 'Time a worker spent on a proof', ['circuit']);
+    }
+  }
+
+  get queued(): number {
+    return this.waiting.length;
+  }
+
+  get busy(): number {
+    return this.running;
+  }
+
+  /** Proves `job` on a worker; fails fast when the queue is full. */
+  run(job: ProveJob, { deadline, signal }: RunOptions): Promise<BackendProof> {
+    if (this.closed) return Promise.reject(new ProverError('prover_unavailable', 'Prover is shutting down'));
+    if (this.running >= this.threads && this.waiting.length >= this.options.maxQueue) {
+      this.proofs?.inc([job.shape, 'busy']);
+      return Promise.reject(
+        new ProverError(
+          'prover_busy',
+          `Prover busy: ${this.running} proofs running and ${this.waiting.length} queued (the limit); retry shortly`,
+        ),
+      );
+    }
+    return new Promise<BackendProof>((resolve, reject) => {
+      const entry: Waiting = { job, resolve, reject, cleanup: () => {} };
+      const leave = (err: ProverError) => {
+        const i = this.waiting.indexOf(entry);
+        if (i >= 0) this.waiting.splice(i, 1);
+        entry.cleanup();
+        this.proofs?.inc([job.shape, i >= 0 ? 'expired_in_queue' : 'expired']);
+        reject(err);
+      };
+      const timer = setTimeout(
+        () => leave(new ProverError('prover_timeout', `Proof for ${job.shape} timed out: deadline passed`)),
+        Math.max(0, deadline - Date.now()),
+      );
+      const onAbort = () => leave(new ProverError('prover_timeout', `Proof for ${job.shape} cancelled by the caller`));
+      signal?.addEventListener('abort', onAbort, { once: true });
+      entry.cleanup = () => {
+        clearTimeout(timer);
+        signal?.removeEventListener('abort', onAbort);
+      };
+      if (signal?.aborted) return onAbort();
+      this.waiting.push(entry);
+      this.pump();
+    });
+  }
+
+  private pump(): void {
+    while (this.running < this.threads && this.waiting.length > 0) {
+      const next = this.waiting.shift()!;
+      this.running++;
+      const started = performance.now();
+      (this.piscina.run(next.job) as Promise<WorkerResult>)
+        .then(
+          (r) => {
+            next.cleanup();
+            if (r.ok) {
+              this.resident = r.residentBytes;
+              this.seconds?.observe((performance.now() - started) / 1000, [next.job.shape]);
+              this.proofs?.inc([next.job.shape, 'ok']);
+              next.resolve(r);
+            } else {
+              this.proofs?.inc([next.job.shape, r.unsatisfied ? 'unsatisfied' : 'error']);
+              next.reject(new ProverError(r.unsatisfied ? 'proof_failed' : 'prover_internal', r.message));
+            }
+          },
+          (e: unknown) => {
+            next.cleanup();
+            this.proofs?.inc([next.job.shape, 'error']);
+            next.reject(new ProverError('prover_internal', `Prover worker failed: ${(e as Error)?.message ?? e}`));
+          },
+        )
+        .finally(() => {
+          this.running--;
+          this.pump();
+        });
+    }
+  }
+
+  async close(): Promise<void> {
+    this.closed = true;
+    for (const w of this.waiting.splice(0)) {
+      w.cleanup();
+      w.reject(new ProverError('prover_unavailable', 'Prover is shutting down'));
+    }
+    await this.piscina.destroy();
+  }
+}

@@ -1,0 +1,44 @@
+// A prover pool worker: one backend per thread, kept for the thread's life so keys and witness
+// calculators stay loaded between proofs.
+import { workerData } from 'node:worker_threads';
+import {
+  UnsatisfiedWitnessError,
+  type BackendName,
+  type BackendProof,
+  type ProveJob,
+  type ProverBackend,
+} from './backend.js';
+import { SnarkjsBackend } from './snarkjs-backend.js';
+
+export interface WorkerConfig {
+  backend: BackendName;
+  memoryBudgetBytes: number;
+}
+
+/** Errors cross the thread boundary as values: thrown errors lose their class on the way. */
+export type WorkerResult =
+  ({ ok: true; residentBytes: number } & BackendProof) | { ok: false; unsatisfied: boolean; message: string };
+
+const config = workerData as WorkerConfig;
+
+function createBackend(c: WorkerConfig): ProverBackend {
+  switch (c.backend) {
+    case 'snarkjs':
+      return new SnarkjsBackend({ memoryBudgetBytes: c.memoryBudgetBytes });
+  }
+}
+
+const backend = createBackend(config);
+
+export default async function prove(job: ProveJob): Promise<WorkerResult> {
+  try {
+    const r = await backend.prove(job);
+    return { ok: true, residentBytes: backend.residentBytes(), ...r };
+  } catch (e) {
+    return {
+      ok: false,
+      unsatisfied: e instanceof UnsatisfiedWitnessError,
+      message: String((e as Error)?.message ?? e),
+    };
+  }
+}

@@ -1,0 +1,214 @@
+// The prover service: validity proofs over the trees (witnesses built here, on one snapshot, then
+// proved on the pool), explicit-witness proofs (Light's /prove), circuit status and warm-up.
+import { statSync } from 'node:fs';
+import type { Logger } from '../obs/log.js';
+import type { TreeStore } from '../state/index.js';
+import { publicInputHash } from '../zk/hash-chain.js';
+import { circuitInputs, publicInputs, type InclusionWitness, type NonInclusionWitness } from '../zk/inputs.js';
+import type { KeyStore, ProvingKey } from '../zk/keys.js';
+import { compressProof, toRaw } from '../zk/proof-format.js';
+import { findShape, shapeByName, SHAPES, type CircuitFamily, type Shape } from '../zk/shapes.js';
+import { ProverError } from './errors.js';
+import type { ProverPool, RunOptions } from './pool.js';
+import type { Proof, ProveResult, ValidityProofResult } from './types.js';
+import { buildWitnesses, type ValidityRequest } from './witness.js';
+
+export interface ExplicitProveRequest {
+  circuitType: CircuitFamily;
+  stateTreeHeight: number;
+  addressTreeHeight: number;
+  publicInputHash?: bigint;
+  accounts: InclusionWitness[];
+  addresses: NonInclusionWitness[];
+}
+
+export interface CircuitStatus {
+  name: string;
+  status: 'ready' | 'missing' | 'stale' | 'building';
+  keyKind: string;
+}
+
+export interface ProverServiceOptions {
+  store: TreeStore;
+  keys: KeyStore;
+  pool: ProverPool;
+  log: Logger;
+}
+
+export class ProverService {
+  private readonly loaded = new Map<string, Promise<ProvingKey>>();
+  private readonly building = new Set<string>();
+
+  constructor(private readonly o: ProverServiceOptions) {}
+
+  get backendName(): string {
+    return 'snarkjs';
+  }
+
+  /** The shape's key, building it on first use; the caller waits only until its deadline. */
+  private async key(shape: Shape, run: RunOptions): Promise<ProvingKey> {
+    let p = this.loaded.get(shape.name);
+    if (!p) {
+      const ready = this.o.keys.status(shape) === 'ready';
+      if (!ready) {
+        this.building.add(shape.name);
+        this.o.log.info('building proving key on first use', { circuit: shape.name });
+      }
+      const started = Date.now();
+      p = this.o.keys.ensure(shape.name).finally(() => {
+        if (!ready) {
+          this.building.delete(shape.name);
+          this.o.log.info('proving key ready', { circuit: shape.name, ms: Date.now() - started });
+        }
+      });
+      p.catch((e: unknown) => {
+        this.loaded.delete(shape.name);
+        this.o.log.error('proving key build failed', { circuit: shape.name, error: String(e) });
+      });
+      this.loaded.set(shape.name, p);
+    }
+    let timer: NodeJS.Timeout | undefined;
+    const warming = new Promise<never>((_, reject) => {
+      timer = setTimeout(
+        () =>
+          reject(
+            new ProverError(
+              'circuit_warming_up',
+              `Circuit ${shape.name} is warming up: its proving key is still being built; retry in a few seconds`,
+            ),
+          ),
+        Math.max(0, run.deadline - Date.now()),
+      );
+    });
+    try {
+      return await Promise.race([p, warming]);
+    } finally {
+      clearTimeout(timer);
+    }
+  }
+
+  /** Builds (if needed) and loads the keys of these shapes now rather than on first use. */
+  async preload(names: readonly string[]): Promise<void> {
+    for (const name of names) await this.key(shapeByName(name), { deadline: Number.MAX_SAFE_INTEGER });
+  }
+
+  private async proveShape(
+    shape: Shape,
+    accounts: InclusionWitness[],
+    addresses: NonInclusionWitness[],
+    run: RunOptions,
+  ): Promise<Proof> {
+    const key = await this.key(shape, run);
+    const inputs = circuitInputs(shape, accounts, addresses);
+    const r = await this.o.pool.run(
+      {
+        shape: shape.name,
+        zkeyPath: key.zkeyPath,
+        wasmPath: key.wasmPath,
+        zkeyBytes: statSync(key.zkeyPath).size,
+        inputs,
+      },
+      run,
+    );
+    return {
+      points: r.points,
+      compressed: compressProof(r.points),
+      raw: toRaw(r.points),
+      publicInputs: publicInputs(shape, inputs),
+    };
+  }
+
+  async getValidityProof(req: ValidityRequest, run: RunOptions): Promise<ValidityProofResult> {
+    const w = buildWitnesses(this.o.store, req);
+    const base = { accounts: w.accounts, addresses: w.addresses, slot: w.slot };
+    if (!w.shape) return { ...base, circuit: '' };
+    try {
+      const proof = await this.proveShape(w.shape, w.accountWitnesses, w.addressWitnesses, run);
+      return { ...base, proof, circuit: w.shape.name };
+    } catch (e) {
+      // The witnesses came from our own trees: a circuit that rejects them is our fault.
+      if (e instanceof ProverError && e.kind === 'proof_failed')
+        throw new ProverError('prover_internal', `Internal server error: ${e.message}`, { cause: e });
+      throw e;
+    }
+  }
+
+  /** Light's /prove: explicit witnesses, checked against the shape before proving. */
+  async prove(req: ExplicitProveRequest, run: RunOptions): Promise<ProveResult> {
+    const bad = (msg: string) => new ProverError('invalid_argument', msg);
+    const { circuitType, accounts, addresses } = req;
+    const wantsAccounts = circuitType !== 'non-inclusion';
+    const wantsAddresses = circuitType !== 'inclusion';
+    if (wantsAccounts !== accounts.length > 0)
+      throw bad(
+        wantsAccounts
+          ? `wrong number of compressed accounts: 0 (a ${circuitType} proof needs at least one)`
+          : `a non-inclusion proof takes no compressed accounts, got ${accounts.length}`,
+      );
+    if (wantsAddresses !== addresses.length > 0)
+      throw bad(
+        wantsAddresses
+          ? `wrong number of new addresses: 0 (a ${circuitType} proof needs at least one)`
+          : `an inclusion proof takes no new addresses, got ${addresses.length}`,
+      );
+    const v2 =
+      req.publicInputHash !== undefined ||
+      (wantsAccounts && req.stateTreeHeight === 32) ||
+      (wantsAddresses && req.addressTreeHeight === 40);
+    const version = v2 ? 2 : 1;
+    const shape = findShape(version, accounts.length, addresses.length);
+    if (!shape) {
+      const sizes = SHAPES.filter((s) => s.version === version && s.family === circuitType)
+        .map((s) =>
+          circuitType === 'combined' ? `${s.nInclusion}x${s.nNonInclusion}` : s.nInclusion || s.nNonInclusion,
+        )
+        .join(', ');
+      throw bad(
+        `no V${version} ${circuitType} circuit for ${accounts.length} compressed accounts and ${addresses.length} new addresses; supported: ${sizes}`,
+      );
+    }
+    if (wantsAccounts && req.stateTreeHeight !== shape.stateHeight)
+      throw bad(
+        `stateTreeHeight ${req.stateTreeHeight} is not supported: V${version} circuits use ${shape.stateHeight}`,
+      );
+    if (wantsAddresses && req.addressTreeHeight !== shape.addressHeight)
+      throw bad(
+        `addressTreeHeight ${req.addressTreeHeight} is not supported: V${version} circuits use ${shape.addressHeight}`,
+      );
+    accounts.forEach((a, i) => {
+      if (a.pathElements.length !== shape.stateHeight)
+        throw bad(
+          `wrong size of merkle proof for proof ${i}: ${a.pathElements.length} path elements, expected ${shape.stateHeight}`,
+        );
+    });
+    addresses.forEach((a, i) => {
+      if (a.pathElements.length !== shape.addressHeight)
+        throw bad(
+          `wrong size of merkle proof for address ${i}: ${a.pathElements.length} path elements, expected ${shape.addressHeight}`,
+        );
+    });
+    if (version === 2 && req.publicInputHash !== undefined) {
+      const expected = publicInputHash({
+        roots: accounts.map((a) => a.root),
+        leaves: accounts.map((a) => a.leaf),
+        addressRoots: addresses.map((a) => a.root),
+        addresses: addresses.map((a) => a.value),
+      });
+      if (expected !== req.publicInputHash)
+        throw new ProverError(
+          'proof_failed',
+          `publicInputHash 0x${req.publicInputHash.toString(16)} does not match the inputs' hash 0x${expected.toString(16)}`,
+        );
+    }
+    const proof = await this.proveShape(shape, accounts, addresses, run);
+    return { proof, circuit: shape.name };
+  }
+
+  listCircuits(): CircuitStatus[] {
+    return this.o.keys.list().map((k) => ({
+      name: k.shape,
+      status: this.building.has(k.shape) ? 'building' : k.status,
+      keyKind: k.setup ?? '',
+    }));
+  }
+}
