@@ -35,14 +35,17 @@ export function linkKeyCache(dataDir: string): void {
 
 /**
  * `prover: true` runs the embedded prover role (trees, worker pool, /prove) with the suite's
- * shared key cache linked into the data dir; by default the gateway is the adapter alone.
+ * shared key cache linked into the data dir (unless `linkKeys: false`); by default the gateway is
+ * the adapter alone. A data dir the caller passes is the caller's: stop() leaves it.
  */
 export async function startTestGateway(
   overrides: Partial<Config> = {},
   backends: Backends = {},
-  { prover = false, dataDir = tempDir() }: { prover?: boolean; dataDir?: string } = {},
+  opts: { prover?: boolean; dataDir?: string; linkKeys?: boolean } = {},
 ): Promise<TestGateway> {
-  if (prover) linkKeyCache(dataDir);
+  const { prover = false, linkKeys = prover } = opts;
+  const dataDir = opts.dataDir ?? tempDir();
+  if (linkKeys) linkKeyCache(dataDir);
   const logs: string[] = [];
   const config: Config = {
     ...defaultConfig(),
@@ -65,7 +68,7 @@ export async function startTestGateway(
     async stop() {
       await gateway.stop();
       log.flush();
-      rmSync(dataDir, { recursive: true, force: true });
+      if (!opts.dataDir) rmSync(dataDir, { recursive: true, force: true });
     },
   };
 }

@@ -1,0 +1,290 @@
+// The prover service's behaviour around proofs: the bounded queue, deadlines, warm-up, restarts,
+// StateSync over gRPC, the split roles and Light's /prove API.
+import assert from 'node:assert/strict';
+import { rmSync } from 'node:fs';
+import { after, before, describe, test } from 'node:test';
+import { ProverClient, demoAccountHashes, demoAddress } from '../../src/prover/index.js';
+import { TreeStore } from '../../src/state/index.js';
+import { bigIntToBase58, fromRaw, loadPoseidon, toHex32 } from '../../src/zk/index.js';
+import { httpRequest, linkKeyCache, startTestGateway, tempDir } from '../helpers/gateway.js';
+import { assertVerifies } from '../helpers/zk.js';
+import { AMT1, keys, SMT1, startProverGateway, verifyV1, warmKeys, type ProverGateway } from './helpers.js';
+
+const b58 = bigIntToBase58;
+
+before(async () => {
+  await loadPoseidon();
+  await warmKeys();
+});
+
+describe('capacity and deadlines', () => {
+  let gw: ProverGateway;
+  before(async () => {
+    gw = await startProverGateway({ proverThreads: 1, proverQueue: 1, proofTimeoutMs: 60_000 });
+  });
+  after(() => gw.stop());
+
+  test('a full queue fails fast with "prover busy" (-32011); the admitted requests still prove', async () => {
+    const params = (i: number) => ({ newAddressesWithTrees: [{ address: b58(demoAddress(500 + i)), tree: AMT1 }] });
+    // One warm-up so every request finds the key loaded and reaches the queue at once.
+    await gw.rpc('getValidityProof', params(0));
+    const results = await Promise.all([1, 2, 3, 4].map((i) => gw.rpc('getValidityProof', params(i))));
+    const busy = results.filter((r) => r.error);
+    const ok = results.filter((r) => r.result);
+    assert.equal(ok.length, 2, 'one running and one queued');
+    assert.equal(busy.length, 2);
+    for (const r of busy) {
+      assert.equal(r.error.code, -32011);
+      assert.match(r.error.message, /^Prover busy: 1 proofs running and 1 queued \(the limit\); retry shortly$/);
+    }
+    for (const r of ok) await verifyV1(r.result, 0, 'v1_non-inclusion_26_1');
+  });
+
+  test('a gRPC deadline shorter than the proof: DEADLINE_EXCEEDED, and the queue is left', async () => {
+    const client = new ProverClient(gw.gateway.grpcAddress, 200);
+    try {
+      // Occupy the worker, then a call that can only wait: its deadline passes in the queue.
+      const running = gw.rpc('getValidityProof', {
+        newAddressesWithTrees: [{ address: b58(demoAddress(600)), tree: AMT1 }],
+      });
+      await new Promise((r) => setTimeout(r, 50));
+      await assert.rejects(
+        client.getValidityProof({ hashes: [], addresses: [{ address: demoAddress(601), tree: AMT1 }], api: 1 }),
+        (e: Error & { kind?: string }) => e.kind === 'prover_timeout',
+      );
+      await new Promise((r) => setTimeout(r, 100));
+      assert.equal(gw.gateway.prover!.pool.queued, 0, 'the expired call no longer holds a queue place');
+      assert.ok((await running).result);
+    } finally {
+      client.close();
+    }
+  });
+});
+
+describe('per-request timeout', () => {
+  test('a proof slower than --proof-timeout-ms answers -32012', async () => {
+    const gw = await startProverGateway({ proofTimeoutMs: 150 });
+    try {
+      const r = await gw.rpc('getValidityProof', {
+        newAddressesWithTrees: [{ address: b58(demoAddress(700)), tree: AMT1 }],
+      });
+      assert.equal(r.error.code, -32012);
+      assert.equal(r.error.message, 'Proof for v1_non-inclusion_26_1 timed out: deadline passed');
+    } finally {
+      await gw.stop();
+    }
+  });
+
+  test('a shape whose key is still being built answers "circuit warming up" (-32013) at its deadline', async () => {
+    // A data dir without the suite's key cache: the key has to be built first.
+    const gw = await startTestGateway({ proofTimeoutMs: 300 }, {}, { prover: true, linkKeys: false });
+    try {
+      const res = await httpRequest(gw.url, {
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({
+          jsonrpc: '2.0',
+          id: 1,
+          method: 'getValidityProof',
+          params: { newAddressesWithTrees: [{ address: b58(demoAddress(701)), tree: AMT1 }] },
+        }),
+      });
+      assert.deepEqual(JSON.parse(res.text).error, {
+        code: -32013,
+        message:
+          'Circuit v1_non-inclusion_26_1 is warming up: its proving key is still being built; retry in a few seconds',
+      });
+      const list = await new ProverClient(gw.gateway.grpcAddress).listCircuits();
+      assert.equal(list.circuits.find((c) => c.name === 'v1_non-inclusion_26_1')?.status, 'building');
+    } finally {
+      await gw.stop();
+    }
+  });
+});
+
+describe('state', () => {
+  test('restart keeps the trees: same roots, and proofs still verify', async () => {
+    const dataDir = tempDir();
+    linkKeyCache(dataDir);
+    let gw = await startProverGateway({}, dataDir);
+    const hashes = demoAccountHashes(SMT1, 1, 0, 3, 'restart');
+    await gw.client.appendLeaves(SMT1, hashes, 42n);
+    await gw.client.insertAddresses(AMT1, [demoAddress(800)], 43n);
+    const before = [await gw.client.getTree(SMT1), await gw.client.getTree(AMT1)];
+    await gw.stop().catch(() => {});
+    gw = await startProverGateway({}, dataDir);
+    try {
+      assert.deepEqual([await gw.client.getTree(SMT1), await gw.client.getTree(AMT1)], before);
+      const r = await gw.rpc('getValidityProof', { hashes: [b58(hashes[2]!)] });
+      assert.deepEqual(r.result.value.roots, [b58(before[0]!.root)]);
+      assert.deepEqual(r.result.context, { slot: 42 }, 'the slot of the tree proved against');
+      await verifyV1(r.result, 1, 'v1_inclusion_26_1');
+    } finally {
+      await gw.stop();
+      rmSync(dataDir, { recursive: true, force: true });
+    }
+  });
+
+  test('StateSync errors carry gRPC codes and name the problem', async () => {
+    const gw = await startProverGateway();
+    try {
+      const code = async (p: Promise<unknown>, kind: string, message: RegExp) =>
+        assert.rejects(p, (e: Error & { kind?: string }) => {
+          assert.equal(e.kind, kind);
+          assert.match(e.message, message);
+          return true;
+        });
+      await code(gw.client.registerTree({ pubkey: SMT1, treeType: 1 }), 'tree_exists', /already registered/);
+      await code(gw.client.appendLeaves(b58(5n), [1n]), 'tree_not_found', /is not registered/);
+      await code(gw.client.appendLeaves(AMT1, [1n]), 'invalid_tree', /is an address tree, not a state tree/);
+      await code(gw.client.appendLeaves(SMT1, [(1n << 254n) + 5n]), 'invalid_argument', /not a BN254 field element/);
+      await code(gw.client.insertAddresses(AMT1, [1n << 250n]), 'address_out_of_range', /not below 2\^248/);
+      await code(gw.client.nullifyLeaves(SMT1, [{ hash: 99n }]), 'leaf_not_found', /not a live leaf/);
+      // A failed batch changes nothing.
+      const t = await gw.client.getTree(AMT1);
+      await code(gw.client.insertAddresses(AMT1, [demoAddress(900), 1n << 250n]), 'address_out_of_range', /2\^248/);
+      assert.deepEqual(await gw.client.getTree(AMT1), t);
+      const registered = await gw.client.registerTree({ pubkey: b58(1234n), treeType: 3, rootHistoryCapacity: 7 });
+      assert.equal(registered.height, 32);
+      assert.equal(registered.rootHistoryCapacity, 7);
+      const circuits = await gw.client.listCircuits();
+      assert.equal(circuits.backend, 'snarkjs');
+      assert.equal(circuits.circuits.find((c) => c.name === 'v1_inclusion_26_1')?.status, 'ready');
+      assert.equal(circuits.circuits.length, 83);
+    } finally {
+      await gw.stop();
+    }
+  });
+});
+
+describe('roles', () => {
+  test('--role rpc reaches a --role prover process over gRPC', async () => {
+    const dataDir = tempDir();
+    linkKeyCache(dataDir);
+    const prover = await startTestGateway({ role: 'prover' }, {}, { prover: true, dataDir });
+    const rpc = await startTestGateway({ role: 'rpc', proverUrl: prover.gateway.grpcAddress });
+    try {
+      assert.equal(prover.gateway.rpcUrl, '');
+      const res = await httpRequest(rpc.url, {
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({
+          jsonrpc: '2.0',
+          id: 1,
+          method: 'getValidityProof',
+          params: { newAddresses: [b58(demoAddress(1000))] },
+        }),
+      });
+      await verifyV1(JSON.parse(res.text).result, 0, 'v1_non-inclusion_26_1');
+    } finally {
+      await rpc.stop();
+      await prover.stop();
+      rmSync(dataDir, { recursive: true, force: true });
+    }
+  });
+
+  test('an unreachable prover answers -32014', async () => {
+    const rpc = await startTestGateway({ role: 'rpc', proverUrl: '127.0.0.1:1' });
+    try {
+      const res = await httpRequest(rpc.url, {
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({
+          jsonrpc: '2.0',
+          id: 1,
+          method: 'getValidityProof',
+          params: { newAddresses: [b58(demoAddress(1))] },
+        }),
+      });
+      const err = JSON.parse(res.text).error;
+      assert.equal(err.code, -32014);
+      assert.match(err.message, /^Prover at 127\.0\.0\.1:1 is unavailable/);
+    } finally {
+      await rpc.stop();
+    }
+  });
+});
+
+describe("Light's prover HTTP API", () => {
+  let gw: ProverGateway;
+  let store: TreeStore;
+  let body: Record<string, unknown>;
+  let publics: bigint[];
+  before(async () => {
+    gw = await startProverGateway({ proverApiKey: 'light-secret' });
+    // Witnesses from an independent tree holding the same leaves as smt1 would.
+    store = await TreeStore.open(tempDir());
+    store.registerTree({ pubkey: SMT1, kind: 'state', version: 1 });
+    const leaves = demoAccountHashes(SMT1, 1, 0, 4, 'light');
+    store.stateTree(SMT1).append(leaves);
+    const p = store.stateTree(SMT1).proofByIndex(3);
+    body = {
+      circuitType: 'inclusion',
+      stateTreeHeight: 26,
+      inputCompressedAccounts: [
+        { root: toHex32(p.root), pathIndex: 3, pathElements: p.pathElements.map(toHex32), leaf: toHex32(p.leaf) },
+      ],
+    };
+    publics = [p.root, p.leaf];
+  });
+  after(async () => {
+    await store.close();
+    await gw.stop();
+  });
+
+  const prove = (b: unknown, headers: Record<string, string> = { 'x-api-key': 'light-secret' }) =>
+    httpRequest(`http://127.0.0.1:${gw.gateway.provePort}/prove`, {
+      headers: { 'content-type': 'application/json', ...headers },
+      body: typeof b === 'string' ? b : JSON.stringify(b),
+    });
+
+  test('POST /prove answers {ar, bs, krs} that verify', async () => {
+    const res = await prove(body);
+    assert.equal(res.status, 200, res.text);
+    const raw = JSON.parse(res.text);
+    assert.deepEqual(Object.keys(raw), ['ar', 'bs', 'krs']);
+    assert.match(raw.ar[0], /^0x[0-9a-f]{64}$/);
+    await assertVerifies(await keys.verificationKey('v1_inclusion_26_1'), publics, fromRaw(raw));
+  });
+
+  test('the older kebab-case body without circuitType works too (Bearer auth)', async () => {
+    const acc = (body.inputCompressedAccounts as Record<string, unknown>[])[0]!;
+    const old = {
+      'input-compressed-accounts': [
+        { root: acc.root, 'path-index': 3, 'path-elements': acc.pathElements, leaf: acc.leaf },
+      ],
+    };
+    const res = await prove(old, { authorization: 'Bearer light-secret' });
+    assert.equal(res.status, 200, res.text);
+    await assertVerifies(await keys.verificationKey('v1_inclusion_26_1'), publics, fromRaw(JSON.parse(res.text)));
+  });
+
+  test('errors use Light codes', async () => {
+    const noKey = await prove(body, {});
+    assert.equal(noKey.status, 401);
+    assert.equal(JSON.parse(noKey.text).code, 'unauthorized');
+    const bad = await prove('{"circuitType":');
+    assert.equal(bad.status, 400);
+    assert.equal(JSON.parse(bad.text).code, 'malformed_body');
+    const badType = await prove({ ...body, circuitType: 'bogus' });
+    assert.deepEqual(JSON.parse(badType.text), {
+      code: 'malformed_body',
+      message: `missing or invalid 'circuitType': expected "inclusion", "non-inclusion" or "combined", got "bogus"`,
+    });
+    const wrongRoot = await prove({
+      ...body,
+      inputCompressedAccounts: [{ ...(body.inputCompressedAccounts as object[])[0], root: '0x01' }],
+    });
+    assert.equal(wrongRoot.status, 400);
+    assert.equal(JSON.parse(wrongRoot.text).code, 'proving_error');
+    assert.match(JSON.parse(wrongRoot.text).message, /do not satisfy the circuit/);
+    const five = await prove({
+      ...body,
+      inputCompressedAccounts: Array(5).fill((body.inputCompressedAccounts as object[])[0]),
+    });
+    assert.equal(five.status, 400);
+    assert.equal(
+      JSON.parse(five.text).message,
+      'no V1 inclusion circuit for 5 compressed accounts and 0 new addresses; supported: 1, 2, 3, 4, 8',
+    );
+    const health = await httpRequest(`http://127.0.0.1:${gw.gateway.provePort}/health`, { method: 'GET' });
+    assert.deepEqual(JSON.parse(health.text), { status: 'ok' });
+  });
+});
