@@ -297,6 +297,7 @@ export function helpText(version: string): string {
     'Usage:',
     '  zkgate start [options]     start the gateway (JSON-RPC adapter + gRPC prover service)',
     '  zkgate keys --help         list, build, import and export proving keys',
+    '  zkgate demo --accounts N   ingest N demo accounts into a running gateway, print curl commands',
     '  zkgate --help | --version',
     '',
     'Options (flag, environment variable, meaning); precedence: defaults < --config FILE < env < flags:',

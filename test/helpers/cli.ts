@@ -31,6 +31,7 @@ export interface RunningGateway extends CliProcess {
   url: string;
   base: string;
   key: string | undefined;
+  grpc: string;
 }
 
 /** Starts `zkgate start` on ephemeral ports and waits for its banner. */
@@ -39,13 +40,14 @@ export async function startCli(
   env: NodeJS.ProcessEnv = {},
   timeoutMs = 20_000,
 ): Promise<RunningGateway> {
-  const p = runCli(['start', '--rpc-port', '0', '--grpc-port', '0', ...args], env);
+  const p = runCli(['start', '--rpc-port', '0', '--grpc-port', '0', '--prove-port', '0', ...args], env);
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     const m = p.stderr().match(/JSON-RPC\s+(http:\/\/\S+\/)\?api-key=(\S+)/);
     if (m && p.stderr().includes('data dir')) {
       const key = m[2] === '<your' ? undefined : m[2];
-      return { ...p, base: m[1]!, key, url: key ? `${m[1]}?api-key=${key}` : m[1]! };
+      const grpc = p.stderr().match(/gRPC\s+(\S+)/)![1]!;
+      return { ...p, base: m[1]!, key, grpc, url: key ? `${m[1]}?api-key=${key}` : m[1]! };
     }
     if (p.child.exitCode !== null) throw new Error(`zkgate exited early (${p.child.exitCode}): ${p.stderr()}`);
     if (Date.now() > deadline) {

@@ -1,0 +1,109 @@
+// `zkgate demo --accounts N`: ingests N realistic compressed accounts (Light's hash rules) into the
+// localnet trees smt1 (V1) and bmt1 (V2) of a running gateway through StateSync, and prints
+// ready-to-paste curl commands for getValidityProof and getValidityProofV2.
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { parseArgs } from 'node:util';
+import { ConfigError, resolveConfig, flagName, OPTIONS } from './config.js';
+import { demoAccountHashes, demoAddress, ProverClient } from './prover/index.js';
+import { API_KEY_FILE } from './rpc/api-keys.js';
+import { bigIntToBase58, loadPoseidon } from './zk/index.js';
+
+export const DEMO_HELP = `Usage:
+  zkgate demo [--accounts N]    ingest N demo accounts (default 100) into smt1 and bmt1 of a running
+                                gateway and print curl commands for both validity-proof methods
+Options: as for zkgate start (--rpc-port, --grpc-port or --prover-url, --host, --data-dir, --api-keys).
+`;
+
+const SMT1 = 'smt1NamzXdq4AMqS2fS2F1i5KTYPZRhoHgWx38d8WsT';
+const BMT1 = 'bmt1LryLZUMmF7ZtqESaw7wifBXLfXHQYoE4GAmrahU';
+const AMT1 = 'amt1Ayt45jfbdw5YSo7iz6WZxUmnZsQTYXy82hVwyC2';
+const AMT2 = 'amt2kaJA14v3urZbZvnc5v2np8jqvc4Z8zDep5wbtzx';
+const BATCH = 5000;
+
+export async function demoCommand(argv: string[]): Promise<number> {
+  const options: Record<string, { type: 'string' | 'boolean' }> = {
+    accounts: { type: 'string' },
+    help: { type: 'boolean' },
+    config: { type: 'string' },
+  };
+  for (const o of OPTIONS) options[flagName(o.key)] = { type: 'string' };
+  let values: Record<string, unknown>;
+  try {
+    values = parseArgs({ args: argv, options, strict: true }).values;
+  } catch (e) {
+    throw new ConfigError((e as Error).message.split('\n')[0] ?? 'invalid arguments');
+  }
+  if (values.help) {
+    process.stdout.write(DEMO_HELP);
+    return 0;
+  }
+  const n = Number(values.accounts ?? 100);
+  if (!Number.isSafeInteger(n) || n < 1 || n > 10_000_000)
+    throw new ConfigError(`--accounts: expected an integer from 1 to 10000000, got ${JSON.stringify(values.accounts)}`);
+  const flags: Record<string, unknown> = {};
+  for (const o of OPTIONS) if (values[flagName(o.key)] !== undefined) flags[o.key] = values[flagName(o.key)];
+  const config = resolveConfig(flags, process.env, (values.config as string | undefined) ?? process.env.CONFIG);
+  const host = config.host === '0.0.0.0' ? '127.0.0.1' : config.host;
+  const address = config.proverUrl || `${host}:${config.grpcPort}`;
+  const key = config.apiKeys[0] ?? readKey(config.dataDir);
+
+  await loadPoseidon();
+  const client = new ProverClient(address);
+  try {
+    const samples: Record<string, bigint> = {};
+    for (const [tree, version] of [
+      [SMT1, 1],
+      [BMT1, 2],
+    ] as const) {
+      const state = await client.getTree(tree).catch((e: Error) => {
+        throw new ConfigError(`cannot reach the prover at ${address} (is zkgate start running?): ${e.message}`);
+      });
+      let slot = state.slot + 1n;
+      let next = state.nextIndex;
+      const started = Date.now();
+      for (let done = 0; done < n; done += BATCH) {
+        const hashes = demoAccountHashes(tree, version, next, Math.min(BATCH, n - done));
+        const r = await client.appendLeaves(tree, hashes, slot++);
+        next = r.tree.nextIndex;
+        samples[tree] ??= hashes[0]!;
+        if (process.stderr.isTTY) process.stderr.write(`${tree}: ${done + hashes.length}/${n} accounts\r`);
+      }
+      process.stderr.write(
+        `${tree}: ${n} accounts appended in ${((Date.now() - started) / 1000).toFixed(1)} s (leaves ${next - n}..${next - 1})\n`,
+      );
+    }
+    const url = `http://${host}:${config.rpcPort}/?api-key=${key}`;
+    const fresh = (i: number) => bigIntToBase58(demoAddress(Date.now() + i, 'fresh'));
+    const curl = (method: string, params: unknown) =>
+      `curl -s '${url}' -H 'content-type: application/json' -d '${JSON.stringify({ jsonrpc: '2.0', id: 1, method, params })}'`;
+    process.stdout.write(
+      [
+        '',
+        '# V1: inclusion of an smt1 account and non-inclusion of a new address in amt1 (combined proof)',
+        curl('getValidityProof', {
+          hashes: [bigIntToBase58(samples[SMT1]!)],
+          newAddressesWithTrees: [{ address: fresh(1), tree: AMT1 }],
+        }),
+        '',
+        '# V2: inclusion of a bmt1 account and non-inclusion of a new address in amt2',
+        curl('getValidityProofV2', {
+          hashes: [bigIntToBase58(samples[BMT1]!)],
+          newAddressesWithTrees: [{ address: fresh(2), tree: AMT2 }],
+        }),
+        '',
+      ].join('\n'),
+    );
+    return 0;
+  } finally {
+    client.close();
+  }
+}
+
+function readKey(dataDir: string): string {
+  try {
+    return readFileSync(join(dataDir, API_KEY_FILE), 'utf8').trim();
+  } catch {
+    return '<your-api-key>';
+  }
+}
