@@ -80,6 +80,12 @@ describe('errors name the option and where it came from', () => {
     ['missing file', () => resolveConfig({}, {}, join(dir, 'missing.json')), /^cannot read config file/],
     ['bad type in file', () => resolveConfig({}, {}, file({ host: 5 })), /key "host": expected a string, got 5$/],
     ['zero batch size', () => resolveConfig({ maxBatchSize: '0' }, {}), /maxBatchSize must be at least 1/],
+    [
+      'bad role',
+      () => resolveConfig({}, { ROLE: 'gpu' }),
+      /^environment variable ROLE: expected one of all, rpc, prover, got "gpu"$/,
+    ],
+    ['rpc role without a prover', () => resolveConfig({ role: 'rpc' }, {}), /role "rpc" needs proverUrl/],
   ];
   for (const [label, fn, re] of cases) {
     test(label, () => assert.throws(fn, (e: unknown) => e instanceof ConfigError && re.test(e.message)));

@@ -8,6 +8,7 @@ import { mkdtempSync, rmSync, statSync, writeFileSync, readdirSync } from 'node:
 import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { buildPoseidonReference } from 'circomlibjs';
 import { TreeStore } from '../../src/state/index.js';
@@ -82,8 +83,12 @@ function witnesses(store: TreeStore, shape: Shape): { accounts: InclusionWitness
   return { accounts, addresses };
 }
 
+/** Keys for the proving part persist here between runs (the setup part always starts cold). */
+const PROVE_CACHE = fileURLToPath(new URL('../../node_modules/.cache/zkgate-bench', import.meta.url));
+
 async function benchSetupAndProve(dir: string): Promise<void> {
   const keys = new KeyStore(join(dir, 'data'));
+  const proveKeys = new KeyStore(PROVE_CACHE);
   const setupShapes = list(process.env.BENCH_ZK_SETUP, V1);
   if (parts.includes('setup')) {
     console.log('\nDev key setup, cold cache (circom --O2 compile + deterministic setup), seconds');
@@ -119,7 +124,7 @@ async function benchSetupAndProve(dir: string): Promise<void> {
   const rows: string[][] = [];
   for (const name of proveShapes) {
     const shape = shapeByName(name);
-    const key = await keys.ensure(name);
+    const key = await proveKeys.ensure(name);
     const { accounts, addresses } = witnesses(store, shape);
     const inputs = circuitInputs(shape, accounts, addresses);
     await proveWithSnarkjs(key, inputs); // warm-up

@@ -9,8 +9,8 @@ export interface ProveJob {
   shape: string;
   zkeyPath: string;
   wasmPath: string;
-  /** Bytes of the zkey on disk, for the worker's memory budget before it loads it. */
-  zkeyBytes: number;
+  /** Bytes of the zkey and the witness calculator on disk: what loading them costs the worker's budget. */
+  keyBytes: number;
   inputs: CircuitInputs;
 }
 

@@ -105,7 +105,7 @@ export class ProverService {
         shape: shape.name,
         zkeyPath: key.zkeyPath,
         wasmPath: key.wasmPath,
-        zkeyBytes: statSync(key.zkeyPath).size,
+        keyBytes: statSync(key.zkeyPath).size + statSync(key.wasmPath).size,
         inputs,
       },
       run,

@@ -62,12 +62,12 @@ export class SnarkjsBackend implements ProverBackend {
       this.cache.set(key, hit);
       return { loaded: hit, warm: true };
     }
-    this.makeRoom(job.zkeyBytes, key);
+    this.makeRoom(job.keyBytes, key);
     const loaded = (async () => {
       const { builder } = await loadLibs();
       const [zkey, wasm] = await Promise.all([readFile(job.zkeyPath), readFile(job.wasmPath)]);
       const wc = await builder(wasm);
-      const bytes = zkey.byteLength + wasm.byteLength * 4;
+      const bytes = zkey.byteLength + wasm.byteLength;
       this.sizes.set(key, bytes);
       return { zkey, wc, bytes };
     })();
