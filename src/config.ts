@@ -29,6 +29,7 @@ export interface Config {
   provePort: number;
   proverApiKey: string;
   proverThreads: number;
+  proverCurveThreads: number;
   proverQueue: number;
   proofTimeoutMs: number;
   preloadCircuits: string[];
@@ -118,6 +119,12 @@ export const OPTIONS: readonly OptionSpec[] = [
     help: 'when set, POST /prove needs it as X-API-Key or Authorization: Bearer (as Light does)',
   },
   { key: 'proverThreads', kind: 'count', default: 0, help: 'prover worker threads (0 = one per core)' },
+  {
+    key: 'proverCurveThreads',
+    kind: 'count',
+    default: 0,
+    help: 'threads one proof may use inside a worker (0 = 2 × cores / workers, at least 2, at most the cores)',
+  },
   {
     key: 'proverQueue',
     kind: 'count',

@@ -31,6 +31,8 @@ export interface ProverBackend {
 export interface BackendOptions {
   /** Memory a worker may keep keys and witness calculators in; least recently used go first. */
   memoryBudgetBytes: number;
+  /** Threads one proof may use inside a worker (the pool's workers share the cores). */
+  curveThreads?: number;
 }
 
 export const BACKENDS = ['snarkjs'] as const;

@@ -19,9 +19,9 @@ import {
   pubkeyBytes,
   TREE_TYPE_NAMES,
   treeTypeNumber,
-  type AccountMsg,
-  type AddressMsg,
-  type Bytes,
+  type GetValidityProofResponseMsg,
+  type ProveResponseMsg,
+  type TreeStateMsg,
 } from './wire.js';
 
 /** An error raised by the prover role, rebuilt on the client side with its kind. */
@@ -76,7 +76,7 @@ type Unary = (
   req: object,
   meta: grpc.Metadata,
   opts: grpc.CallOptions,
-  cb: (e: grpc.ServiceError | null, r: any) => void,
+  cb: (e: grpc.ServiceError | null, r: unknown) => void,
 ) => void;
 
 export class ProverClient {
@@ -92,9 +92,9 @@ export class ProverClient {
     const opts = { 'grpc.max_receive_message_length': 16 * 1024 * 1024 };
     const Prover = clientConstructor(PROVER_PROTO, PROVER_SERVICE);
     const Sync = clientConstructor(STATE_SYNC_PROTO, STATE_SYNC_SERVICE);
-    this.prover = new Prover(address, creds, opts) as any;
+    this.prover = new Prover(address, creds, opts) as grpc.Client & Record<string, Unary>;
     const channelOverride = this.prover.getChannel();
-    this.sync = new Sync(address, creds, { ...opts, channelOverride }) as any;
+    this.sync = new Sync(address, creds, { ...opts, channelOverride }) as grpc.Client & Record<string, Unary>;
   }
 
   private call<T>(client: Record<string, Unary>, method: string, req: object, timeoutMs: number): Promise<T> {
@@ -110,7 +110,7 @@ export class ProverClient {
     addresses: { address: bigint; tree: string }[];
     api: ApiVersion;
   }): Promise<ClientValidityProof> {
-    const res = await this.call<any>(
+    const res = await this.call<GetValidityProofResponseMsg>(
       this.prover,
       'GetValidityProof',
       {
@@ -122,17 +122,17 @@ export class ProverClient {
     );
     return {
       ...(res.compressedProof ? { compressedProof: compressedFromMsg(res.compressedProof) } : {}),
-      accounts: (res.accounts as AccountMsg[]).map(accountFromMsg),
-      addresses: (res.addresses as AddressMsg[]).map(addressFromMsg),
+      accounts: res.accounts.map(accountFromMsg),
+      addresses: res.addresses.map(addressFromMsg),
       slot: BigInt(res.slot),
       circuit: res.circuit,
-      publicInputs: (res.publicInputs as Bytes[]).map(bytesToBigInt),
+      publicInputs: res.publicInputs.map(bytesToBigInt),
     };
   }
 
   /** Light-style explicit proving; the request is the proto message (camelCase fields). */
   async prove(req: object): Promise<{ compressed: CompressedProof; points: ProofPoints; circuit: string }> {
-    const res = await this.call<any>(this.prover, 'Prove', req, this.timeoutMs);
+    const res = await this.call<ProveResponseMsg>(this.prover, 'Prove', req, this.timeoutMs);
     return {
       compressed: compressedFromMsg(res.compressedProof),
       points: pointsFromRawMsg(res.rawProof),
@@ -144,7 +144,7 @@ export class ProverClient {
     return this.call(this.prover, 'ListCircuits', {}, 10_000);
   }
 
-  private static tree(m: any): TreeStateView {
+  private static tree(m: TreeStateMsg): TreeStateView {
     return {
       pubkey: encodeBase58(m.pubkey),
       treeType: treeTypeNumber(m.treeType) ?? 1,
@@ -165,7 +165,7 @@ export class ProverClient {
     rootHistoryCapacity?: number;
     queue?: string;
   }): Promise<TreeStateView> {
-    const res = await this.call<any>(
+    const res = await this.call<TreeStateMsg>(
       this.sync,
       'RegisterTree',
       {
@@ -185,7 +185,7 @@ export class ProverClient {
     leaves: bigint[],
     slot = 0n,
   ): Promise<{ tree: TreeStateView; firstLeafIndex: number }> {
-    const res = await this.call<any>(
+    const res = await this.call<{ tree: TreeStateMsg; firstLeafIndex: string }>(
       this.sync,
       'AppendLeaves',
       { tree: pubkeyBytes(tree), leaves: leaves.map(bytes32), slot: slot.toString() },
@@ -199,7 +199,7 @@ export class ProverClient {
     leaves: { hash?: bigint; leafIndex?: number; txHash?: bigint }[],
     slot = 0n,
   ): Promise<TreeStateView> {
-    const res = await this.call<any>(
+    const res = await this.call<TreeStateMsg>(
       this.sync,
       'NullifyLeaves',
       {
@@ -217,7 +217,7 @@ export class ProverClient {
   }
 
   async insertAddresses(tree: string, addresses: bigint[], slot = 0n): Promise<TreeStateView> {
-    const res = await this.call<any>(
+    const res = await this.call<TreeStateMsg>(
       this.sync,
       'InsertAddresses',
       { tree: pubkeyBytes(tree), addresses: addresses.map(bytes32), slot: slot.toString() },
@@ -227,7 +227,7 @@ export class ProverClient {
   }
 
   async getTree(tree: string): Promise<TreeStateView> {
-    return ProverClient.tree(await this.call<any>(this.sync, 'GetTree', { tree: pubkeyBytes(tree) }, 10_000));
+    return ProverClient.tree(await this.call<TreeStateMsg>(this.sync, 'GetTree', { tree: pubkeyBytes(tree) }, 10_000));
   }
 
   close(): void {

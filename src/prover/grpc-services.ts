@@ -23,7 +23,14 @@ import {
   treeTypeNumber,
   TREE_TYPE_NAMES,
   value32,
+  type AppendLeavesRequestMsg,
   type Bytes,
+  type GetTreeRequestMsg,
+  type GetValidityProofRequestMsg,
+  type InsertAddressesRequestMsg,
+  type NullifyLeavesRequestMsg,
+  type ProveRequestMsg,
+  type RegisterTreeRequestMsg,
 } from './wire.js';
 
 export const PROVER_PROTO = 'zkgate/prover/v1/prover.proto';
@@ -31,10 +38,10 @@ export const PROVER_SERVICE = 'zkgate.prover.v1.Prover';
 export const STATE_SYNC_PROTO = 'zkgate/prover/v1/state_sync.proto';
 export const STATE_SYNC_SERVICE = 'zkgate.prover.v1.StateSync';
 
-type Call = grpc.ServerUnaryCall<any, any>;
+type Call<Req> = grpc.ServerUnaryCall<Req, unknown>;
 
-function unary(log: Logger, method: string, fn: (req: any, call: Call) => Promise<unknown> | unknown) {
-  return (call: Call, callback: grpc.sendUnaryData<unknown>) => {
+function unary<Req>(log: Logger, method: string, fn: (req: Req, call: Call<Req>) => Promise<unknown> | unknown) {
+  return (call: Call<Req>, callback: grpc.sendUnaryData<unknown>) => {
     Promise.resolve()
       .then(() => fn(call.request, call))
       .then(
@@ -49,7 +56,7 @@ function unary(log: Logger, method: string, fn: (req: any, call: Call) => Promis
 }
 
 /** The run options of a call: its deadline capped by the server's timeout, aborted when cancelled. */
-function runOptions(call: Call, timeoutMs: number): RunOptions {
+function runOptions(call: Call<unknown>, timeoutMs: number): RunOptions {
   const own = Date.now() + timeoutMs;
   const d = call.getDeadline();
   const theirs = d instanceof Date ? d.getTime() : Number.isFinite(d) ? Number(d) : Infinity;
@@ -73,9 +80,9 @@ const FAMILIES: Record<string, CircuitFamily> = {
 
 export function proverImplementation(service: ProverService, timeoutMs: number, log: Logger) {
   return {
-    GetValidityProof: unary(log, 'GetValidityProof', async (req, call) => {
-      const hashes = (req.hashes as Bytes[]).map((h, i) => value32(h, `hashes[${i}]`));
-      const addresses = (req.newAddresses as { address: Bytes; tree: Bytes }[]).map((a, i) => ({
+    GetValidityProof: unary<GetValidityProofRequestMsg>(log, 'GetValidityProof', async (req, call) => {
+      const hashes = req.hashes.map((h, i) => value32(h, `hashes[${i}]`));
+      const addresses = req.newAddresses.map((a, i) => ({
         address: value32(a.address, `new_addresses[${i}].address`),
         tree: pubkey(a.tree, `new_addresses[${i}].tree`),
       }));
@@ -90,32 +97,30 @@ export function proverImplementation(service: ProverService, timeoutMs: number, 
         publicInputs: proofPublicInputs(r.proof),
       };
     }),
-    Prove: unary(log, 'Prove', async (req, call) => {
-      const circuitType = FAMILIES[req.circuitType as string];
+    Prove: unary<ProveRequestMsg>(log, 'Prove', async (req, call) => {
+      const circuitType = FAMILIES[req.circuitType];
       if (!circuitType) throw new ProverError('invalid_argument', `circuit_type is required`);
-      const accounts = (req.inputCompressedAccounts as any[]).map((a, i) => ({
+      const accounts = req.inputCompressedAccounts.map((a, i) => ({
         root: value32(a.root, `input_compressed_accounts[${i}].root`),
         leaf: value32(a.leaf, `input_compressed_accounts[${i}].leaf`),
         pathIndex: num(a.pathIndex, `input_compressed_accounts[${i}].path_index`),
-        pathElements: (a.pathElements as Bytes[]).map((e, k) =>
-          value32(e, `input_compressed_accounts[${i}].path_elements[${k}]`),
-        ),
+        pathElements: a.pathElements.map((e, k) => value32(e, `input_compressed_accounts[${i}].path_elements[${k}]`)),
       }));
-      const addresses = (req.newAddresses as any[]).map((a, i) => ({
+      const addresses = req.newAddresses.map((a, i) => ({
         root: value32(a.root, `new_addresses[${i}].root`),
         value: value32(a.value, `new_addresses[${i}].value`),
         lowValue: value32(a.leafLowerRangeValue, `new_addresses[${i}].leaf_lower_range_value`),
         nextValue: value32(a.leafHigherRangeValue, `new_addresses[${i}].leaf_higher_range_value`),
         nextIndex: num(a.nextIndex, `new_addresses[${i}].next_index`),
         pathIndex: num(a.pathIndex, `new_addresses[${i}].path_index`),
-        pathElements: (a.pathElements as Bytes[]).map((e, k) => value32(e, `new_addresses[${i}].path_elements[${k}]`)),
+        pathElements: a.pathElements.map((e, k) => value32(e, `new_addresses[${i}].path_elements[${k}]`)),
       }));
-      const pih = req.publicInputHash as Bytes;
+      const pih = req.publicInputHash;
       const r = await service.prove(
         {
           circuitType,
-          stateTreeHeight: req.stateTreeHeight as number,
-          addressTreeHeight: req.addressTreeHeight as number,
+          stateTreeHeight: req.stateTreeHeight,
+          addressTreeHeight: req.addressTreeHeight,
           ...(pih.length > 0 ? { publicInputHash: value32(pih, 'public_input_hash') } : {}),
           accounts,
           addresses,
@@ -168,31 +173,31 @@ export function stateSyncImplementation(store: TreeStore, log: Logger) {
     return v === 0n ? undefined : v;
   };
   return {
-    RegisterTree: unary(log, 'RegisterTree', (req) => {
-      const t = treeTypeNumber(req.treeType as string);
+    RegisterTree: unary<RegisterTreeRequestMsg>(log, 'RegisterTree', (req) => {
+      const t = treeTypeNumber(req.treeType);
       if (!t) throw new ProverError('invalid_argument', 'tree_type is required');
-      const queue = (req.queue as Bytes).length > 0 ? pubkey(req.queue, 'queue') : undefined;
+      const queue = req.queue.length > 0 ? pubkey(req.queue, 'queue') : undefined;
       return treeStateMsg(
         store.registerTree({
           pubkey: pubkey(req.pubkey, 'pubkey'),
           kind: t === 1 || t === 3 ? 'state' : 'address',
           version: t <= 2 ? 1 : 2,
-          ...(req.height ? { height: req.height as number } : {}),
-          ...(req.rootHistoryCapacity ? { rootHistoryCapacity: req.rootHistoryCapacity as number } : {}),
+          ...(req.height ? { height: req.height } : {}),
+          ...(req.rootHistoryCapacity ? { rootHistoryCapacity: req.rootHistoryCapacity } : {}),
           ...(queue ? { queue } : {}),
         }),
       );
     }),
-    AppendLeaves: unary(log, 'AppendLeaves', (req) => {
+    AppendLeaves: unary<AppendLeavesRequestMsg>(log, 'AppendLeaves', (req) => {
       const tree = pubkey(req.tree, 'tree');
-      const leaves = (req.leaves as Bytes[]).map((l, i) => field(l, `leaves[${i}]`));
+      const leaves = req.leaves.map((l, i) => field(l, `leaves[${i}]`));
       const r = store.stateTree(tree).append(leaves, slotOf(req.slot));
       return { tree: treeStateMsg(store.info(tree)), firstLeafIndex: String(r.firstIndex) };
     }),
-    NullifyLeaves: unary(log, 'NullifyLeaves', (req) => {
+    NullifyLeaves: unary<NullifyLeavesRequestMsg>(log, 'NullifyLeaves', (req) => {
       const tree = pubkey(req.tree, 'tree');
       const st = store.stateTree(tree);
-      const entries = (req.leaves as { hash: Bytes; leafIndex: string; txHash: Bytes }[]).map((n, i) => {
+      const entries = req.leaves.map((n, i) => {
         let leafIndex = num(n.leafIndex, `leaves[${i}].leaf_index`);
         if (n.hash.length > 0) {
           const h = value32(n.hash, `leaves[${i}].hash`);
@@ -206,12 +211,12 @@ export function stateSyncImplementation(store: TreeStore, log: Logger) {
       st.nullify(entries, slotOf(req.slot));
       return treeStateMsg(store.info(tree));
     }),
-    InsertAddresses: unary(log, 'InsertAddresses', (req) => {
+    InsertAddresses: unary<InsertAddressesRequestMsg>(log, 'InsertAddresses', (req) => {
       const tree = pubkey(req.tree, 'tree');
-      const addresses = (req.addresses as Bytes[]).map((a, i) => value32(a, `addresses[${i}]`));
+      const addresses = req.addresses.map((a, i) => value32(a, `addresses[${i}]`));
       store.addressTree(tree).insert(addresses, slotOf(req.slot));
       return treeStateMsg(store.info(tree));
     }),
-    GetTree: unary(log, 'GetTree', (req) => treeStateMsg(store.info(pubkey(req.tree, 'tree')))),
+    GetTree: unary<GetTreeRequestMsg>(log, 'GetTree', (req) => treeStateMsg(store.info(pubkey(req.tree, 'tree')))),
   };
 }

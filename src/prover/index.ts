@@ -63,6 +63,7 @@ export async function startProver(config: Config, log: Logger, metrics?: Metrics
     pool = new ProverPool({
       backend: 'snarkjs',
       ...(config.proverThreads > 0 ? { threads: config.proverThreads } : {}),
+      ...(config.proverCurveThreads > 0 ? { curveThreads: config.proverCurveThreads } : {}),
       maxQueue: config.proverQueue,
       memoryBudgetBytes: config.proverMemoryMb * 1024 * 1024,
       ...(metrics ? { metrics } : {}),

@@ -18,6 +18,8 @@ export interface PoolOptions {
   maxQueue: number;
   /** Per worker: bytes of keys and witness calculators kept loaded. */
   memoryBudgetBytes: number;
+  /** Threads each worker's proof may use; default: twice the cores shared out, at most the cores. */
+  curveThreads?: number;
   metrics?: MetricsRegistry;
 }
 
@@ -36,6 +38,7 @@ interface Waiting {
 
 export class ProverPool {
   readonly threads: number;
+  readonly curveThreads: number;
   private readonly piscina: Piscina;
   private readonly waiting: Waiting[] = [];
   private running = 0;
@@ -45,14 +48,22 @@ export class ProverPool {
   private readonly seconds?: ReturnType<MetricsRegistry['histogram']>;
 
   constructor(private readonly options: PoolOptions) {
-    this.threads = Math.max(1, options.threads ?? availableParallelism());
-    const workerData: WorkerConfig = { backend: options.backend, memoryBudgetBytes: options.memoryBudgetBytes };
+    const cores = availableParallelism();
+    this.threads = Math.max(1, options.threads ?? cores);
+    // A lone request should still use several cores, and a full pool should not run far more
+    // threads than there are cores: at most 2× oversubscribed.
+    this.curveThreads = options.curveThreads ?? Math.min(cores, Math.max(2, Math.ceil((2 * cores) / this.threads)));
+    const workerData: WorkerConfig = {
+      backend: options.backend,
+      memoryBudgetBytes: options.memoryBudgetBytes,
+      curveThreads: this.curveThreads,
+    };
     this.piscina = new Piscina({
       filename: workerUrl(new URL('./prove.worker.js', import.meta.url)),
       minThreads: this.threads,
       maxThreads: this.threads,
       // Workers hold loaded keys: never retire them for idleness.
-      idleTimeout: Number.MAX_SAFE_INTEGER,
+      idleTimeout: Infinity,
       workerData,
     });
     const m = options.metrics;

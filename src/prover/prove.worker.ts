@@ -13,6 +13,7 @@ import { SnarkjsBackend } from './snarkjs-backend.js';
 export interface WorkerConfig {
   backend: BackendName;
   memoryBudgetBytes: number;
+  curveThreads: number;
 }
 
 /** Errors cross the thread boundary as values: thrown errors lose their class on the way. */
@@ -24,7 +25,7 @@ const config = workerData as WorkerConfig;
 function createBackend(c: WorkerConfig): ProverBackend {
   switch (c.backend) {
     case 'snarkjs':
-      return new SnarkjsBackend({ memoryBudgetBytes: c.memoryBudgetBytes });
+      return new SnarkjsBackend({ memoryBudgetBytes: c.memoryBudgetBytes, curveThreads: c.curveThreads });
   }
 }
 

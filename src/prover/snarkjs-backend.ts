@@ -3,6 +3,7 @@
 // byte budget) so a warm proof reads nothing from disk.
 import { readFile } from 'node:fs/promises';
 import { performance } from 'node:perf_hooks';
+import { isMainThread } from 'node:worker_threads';
 import { importInWorker } from '../util/load-iden3.js';
 import { fromSnarkjs } from '../zk/proof-format.js';
 import {
@@ -46,7 +47,17 @@ export class SnarkjsBackend implements ProverBackend {
   private readonly cache = new Map<string, Promise<Loaded>>();
   private readonly sizes = new Map<string, number>();
 
-  constructor(private readonly options: BackendOptions) {}
+  constructor(private readonly options: BackendOptions) {
+    // ffjavascript sizes its curve's thread pool from navigator.hardwareConcurrency when there is
+    // one, else from the core count: every worker would start one thread per core, so N workers
+    // would run N² threads. A worker-local navigator caps it (Node 20 has no navigator of its own).
+    if (!isMainThread && options.curveThreads && !('navigator' in globalThis)) {
+      Object.defineProperty(globalThis, 'navigator', {
+        value: { hardwareConcurrency: options.curveThreads },
+        configurable: true,
+      });
+    }
+  }
 
   residentBytes(): number {
     let n = 0;

@@ -142,3 +142,87 @@ export const addressFromMsg = (m: AddressMsg): AddressEntry => ({
 });
 
 export const proofPublicInputs = (p: Proof | undefined): Buffer[] => (p ? p.publicInputs.map(bytes32) : []);
+
+// Request messages as @grpc/proto-loader decodes them (camelCase fields, bytes as Buffer, 64-bit
+// integers as decimal strings, enums as their names, absent fields as defaults).
+export interface GetValidityProofRequestMsg {
+  hashes: Bytes[];
+  newAddresses: { address: Bytes; tree: Bytes }[];
+  apiVersion: string;
+}
+export interface InclusionInputMsg {
+  root: Bytes;
+  pathIndex: string;
+  pathElements: Bytes[];
+  leaf: Bytes;
+}
+export interface NonInclusionInputMsg {
+  root: Bytes;
+  value: Bytes;
+  pathIndex: string;
+  pathElements: Bytes[];
+  leafLowerRangeValue: Bytes;
+  leafHigherRangeValue: Bytes;
+  nextIndex: string;
+}
+export interface ProveRequestMsg {
+  circuitType: string;
+  stateTreeHeight: number;
+  addressTreeHeight: number;
+  publicInputHash: Bytes;
+  inputCompressedAccounts: InclusionInputMsg[];
+  newAddresses: NonInclusionInputMsg[];
+}
+export interface RegisterTreeRequestMsg {
+  pubkey: Bytes;
+  treeType: string;
+  height: number;
+  rootHistoryCapacity: number;
+  queue: Bytes;
+}
+export interface AppendLeavesRequestMsg {
+  tree: Bytes;
+  leaves: Bytes[];
+  slot: string;
+}
+export interface NullifyLeavesRequestMsg {
+  tree: Bytes;
+  leaves: { hash: Bytes; leafIndex: string; txHash: Bytes }[];
+  slot: string;
+}
+export interface InsertAddressesRequestMsg {
+  tree: Bytes;
+  addresses: Bytes[];
+  slot: string;
+}
+export interface GetTreeRequestMsg {
+  tree: Bytes;
+}
+
+// Response messages as the client receives them.
+export interface GetValidityProofResponseMsg {
+  compressedProof: CompressedProofMsg | null;
+  accounts: AccountMsg[];
+  addresses: AddressMsg[];
+  slot: string;
+  circuit: string;
+  publicInputs: Bytes[];
+}
+export interface ProveResponseMsg {
+  compressedProof: CompressedProofMsg;
+  rawProof: { ar: Bytes; bs: Bytes; krs: Bytes };
+  circuit: string;
+  publicInputs: Bytes[];
+}
+export interface TreeStateMsg {
+  pubkey: Bytes;
+  treeType: string;
+  height: number;
+  rootHistoryCapacity: number;
+  queue: Bytes;
+  root: Bytes;
+  rootSeq: string;
+  rootIndex: string;
+  nextIndex: string;
+  slot: string;
+}
