@@ -108,3 +108,9 @@ export function httpRequest(
 export function postJson(url: string, body: string, headers: Record<string, string> = {}): Promise<RawResponse> {
   return httpRequest(url, { body, headers: { 'content-type': 'application/json', ...headers } });
 }
+
+/** One JSON-RPC call over HTTP; the parsed response body. */
+export async function rpcCall(url: string, method: string, params: unknown): Promise<any> {
+  const res = await postJson(url, JSON.stringify({ jsonrpc: '2.0', id: 1, method, params }));
+  return JSON.parse(res.text);
+}

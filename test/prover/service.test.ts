@@ -6,7 +6,7 @@ import { after, before, describe, test } from 'node:test';
 import { ProverClient, demoAccountHashes, demoAddress } from '../../src/prover/index.js';
 import { TreeStore } from '../../src/state/index.js';
 import { bigIntToBase58, fromRaw, loadPoseidon, toHex32 } from '../../src/zk/index.js';
-import { httpRequest, linkKeyCache, startTestGateway, tempDir } from '../helpers/gateway.js';
+import { httpRequest, linkKeyCache, rpcCall, startTestGateway, tempDir } from '../helpers/gateway.js';
 import { assertVerifies } from '../helpers/zk.js';
 import { AMT1, keys, SMT1, startProverGateway, verifyV1, warmKeys, type ProverGateway } from './helpers.js';
 
@@ -79,21 +79,17 @@ describe('per-request timeout', () => {
     // A data dir without the suite's key cache: the key has to be built first.
     const gw = await startTestGateway({ proofTimeoutMs: 300 }, {}, { prover: true, linkKeys: false });
     try {
-      const res = await httpRequest(gw.url, {
-        headers: { 'content-type': 'application/json' },
-        body: JSON.stringify({
-          jsonrpc: '2.0',
-          id: 1,
-          method: 'getValidityProof',
-          params: { newAddressesWithTrees: [{ address: b58(demoAddress(701)), tree: AMT1 }] },
-        }),
+      const json = await rpcCall(gw.url, 'getValidityProof', {
+        newAddressesWithTrees: [{ address: b58(demoAddress(701)), tree: AMT1 }],
       });
-      assert.deepEqual(JSON.parse(res.text).error, {
+      assert.deepEqual(json.error, {
         code: -32013,
         message:
           'Circuit v1_non-inclusion_26_1 is warming up: its proving key is still being built; retry in a few seconds',
       });
-      const list = await new ProverClient(gw.gateway.grpcAddress).listCircuits();
+      const client = new ProverClient(gw.gateway.grpcAddress);
+      const list = await client.listCircuits();
+      client.close();
       assert.equal(list.circuits.find((c) => c.name === 'v1_non-inclusion_26_1')?.status, 'building');
     } finally {
       await gw.stop();
@@ -164,16 +160,8 @@ describe('roles', () => {
     const rpc = await startTestGateway({ role: 'rpc', proverUrl: prover.gateway.grpcAddress });
     try {
       assert.equal(prover.gateway.rpcUrl, '');
-      const res = await httpRequest(rpc.url, {
-        headers: { 'content-type': 'application/json' },
-        body: JSON.stringify({
-          jsonrpc: '2.0',
-          id: 1,
-          method: 'getValidityProof',
-          params: { newAddresses: [b58(demoAddress(1000))] },
-        }),
-      });
-      await verifyV1(JSON.parse(res.text).result, 0, 'v1_non-inclusion_26_1');
+      const json = await rpcCall(rpc.url, 'getValidityProof', { newAddresses: [b58(demoAddress(1000))] });
+      await verifyV1(json.result, 0, 'v1_non-inclusion_26_1');
     } finally {
       await rpc.stop();
       await prover.stop();
@@ -184,16 +172,8 @@ describe('roles', () => {
   test('an unreachable prover answers -32014', async () => {
     const rpc = await startTestGateway({ role: 'rpc', proverUrl: '127.0.0.1:1' });
     try {
-      const res = await httpRequest(rpc.url, {
-        headers: { 'content-type': 'application/json' },
-        body: JSON.stringify({
-          jsonrpc: '2.0',
-          id: 1,
-          method: 'getValidityProof',
-          params: { newAddresses: [b58(demoAddress(1))] },
-        }),
-      });
-      const err = JSON.parse(res.text).error;
+      const json = await rpcCall(rpc.url, 'getValidityProof', { newAddresses: [b58(demoAddress(1))] });
+      const err = json.error;
       assert.equal(err.code, -32014);
       assert.match(err.message, /^Prover at 127\.0\.0\.1:1 is unavailable/);
     } finally {
