@@ -6,7 +6,10 @@ import { mkdir } from 'node:fs/promises';
 import type { Config } from './config.js';
 import { checkHealth, closeHealthClients, startGrpcServer, type GrpcServer } from './grpc/index.js';
 import { HealthRegistry } from './obs/health.js';
+import { join } from 'node:path';
+import { Ledger } from './ledger/index.js';
 import { ProverClient, startProver, type Prover } from './prover/index.js';
+import { BundleSimulator } from './sim/index.js';
 import type { Logger } from './obs/log.js';
 import { MetricsRegistry, registerProcessMetrics } from './obs/metrics.js';
 import {
@@ -30,6 +33,8 @@ export interface GatewayOptions {
    * leaving getValidityProof unconfigured unless `backends` provides one.
    */
   embeddedProver?: boolean;
+  /** Whether role all/rpc opens the embedded ledger (simulateBundle, Solana RPC subset); default true. */
+  embeddedLedger?: boolean;
 }
 
 export interface Gateway {
@@ -61,6 +66,7 @@ export async function startGateway({
   version,
   backends: given = {},
   embeddedProver = true,
+  embeddedLedger = true,
 }: GatewayOptions): Promise<Gateway> {
   await mkdir(config.dataDir, { recursive: true });
   const keys = await loadApiKeys(config.apiKeys, config.dataDir);
@@ -82,11 +88,22 @@ export async function startGateway({
     !given.validityProof && (prover || config.proverUrl)
       ? new ProverClient(proverAddress, config.proofTimeoutMs + 1000)
       : undefined;
-  const backends: Backends = { ...given, ...(client ? { validityProof: client } : {}) };
+  const ledger =
+    config.role !== 'prover' && embeddedLedger && !given.chain
+      ? Ledger.open({ dir: join(config.dataDir, 'ledger') })
+      : undefined;
+  const simulator = ledger ? new BundleSimulator(ledger, version) : undefined;
+  const backends: Backends = {
+    ...(ledger ? { chain: ledger } : {}),
+    ...(simulator ? { bundleSimulator: { simulateBundle: async (p) => simulator.simulateBundle(p) } } : {}),
+    ...given,
+    ...(client ? { validityProof: client } : {}),
+  };
   const stopProverParts = async (ms: number) => {
     await grpc.close(ms);
     client?.close();
     await prover?.close();
+    await ledger?.close();
     closeHealthClients();
   };
 

@@ -45,6 +45,17 @@ export class MethodNotAllowedError extends AppError {
 export class RouteNotFoundError extends AppError {
   readonly kind = 'route_not_found';
 }
+/** Solana's sendTransaction refusals, which carry the simulation result as `data`. */
+export class TransactionRefusedError extends AppError {
+  constructor(
+    readonly kind: 'preflight_failure' | 'signature_verification_failure',
+    message: string,
+    readonly data?: unknown,
+  ) {
+    super(message);
+  }
+}
+
 export class BackendNotConfiguredError extends AppError {
   readonly kind = 'backend_not_configured';
   constructor(method: string, backend: string) {
@@ -88,6 +99,12 @@ export const ERROR_CODES = {
   prover_timeout: { code: -32012, http: 200 },
   circuit_warming_up: { code: -32013, http: 200 },
   prover_unavailable: { code: -32014, http: 200 },
+  // src/sim, src/ledger: Jito's request-level rejections and Solana's sendTransaction failures.
+  bundle_rejected: { code: -32602, http: 200 },
+  tx_decode: { code: -32602, http: 200 },
+  preflight_failure: { code: -32002, http: 200 },
+  signature_verification_failure: { code: -32003, http: 200 },
+  upstream_failed: { code: -32015, http: 200 },
 } as const satisfies Record<string, Mapping>;
 
 export type ErrorKind = keyof typeof ERROR_CODES;
@@ -112,7 +129,12 @@ export function mapError(err: unknown): MappedError {
   if (err instanceof AppError && Object.hasOwn(ERROR_CODES, err.kind)) {
     const kind = err.kind as ErrorKind;
     const m = ERROR_CODES[kind];
-    return { kind, http: m.http, error: { code: m.code, message: err.message } };
+    const data = (err as { data?: unknown }).data;
+    return {
+      kind,
+      http: m.http,
+      error: { code: m.code, message: err.message, ...(data !== undefined ? { data } : {}) },
+    };
   }
   return { kind: 'internal', http: 200, error: { ...INTERNAL }, unexpected: err };
 }

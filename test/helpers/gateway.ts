@@ -41,7 +41,7 @@ export function linkKeyCache(dataDir: string): void {
 export async function startTestGateway(
   overrides: Partial<Config> = {},
   backends: Backends = {},
-  opts: { prover?: boolean; dataDir?: string; linkKeys?: boolean } = {},
+  opts: { prover?: boolean; ledger?: boolean; dataDir?: string; linkKeys?: boolean } = {},
 ): Promise<TestGateway> {
   const { prover = false, linkKeys = prover } = opts;
   const dataDir = opts.dataDir ?? tempDir();
@@ -58,7 +58,14 @@ export async function startTestGateway(
     ...overrides,
   };
   const log = createLogger(config.logLevel, (chunk) => logs.push(...chunk.trimEnd().split('\n')));
-  const gateway = await startGateway({ config, log, version: '0.0.0-test', backends, embeddedProver: prover });
+  const gateway = await startGateway({
+    config,
+    log,
+    version: '0.0.0-test',
+    backends,
+    embeddedProver: prover,
+    embeddedLedger: opts.ledger ?? false,
+  });
   return {
     gateway,
     url: `${gateway.rpcUrl}?api-key=${TEST_KEY}`,

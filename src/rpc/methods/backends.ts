@@ -1,6 +1,7 @@
 // What the adapter needs from each mission backend. Each is optional: a method whose backend is
 // absent answers BackendNotConfiguredError. Later issues provide the gRPC prover client, the
 // embedded simulator and the asset index (or upstream forwarders) behind these interfaces.
+import type { Ledger } from '../../ledger/index.js';
 import type { ClientValidityProof } from '../../prover/index.js';
 import type { SimulateBundleParams } from './simulate-bundle.js';
 import type { GetAssetParams } from './get-asset.js';
@@ -23,6 +24,8 @@ export interface AssetBackend {
 }
 
 export interface Backends {
+  /** The embedded ledger: serves the standard Solana RPC subset. */
+  chain?: Ledger;
   validityProof?: ValidityProofBackend;
   bundleSimulator?: BundleSimulatorBackend;
   assets?: AssetBackend;

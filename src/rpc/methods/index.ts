@@ -3,6 +3,7 @@ import { assetMethods } from './get-asset.js';
 import { validityProofMethods } from './get-validity-proof.js';
 import { nodeInfoMethods } from './node-info.js';
 import { simulateBundleMethods } from './simulate-bundle.js';
+import { solanaMethods } from './solana.js';
 import type { MethodDef } from './types.js';
 
 export type { Backends } from './backends.js';
@@ -15,6 +16,7 @@ export function createMethodTable(backends: Backends, version: string): Readonly
     ...validityProofMethods(backends),
     ...simulateBundleMethods(backends),
     ...assetMethods(backends),
+    ...(backends.chain ? solanaMethods(backends.chain, version) : []),
   ]) {
     if (table.has(m.name)) throw new Error(`method ${m.name} defined twice`);
     table.set(m.name, m);

@@ -1,0 +1,22 @@
+// The embedded ledger: litesvm VM + LMDB persistence + slot clock. See ledger.ts.
+export {
+  Ledger,
+  MAX_PROCESSING_AGE,
+  SYSTEM_PROGRAM,
+  toStored,
+  type Commitment,
+  type ExecutionResult,
+  type LedgerOptions,
+} from './ledger.js';
+export {
+  parseMessage,
+  parseTransaction,
+  isStaticWritable,
+  withBlockhash,
+  TxDecodeError,
+  PACKET_DATA_SIZE,
+  type ParsedTransaction,
+} from './tx-wire.js';
+export { solanaTxError, txError, type SolanaTxError } from './tx-error.js';
+export { verifySignatures } from './signatures.js';
+export type { StoredAccount, TxRecord } from './store.js';

@@ -1,0 +1,294 @@
+// The embedded ledger: one long-lived litesvm VM holding the chain state zkgate simulates against,
+// with every committed account write mirrored to LMDB (so state survives restarts), a slot clock
+// (a slot every `slotMs`, a new blockhash per slot, the last 300 kept) and transaction records for
+// getSignatureStatuses / getTransaction. All VM calls are synchronous on this thread, so a request
+// never observes another one half-done.
+import { createHash, randomBytes } from 'node:crypto';
+import { mkdirSync } from 'node:fs';
+import { decodeBase58, encodeBase58 } from '../zk/base58.js';
+import { solanaTxError, txError, type SolanaTxError } from './tx-error.js';
+import { parseTransaction, type ParsedTransaction } from './tx-wire.js';
+import {
+  decodeAccount,
+  encodeAccount,
+  openLedgerDbs,
+  type LedgerDbs,
+  type StoredAccount,
+  type TxRecord,
+} from './store.js';
+import { litesvm, type Account, type LiteSvm } from './vm.js';
+
+export const SYSTEM_PROGRAM = new Uint8Array(32);
+/** Blockhashes a transaction may cite: agave's MAX_PROCESSING_AGE. */
+export const MAX_PROCESSING_AGE = 150;
+const KEPT_BLOCKHASHES = 300;
+const LAMPORTS_PER_SIGNATURE = 5000n;
+
+export type Commitment = 'processed' | 'confirmed' | 'finalized';
+
+export interface LedgerOptions {
+  dir: string;
+  slotMs?: number;
+  /** Accounts to write on first start (genesis, fixtures); not re-applied over persisted state. */
+  genesis?: { pubkey: Uint8Array; account: StoredAccount }[];
+}
+
+export interface ExecutionResult {
+  signature: Uint8Array;
+  err: SolanaTxError | null;
+  logs: string[];
+  unitsConsumed: bigint;
+  returnData: { programId: Uint8Array; data: Uint8Array } | null;
+  fee: bigint;
+  /** Writable accounts after execution (simulation only; empty on failure). */
+  postAccounts: { pubkey: Uint8Array; account: StoredAccount }[];
+}
+
+export const toStored = (a: Account): StoredAccount => ({
+  lamports: a.lamports(),
+  data: a.data(),
+  owner: a.owner(),
+  executable: a.executable(),
+  rentEpoch: a.rentEpoch(),
+});
+
+const toVm = (a: StoredAccount): Account => new litesvm.Account(a.lamports, a.data, a.owner, a.executable, a.rentEpoch);
+
+export class Ledger {
+  readonly vm: LiteSvm;
+  private slotValue: bigint;
+  /** Most recent last. */
+  private blockhashes: { hash: string; slot: bigint }[];
+  private timer?: NodeJS.Timeout;
+  readonly startedAt = Date.now();
+
+  private constructor(
+    private readonly dbs: LedgerDbs,
+    opts: LedgerOptions,
+  ) {
+    this.vm = new litesvm.LiteSvm();
+    // zkgate checks blockhash age and signatures itself (the VM knows one blockhash and checks
+    // signatures per transaction, where Jito verifies a whole bundle up front).
+    this.vm.setBlockhashCheck(false);
+    this.vm.setSigverify(false);
+    this.vm.setLogBytesLimit(10_000n);
+    const meta = dbs.meta.get('clock') as { slot: string; blockhashes: { hash: string; slot: string }[] } | undefined;
+    this.slotValue = meta ? BigInt(meta.slot) : this.vm.getClock().slot;
+    this.blockhashes = meta
+      ? meta.blockhashes.map((b) => ({ hash: b.hash, slot: BigInt(b.slot) }))
+      : [{ hash: this.vm.latestBlockhash(), slot: this.slotValue }];
+    this.vm.warpToSlot(this.slotValue);
+    let restored = 0;
+    for (const { key, value } of dbs.accounts.getRange()) {
+      const a = decodeAccount(value);
+      this.vm.setAccount(new Uint8Array(key), toVm(a));
+      restored++;
+    }
+    if (restored === 0 && !dbs.meta.get('genesis-applied')) {
+      dbs.root.transactionSync(() => {
+        for (const g of opts.genesis ?? []) this.writeAccount(g.pubkey, g.account);
+        dbs.meta.put('genesis-applied', true);
+      });
+    }
+    const slotMs = opts.slotMs ?? 400;
+    if (slotMs > 0) {
+      this.timer = setInterval(() => this.advanceSlot(), slotMs);
+      this.timer.unref();
+    }
+  }
+
+  static open(opts: LedgerOptions): Ledger {
+    mkdirSync(opts.dir, { recursive: true });
+    return new Ledger(openLedgerDbs(opts.dir), opts);
+  }
+
+  get slot(): bigint {
+    return this.slotValue;
+  }
+
+  /** processed = the current slot; confirmed one behind; finalized 32 behind (as a validator's lag). */
+  slotAt(c: Commitment = 'finalized'): bigint {
+    const back = c === 'processed' ? 0n : c === 'confirmed' ? 1n : 32n;
+    return this.slotValue > back ? this.slotValue - back : 0n;
+  }
+
+  advanceSlot(): void {
+    this.slotValue += 1n;
+    const prev = this.blockhashes[this.blockhashes.length - 1]!;
+    const hash = encodeBase58(
+      createHash('sha256').update(decodeBase58(prev.hash)).update(this.slotValue.toString()).digest(),
+    );
+    this.blockhashes.push({ hash, slot: this.slotValue });
+    if (this.blockhashes.length > KEPT_BLOCKHASHES) this.blockhashes.shift();
+    this.vm.warpToSlot(this.slotValue);
+    this.dbs.meta.put('clock', {
+      slot: this.slotValue.toString(),
+      blockhashes: this.blockhashes.map((b) => ({ hash: b.hash, slot: b.slot.toString() })),
+    });
+  }
+
+  latestBlockhash(): { blockhash: string; lastValidBlockHeight: bigint } {
+    const b = this.blockhashes[this.blockhashes.length - 1]!;
+    return { blockhash: b.hash, lastValidBlockHeight: b.slot + BigInt(MAX_PROCESSING_AGE) };
+  }
+
+  /** Whether a blockhash is recent enough to be cited (within `maxAge` slots). */
+  isBlockhashValid(hash: string, maxAge = MAX_PROCESSING_AGE): boolean {
+    const b = this.blockhashes.find((x) => x.hash === hash);
+    return b !== undefined && this.slotValue - b.slot <= BigInt(maxAge);
+  }
+
+  getAccount(pubkey: Uint8Array): StoredAccount | undefined {
+    const a = this.vm.getAccount(pubkey);
+    return a && a.lamports() > 0n ? toStored(a) : undefined;
+  }
+
+  /** Writes an account to the VM and to disk (zero lamports deletes it). Call inside a transaction for atomicity. */
+  writeAccount(pubkey: Uint8Array, a: StoredAccount): void {
+    this.vm.setAccount(pubkey, toVm(a));
+    if (a.lamports === 0n) this.dbs.accounts.remove(Buffer.from(pubkey));
+    else this.dbs.accounts.put(Buffer.from(pubkey), encodeAccount(a));
+  }
+
+  /** Persists the VM's current state of these accounts (after a committed transaction). */
+  private persist(keys: readonly Uint8Array[]): void {
+    this.dbs.root.transactionSync(() => {
+      for (const k of keys) {
+        const a = this.vm.getAccount(k);
+        if (a && a.lamports() > 0n) this.dbs.accounts.put(Buffer.from(k), encodeAccount(toStored(a)));
+        else this.dbs.accounts.remove(Buffer.from(k));
+      }
+    });
+  }
+
+  minimumBalanceForRentExemption(len: number): bigint {
+    return this.vm.minimumBalanceForRentExemption(BigInt(len));
+  }
+
+  /** Every account key a transaction loads: static keys, then lookup-table writables, then readonlys. */
+  accountKeys(tx: ParsedTransaction): {
+    keys: Uint8Array[];
+    writableLookups: Uint8Array[];
+    readonlyLookups: Uint8Array[];
+  } {
+    const writableLookups: Uint8Array[] = [];
+    const readonlyLookups: Uint8Array[] = [];
+    for (const l of tx.lookups) {
+      const table = this.vm.getAccount(l.table);
+      const data = table?.data();
+      const at = (i: number) =>
+        data && 56 + 32 * (i + 1) <= data.length ? data.subarray(56 + 32 * i, 56 + 32 * (i + 1)) : undefined;
+      for (const i of l.writable) {
+        const k = at(i);
+        if (k) writableLookups.push(k);
+      }
+      for (const i of l.readonly) {
+        const k = at(i);
+        if (k) readonlyLookups.push(k);
+      }
+    }
+    return { keys: [...tx.staticKeys, ...writableLookups, ...readonlyLookups], writableLookups, readonlyLookups };
+  }
+
+  /** Fee as agave charges it: 5,000 lamports a signature plus the compute-unit price × limit. */
+  fee(tx: ParsedTransaction): bigint {
+    let price = 0n;
+    let limit: bigint | undefined;
+    let nonBudget = 0;
+    const budget = 'ComputeBudget111111111111111111111111111111';
+    for (const ix of tx.instructions) {
+      const program = tx.staticKeys[ix.programIdIndex];
+      if (program && encodeBase58(program) === budget) {
+        const d = ix.data;
+        if (d[0] === 2 && d.length >= 5) limit = BigInt(Buffer.from(d).readUInt32LE(1));
+        if (d[0] === 3 && d.length >= 9) price = Buffer.from(d).readBigUInt64LE(1);
+      } else nonBudget++;
+    }
+    const units = limit ?? BigInt(Math.min(1_400_000, 200_000 * nonBudget));
+    const priority = (price * units + 999_999n) / 1_000_000n;
+    return LAMPORTS_PER_SIGNATURE * BigInt(tx.numRequiredSignatures) + priority;
+  }
+
+  /** Runs a transaction without committing; the VM's view includes earlier writes of the caller's overlay. */
+  simulate(tx: ParsedTransaction, bytes: Uint8Array = tx.bytes): ExecutionResult {
+    const r = this.vm.simulateVersionedTransaction(bytes);
+    const failed = 'err' in r;
+    const meta = failed ? r.meta() : r.meta();
+    const ret = meta.returnData();
+    const programId = ret.programId();
+    const data = ret.data();
+    return {
+      signature: tx.signatures[0] ?? new Uint8Array(64),
+      err: failed ? solanaTxError(r.err()) : null,
+      logs: meta.logs(),
+      unitsConsumed: meta.computeUnitsConsumed(),
+      returnData: data.length > 0 ? { programId, data } : null,
+      fee: this.fee(tx),
+      postAccounts: failed
+        ? []
+        : r.postAccounts().map((p) => ({ pubkey: new Uint8Array(p.address), account: toStored(p.account()) })),
+    };
+  }
+
+  /** Executes and commits a transaction (fees are charged even when it fails), and records it. */
+  send(tx: ParsedTransaction): { signature: Uint8Array; err: SolanaTxError | null } {
+    const { keys } = this.accountKeys(tx);
+    const pre = keys.map((k) => this.vm.getBalance(k) ?? 0n);
+    const r = this.vm.sendVersionedTransaction(tx.bytes);
+    const failed = 'err' in r;
+    const meta = failed ? r.meta() : r;
+    const err = failed ? solanaTxError(r.err()) : null;
+    this.persist(keys);
+    const post = keys.map((k) => this.vm.getBalance(k) ?? 0n);
+    const signature = tx.signatures[0]!;
+    this.record(signature, {
+      slot: this.slotValue.toString(),
+      err: err?.json ?? null,
+      logs: meta.logs(),
+      fee: this.fee(tx).toString(),
+      computeUnits: meta.computeUnitsConsumed().toString(),
+      preBalances: pre.map(String),
+      postBalances: post.map(String),
+      tx: Buffer.from(tx.bytes).toString('base64'),
+      blockTime: Math.floor(Date.now() / 1000),
+    });
+    return { signature, err };
+  }
+
+  /** Credits lamports (the ledger's faucet) and records a transaction-like entry for the signature. */
+  airdrop(pubkey: Uint8Array, lamports: bigint): Uint8Array {
+    const current = this.getAccount(pubkey);
+    const next: StoredAccount = current
+      ? { ...current, lamports: current.lamports + lamports }
+      : { lamports, data: new Uint8Array(0), owner: SYSTEM_PROGRAM, executable: false, rentEpoch: 0n };
+    const signature = new Uint8Array(randomBytes(64));
+    this.dbs.root.transactionSync(() => this.writeAccount(pubkey, next));
+    this.record(signature, {
+      slot: this.slotValue.toString(),
+      err: null,
+      logs: [],
+      fee: '0',
+      computeUnits: '0',
+      preBalances: [(current?.lamports ?? 0n).toString()],
+      postBalances: [next.lamports.toString()],
+      tx: '',
+      blockTime: Math.floor(Date.now() / 1000),
+    });
+    return signature;
+  }
+
+  private record(signature: Uint8Array, rec: TxRecord): void {
+    this.dbs.txs.putSync(Buffer.from(signature), rec);
+  }
+
+  transaction(signature: Uint8Array): TxRecord | undefined {
+    return this.dbs.txs.get(Buffer.from(signature));
+  }
+
+  async close(): Promise<void> {
+    if (this.timer) clearInterval(this.timer);
+    await this.dbs.root.close();
+  }
+}
+
+export { parseTransaction, txError };

@@ -1,0 +1,63 @@
+// The ledger's state on disk (LMDB, like the trees): accounts, the slot clock and transaction
+// records. Account writes of one transaction commit in one LMDB transaction.
+import { open, type Database, type RootDatabase } from 'lmdb';
+
+export interface StoredAccount {
+  lamports: bigint;
+  data: Uint8Array;
+  owner: Uint8Array;
+  executable: boolean;
+  rentEpoch: bigint;
+}
+
+export interface TxRecord {
+  slot: string;
+  /** Solana's JSON form of the error, or null. */
+  err: unknown;
+  logs: string[];
+  fee: string;
+  computeUnits: string;
+  preBalances: string[];
+  postBalances: string[];
+  /** The wire transaction, base64. */
+  tx: string;
+  blockTime: number;
+}
+
+export interface LedgerDbs {
+  root: RootDatabase;
+  accounts: Database<Buffer, Buffer>;
+  meta: Database<unknown, string>;
+  txs: Database<TxRecord, Buffer>;
+}
+
+export function openLedgerDbs(path: string): LedgerDbs {
+  const root = open({ path, maxDbs: 4, compression: false });
+  return {
+    root,
+    accounts: root.openDB<Buffer, Buffer>({ name: 'accounts', keyEncoding: 'binary', encoding: 'binary' }),
+    meta: root.openDB<unknown, string>({ name: 'meta', encoding: 'json' }),
+    txs: root.openDB<TxRecord, Buffer>({ name: 'txs', keyEncoding: 'binary', encoding: 'json' }),
+  };
+}
+
+/** lamports u64 ‖ rentEpoch u64 ‖ executable u8 ‖ owner 32 ‖ data */
+export function encodeAccount(a: StoredAccount): Buffer {
+  const b = Buffer.allocUnsafe(49 + a.data.length);
+  b.writeBigUInt64BE(a.lamports, 0);
+  b.writeBigUInt64BE(a.rentEpoch, 8);
+  b.writeUInt8(a.executable ? 1 : 0, 16);
+  b.set(a.owner, 17);
+  b.set(a.data, 49);
+  return b;
+}
+
+export function decodeAccount(b: Buffer): StoredAccount {
+  return {
+    lamports: b.readBigUInt64BE(0),
+    rentEpoch: b.readBigUInt64BE(8),
+    executable: b.readUInt8(16) === 1,
+    owner: new Uint8Array(b.subarray(17, 49)),
+    data: new Uint8Array(b.subarray(49)),
+  };
+}

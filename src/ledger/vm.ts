@@ -1,0 +1,9 @@
+// litesvm's internal NAPI class: it takes wire bytes and raw pubkeys, which is what a server holds
+// (the public wrapper wants @solana/kit objects). The package has no exports map, so the internal
+// module is reachable by path; the version is pinned exactly in package.json for that reason.
+import { createRequire } from 'node:module';
+import type * as Internal from 'litesvm/dist/internal.js';
+
+const require = createRequire(import.meta.url);
+export const litesvm = require('litesvm/dist/internal.js') as typeof Internal;
+export type { Account, LiteSvm, TransactionMetadata, FailedTransactionMetadata } from 'litesvm/dist/internal.js';

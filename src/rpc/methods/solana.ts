@@ -1,0 +1,315 @@
+// The standard Solana RPC subset served from the embedded ledger, so real clients (@solana/kit,
+// web3.js) can create the state they then simulate against. Shapes are a validator's.
+import type { Ledger, ParsedTransaction } from '../../ledger/index.js';
+import { parseMessage, parseTransaction, txError, verifySignatures, withBlockhash } from '../../ledger/index.js';
+import { accountJson } from '../../sim/index.js';
+import { decodeBase58, encodeBase58 } from '../../zk/base58.js';
+import { InvalidParamsError, TransactionRefusedError } from '../errors.js';
+import { fail, type Check } from '../validate.js';
+import { defineMethod, type MethodDef } from './types.js';
+
+type Commitment = 'processed' | 'confirmed' | 'finalized';
+const COMMITMENTS = ['processed', 'confirmed', 'finalized'];
+
+const invalid = (msg: string) => new InvalidParamsError(`Invalid params: ${msg}`);
+
+function args(v: unknown, path: string, min: number, max: number): unknown[] {
+  if (v === undefined || v === null) v = [];
+  if (!Array.isArray(v)) return fail(path, 'an array', v);
+  if (v.length < min) throw invalid(`expected at least ${min} params, got ${v.length}`);
+  if (v.length > max) throw invalid(`expected at most ${max} params, got ${v.length}`);
+  return v;
+}
+
+function pubkey(v: unknown, what = 'pubkey'): Uint8Array {
+  if (typeof v !== 'string') throw invalid(`${what}: expected a base58 string, got ${JSON.stringify(v)}`);
+  let b: Uint8Array;
+  try {
+    b = decodeBase58(v);
+  } catch {
+    throw invalid(`invalid ${what} ${JSON.stringify(v)}: not base58`);
+  }
+  if (b.length !== 32) throw invalid(`invalid ${what} ${JSON.stringify(v)}: ${b.length} bytes, expected 32`);
+  return b;
+}
+
+interface CommonConfig {
+  commitment?: Commitment;
+  encoding?: string;
+  [k: string]: unknown;
+}
+
+function config(v: unknown): CommonConfig {
+  if (v === undefined || v === null) return {};
+  if (typeof v !== 'object' || Array.isArray(v)) throw invalid(`config: expected an object, got ${JSON.stringify(v)}`);
+  const c = v as CommonConfig;
+  if (c.commitment !== undefined && !COMMITMENTS.includes(c.commitment))
+    throw invalid(`unknown commitment ${JSON.stringify(c.commitment)}, expected one of ${COMMITMENTS.join(', ')}`);
+  return c;
+}
+
+function decodeWire(v: unknown, encoding: string | undefined): ParsedTransaction {
+  if (typeof v !== 'string') throw invalid('transaction: expected an encoded string');
+  let bytes: Uint8Array;
+  if (encoding === undefined || encoding === 'base58') {
+    try {
+      bytes = decodeBase58(v);
+    } catch {
+      throw invalid('invalid base58 encoding');
+    }
+  } else if (encoding === 'base64') bytes = new Uint8Array(Buffer.from(v, 'base64'));
+  else throw invalid(`unsupported encoding: ${encoding}. Supported encodings: base58, base64`);
+  try {
+    return parseTransaction(bytes);
+  } catch (e) {
+    throw invalid(`failed to deserialize transaction: ${(e as Error).message}`);
+  }
+}
+
+const accountOrNull = (l: Ledger, k: Uint8Array) => {
+  const a = l.getAccount(k);
+  return a ? accountJson(a) : null;
+};
+
+export function solanaMethods(ledger: Ledger, apiVersion: string): MethodDef[] {
+  const context = (c?: Commitment) => ({ slot: ledger.slotAt(c ?? 'finalized'), apiVersion });
+  const m = <P>(name: string, params: Check<P>, call: (p: P) => unknown) => defineMethod({ name, params, call });
+  const raw: Check<unknown[]> = (v, path) =>
+    v === undefined || v === null ? [] : Array.isArray(v) ? v : fail(path, 'an array', v);
+
+  const simulateOne = (tx: ParsedTransaction, sigVerify: boolean, replace: boolean) => {
+    if (sigVerify && !verifySignatures(tx))
+      return { err: txError('SignatureFailure'), logs: [], units: 0n, ret: null, post: [] };
+    const latest = ledger.latestBlockhash();
+    if (!replace && !ledger.isBlockhashValid(encodeBase58(tx.recentBlockhash)))
+      return { err: txError('BlockhashNotFound'), logs: [], units: 0n, ret: null, post: [] };
+    const r = ledger.simulate(tx, replace ? withBlockhash(tx, decodeBase58(latest.blockhash)) : tx.bytes);
+    return { err: r.err, logs: r.logs, units: r.unitsConsumed, ret: r.returnData, post: r.postAccounts };
+  };
+  const returnDataJson = (ret: { programId: Uint8Array; data: Uint8Array } | null) =>
+    ret ? { programId: encodeBase58(ret.programId), data: [Buffer.from(ret.data).toString('base64'), 'base64'] } : null;
+
+  return [
+    m('getSlot', raw, (p) => ledger.slotAt(config(args(p, 'params', 0, 1)[0]).commitment)),
+    m('getLatestBlockhash', raw, (p) => {
+      const c = config(args(p, 'params', 0, 1)[0]);
+      return { context: context(c.commitment), value: ledger.latestBlockhash() };
+    }),
+    m('isBlockhashValid', raw, (p) => {
+      const [hash, cfg] = args(p, 'params', 1, 2);
+      if (typeof hash !== 'string') throw invalid('blockhash: expected a base58 string');
+      const c = config(cfg);
+      return { context: context(c.commitment), value: ledger.isBlockhashValid(hash) };
+    }),
+    m('getAccountInfo', raw, (p) => {
+      const [key, cfg] = args(p, 'params', 1, 2);
+      const c = config(cfg);
+      if (c.encoding !== undefined && c.encoding !== 'base64')
+        throw invalid(`unsupported encoding ${JSON.stringify(c.encoding)}: zkgate serves base64`);
+      return { context: context(c.commitment), value: accountOrNull(ledger, pubkey(key)) };
+    }),
+    m('getMultipleAccounts', raw, (p) => {
+      const [keys, cfg] = args(p, 'params', 1, 2);
+      if (!Array.isArray(keys)) throw invalid('pubkeys: expected an array of base58 strings');
+      if (keys.length > 100) throw invalid(`Too many inputs provided; max 100`);
+      const c = config(cfg);
+      if (c.encoding !== undefined && c.encoding !== 'base64')
+        throw invalid(`unsupported encoding ${JSON.stringify(c.encoding)}: zkgate serves base64`);
+      return { context: context(c.commitment), value: keys.map((k) => accountOrNull(ledger, pubkey(k))) };
+    }),
+    m('getBalance', raw, (p) => {
+      const [key, cfg] = args(p, 'params', 1, 2);
+      const c = config(cfg);
+      return { context: context(c.commitment), value: ledger.getAccount(pubkey(key))?.lamports ?? 0n };
+    }),
+    m('getMinimumBalanceForRentExemption', raw, (p) => {
+      const [len] = args(p, 'params', 0, 2);
+      const n = len ?? 0;
+      if (typeof n !== 'number' || !Number.isSafeInteger(n) || n < 0 || n > 10 * 1024 * 1024)
+        throw invalid(`data length: expected an integer from 0 to 10485760, got ${JSON.stringify(len)}`);
+      return ledger.minimumBalanceForRentExemption(n);
+    }),
+    m('requestAirdrop', raw, (p) => {
+      const [key, lamports] = args(p, 'params', 2, 3);
+      if (typeof lamports !== 'number' || !Number.isSafeInteger(lamports) || lamports <= 0)
+        throw invalid(`lamports: expected a positive integer, got ${JSON.stringify(lamports)}`);
+      return encodeBase58(ledger.airdrop(pubkey(key), BigInt(lamports)));
+    }),
+    m('sendTransaction', raw, (p) => {
+      const [wire, cfg] = args(p, 'params', 1, 2);
+      const c = config(cfg);
+      const tx = decodeWire(wire, c.encoding);
+      if (!verifySignatures(tx))
+        throw new TransactionRefusedError(
+          'signature_verification_failure',
+          'Transaction signature verification failure',
+        );
+      if (c.skipPreflight !== true) {
+        const r = simulateOne(tx, false, false);
+        if (r.err)
+          throw new TransactionRefusedError('preflight_failure', `Transaction simulation failed: ${r.err.display}`, {
+            accounts: null,
+            err: r.err.json,
+            innerInstructions: null,
+            loadedAccountsDataSize: null,
+            logs: r.logs,
+            replacementBlockhash: null,
+            returnData: returnDataJson(r.ret),
+            unitsConsumed: r.units,
+          });
+      } else if (!ledger.isBlockhashValid(encodeBase58(tx.recentBlockhash))) {
+        // A validator would drop it silently; answering the signature of a transaction that never
+        // lands only makes clients wait: say why instead.
+        throw new TransactionRefusedError('preflight_failure', 'Transaction simulation failed: Blockhash not found', {
+          err: 'BlockhashNotFound',
+          logs: [],
+        });
+      }
+      return encodeBase58(ledger.send(tx).signature);
+    }),
+    m('simulateTransaction', raw, (p) => {
+      const [wire, cfg] = args(p, 'params', 1, 2);
+      const c = config(cfg);
+      const tx = decodeWire(wire, c.encoding);
+      const sigVerify = c.sigVerify === true;
+      const replace = c.replaceRecentBlockhash === true;
+      if (sigVerify && replace) throw invalid('sigVerify may not be used with replaceRecentBlockhash');
+      const r = simulateOne(tx, sigVerify, replace);
+      const accountsCfg = c.accounts as { addresses?: unknown[] } | undefined;
+      let accounts: unknown = null;
+      if (accountsCfg?.addresses) {
+        const post = new Map(r.post.map((x) => [encodeBase58(x.pubkey), x.account]));
+        accounts = accountsCfg.addresses.map((a) => {
+          const k = pubkey(a, 'account address');
+          const acc = post.get(encodeBase58(k)) ?? ledger.getAccount(k);
+          return acc && acc.lamports > 0n ? accountJson(acc) : null;
+        });
+      }
+      const latest = ledger.latestBlockhash();
+      return {
+        context: context(c.commitment),
+        value: {
+          err: r.err?.json ?? null,
+          logs: r.logs,
+          accounts,
+          unitsConsumed: r.units,
+          returnData: returnDataJson(r.ret),
+          replacementBlockhash: replace ? latest : null,
+        },
+      };
+    }),
+    m('getSignatureStatuses', raw, (p) => {
+      const [sigs] = args(p, 'params', 1, 2);
+      if (!Array.isArray(sigs)) throw invalid('signatures: expected an array of base58 strings');
+      if (sigs.length > 256) throw invalid('Too many inputs provided; max 256');
+      return {
+        context: context('processed'),
+        value: sigs.map((s) => {
+          if (typeof s !== 'string') throw invalid('signature: expected a base58 string');
+          const rec = ledger.transaction(decodeBase58(s));
+          if (!rec) return null;
+          const age = ledger.slot - BigInt(rec.slot);
+          const finalized = age >= 32n;
+          return {
+            slot: BigInt(rec.slot),
+            confirmations: finalized ? null : Number(age),
+            err: rec.err,
+            confirmationStatus: finalized ? 'finalized' : age >= 1n ? 'confirmed' : 'processed',
+            status: rec.err === null ? { Ok: null } : { Err: rec.err },
+          };
+        }),
+      };
+    }),
+    m('getTransaction', raw, (p) => {
+      const [sig, cfg] = args(p, 'params', 1, 2);
+      if (typeof sig !== 'string') throw invalid('signature: expected a base58 string');
+      const c = typeof cfg === 'string' ? { encoding: cfg } : config(cfg);
+      const rec = ledger.transaction(decodeBase58(sig));
+      if (!rec || !rec.tx) return null;
+      const bytes = new Uint8Array(Buffer.from(rec.tx, 'base64'));
+      const tx = parseTransaction(bytes);
+      if (tx.version === 0 && c.maxSupportedTransactionVersion === undefined)
+        throw new InvalidParamsError(
+          'Transaction version (0) is not supported by the requesting client. Please try the request again with the following configuration parameter: "maxSupportedTransactionVersion": 0',
+        );
+      const encoding = c.encoding ?? 'json';
+      let transaction: unknown;
+      if (encoding === 'base64') transaction = [rec.tx, 'base64'];
+      else if (encoding === 'json')
+        transaction = {
+          signatures: tx.signatures.map(encodeBase58),
+          message: {
+            accountKeys: tx.staticKeys.map(encodeBase58),
+            header: {
+              numRequiredSignatures: tx.numRequiredSignatures,
+              numReadonlySignedAccounts: tx.numReadonlySigned,
+              numReadonlyUnsignedAccounts: tx.numReadonlyUnsigned,
+            },
+            instructions: tx.instructions.map((ix) => ({
+              programIdIndex: ix.programIdIndex,
+              accounts: ix.accounts,
+              data: encodeBase58(ix.data),
+              stackHeight: null,
+            })),
+            recentBlockhash: encodeBase58(tx.recentBlockhash),
+            ...(tx.version === 0
+              ? {
+                  addressTableLookups: tx.lookups.map((l) => ({
+                    accountKey: encodeBase58(l.table),
+                    writableIndexes: l.writable,
+                    readonlyIndexes: l.readonly,
+                  })),
+                }
+              : {}),
+          },
+        };
+      else throw invalid(`unsupported encoding ${JSON.stringify(encoding)}: zkgate serves json and base64`);
+      return {
+        slot: BigInt(rec.slot),
+        blockTime: rec.blockTime,
+        meta: {
+          err: rec.err,
+          status: rec.err === null ? { Ok: null } : { Err: rec.err },
+          fee: BigInt(rec.fee),
+          preBalances: rec.preBalances.map(BigInt),
+          postBalances: rec.postBalances.map(BigInt),
+          innerInstructions: [],
+          logMessages: rec.logs,
+          preTokenBalances: [],
+          postTokenBalances: [],
+          rewards: [],
+          loadedAddresses: { writable: [], readonly: [] },
+          computeUnitsConsumed: BigInt(rec.computeUnits),
+        },
+        transaction,
+        version: tx.version,
+      };
+    }),
+    m('getEpochInfo', raw, (p) => {
+      const c = config(args(p, 'params', 0, 1)[0]);
+      const slot = ledger.slotAt(c.commitment ?? 'finalized');
+      const slotsInEpoch = 432_000n;
+      return {
+        absoluteSlot: slot,
+        blockHeight: slot,
+        epoch: slot / slotsInEpoch,
+        slotIndex: slot % slotsInEpoch,
+        slotsInEpoch,
+        transactionCount: null,
+      };
+    }),
+    m('getFeeForMessage', raw, (p) => {
+      const [msg, cfg] = args(p, 'params', 1, 2);
+      const c = config(cfg);
+      if (typeof msg !== 'string') throw invalid('message: expected a base64 string');
+      let tx: ParsedTransaction;
+      try {
+        tx = parseMessage(new Uint8Array(Buffer.from(msg, 'base64')));
+      } catch (e) {
+        throw invalid(`failed to deserialize message: ${(e as Error).message}`);
+      }
+      const valid = ledger.isBlockhashValid(encodeBase58(tx.recentBlockhash));
+      return { context: context(c.commitment), value: valid ? ledger.fee(tx) : null };
+    }),
+  ];
+}

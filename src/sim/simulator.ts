@@ -1,0 +1,261 @@
+// simulateBundle on the embedded ledger, as Jito's RPC does it (simulate-bundle.md): request
+// checks in Jito's order with its messages, then the transactions one at a time on an overlay of
+// the ledger's state (each sees the writes of the ones before), stopping at the first failure.
+// Nothing is committed: the overlay lives in the VM only for the duration of one synchronous run
+// and every account it touched is restored before the call returns, so concurrent simulations and
+// the ledger never see each other's writes.
+import { createHash } from 'node:crypto';
+import { litesvm } from '../ledger/vm.js';
+import {
+  Ledger,
+  MAX_PROCESSING_AGE,
+  PACKET_DATA_SIZE,
+  parseTransaction,
+  txError,
+  verifySignatures,
+  withBlockhash,
+  type ParsedTransaction,
+  type SolanaTxError,
+  type StoredAccount,
+} from '../ledger/index.js';
+import type { SimulateBundleParams } from '../rpc/methods/simulate-bundle.js';
+import { decodeBase58, encodeBase58 } from '../zk/base58.js';
+import { accountJson, EMPTY_ACCOUNT } from './account-json.js';
+import { BundleRejectedError } from './errors.js';
+import { truncateLogs } from './logs.js';
+
+export const MAX_BUNDLE_TRANSACTIONS = 20;
+const MAX_ENCODED = 1644;
+const ACCOUNT_LOCK_LIMIT = 64;
+/** Jito: MAX_PROCESSING_AGE − MAX_TRANSACTION_FORWARDING_DELAY. */
+const BUNDLE_MAX_AGE = MAX_PROCESSING_AGE - 6;
+const BASE64 = /^[A-Za-z0-9+/]*={0,2}$/;
+
+const reject = (msg: string) => new BundleRejectedError(msg);
+
+/** Rust base64's DecodeError Debug text for a string that is not valid base64. */
+function base64Error(s: string): string {
+  const body = s.replace(/=+$/, '');
+  for (let i = 0; i < body.length; i++) {
+    if (!/[A-Za-z0-9+/]/.test(body[i]!)) return `InvalidByte(${i}, ${body.charCodeAt(i)})`;
+  }
+  if (s.length % 4 !== 0 && body.length % 4 === 1) return 'InvalidLength';
+  return 'InvalidPadding';
+}
+
+function decodeTransaction(s: string): ParsedTransaction {
+  const ty = 'solana_transaction::versioned::VersionedTransaction';
+  if (s.length > MAX_ENCODED)
+    throw reject(
+      `base64 encoded ${ty} too large: ${s.length} bytes (max: encoded/raw ${MAX_ENCODED}/${PACKET_DATA_SIZE})`,
+    );
+  if (!BASE64.test(s) || (s.length % 4 !== 0 && !/^[A-Za-z0-9+/]*$/.test(s)) || s.replace(/=+$/, '').length % 4 === 1)
+    throw reject(`invalid base64 encoding: ${base64Error(s)}`);
+  const bytes = new Uint8Array(Buffer.from(s, 'base64'));
+  if (bytes.length > PACKET_DATA_SIZE)
+    throw reject(`decoded ${ty} too large: ${bytes.length} bytes (max: ${PACKET_DATA_SIZE} bytes)`);
+  try {
+    return parseTransaction(bytes);
+  } catch (e) {
+    throw reject(`failed to deserialize ${ty}: ${(e as Error).message}`);
+  }
+}
+
+interface Config {
+  pre: ({ addresses: string[] } | null)[];
+  post: ({ addresses: string[] } | null)[];
+  bank: NonNullable<NonNullable<SimulateBundleParams['config']>['simulationBank']>;
+  skipSigVerify: boolean;
+  replaceRecentBlockhash: boolean;
+}
+
+export class BundleSimulator {
+  constructor(
+    private readonly ledger: Ledger,
+    private readonly apiVersion: string,
+  ) {}
+
+  simulateBundle({ request, config }: SimulateBundleParams): unknown {
+    const encoded = request.encodedTransactions;
+    // 1. size first
+    if (encoded.length > MAX_BUNDLE_TRANSACTIONS)
+      throw reject(`bundle size too large, max ${MAX_BUNDLE_TRANSACTIONS} transactions`);
+    // 2. defaults
+    const n = encoded.length;
+    const cfg: Config = {
+      pre: config?.preExecutionAccountsConfigs ?? Array<null>(n).fill(null),
+      post: config?.postExecutionAccountsConfigs ?? Array<null>(n).fill(null),
+      bank: config?.simulationBank ?? { commitment: { commitment: 'confirmed' } },
+      skipSigVerify: config?.skipSigVerify ?? false,
+      replaceRecentBlockhash: config?.replaceRecentBlockhash ?? false,
+    };
+    // 3-6. lengths and encodings
+    if (cfg.pre.length !== n || cfg.post.length !== n)
+      throw reject('pre/post_execution_accounts_configs must be equal in length to the number of transactions');
+    if (config?.transactionEncoding !== undefined && config.transactionEncoding !== 'base64')
+      throw reject('Base64 is the only supported encoding for transactions');
+    const encodingOf = (c: unknown) => (c as { encoding?: string } | null)?.encoding;
+    if (config?.preExecutionAccountsConfigs.some((c) => encodingOf(c) !== undefined && encodingOf(c) !== 'base64'))
+      throw reject('Base64 is the only supported encoding for pre-execution accounts');
+    if (config?.postExecutionAccountsConfigs.some((c) => encodingOf(c) !== undefined && encodingOf(c) !== 'base64'))
+      throw reject('Base64 is the only supported encoding for post-execution accounts');
+    // 7. decode
+    const txs = encoded.map(decodeTransaction);
+    // 8. duplicates: identical message bytes
+    const seen = new Set<string>();
+    for (const tx of txs) {
+      const h = createHash('sha256').update(tx.message).digest('hex');
+      if (seen.has(h)) throw reject('duplicate transactions');
+      seen.add(h);
+    }
+    // 9. the bank: zkgate holds one state, the current slot's; commitments label it.
+    const bank = cfg.bank;
+    let slot: bigint;
+    if (bank === 'tip') slot = this.ledger.slot;
+    else if ('slot' in bank) {
+      if (BigInt(bank.slot) !== this.ledger.slot) throw reject(`bank not found for the provided slot: ${bank.slot}`);
+      slot = this.ledger.slot;
+    } else slot = this.ledger.slotAt(bank.commitment.commitment);
+    // 10. account lists
+    for (const c of [...cfg.pre, ...cfg.post])
+      if (c && c.addresses.length > ACCOUNT_LOCK_LIMIT)
+        throw reject(`Too many accounts provided; max ${ACCOUNT_LOCK_LIMIT}`);
+    // 11. blockhash replacement needs skipped signature checks
+    if (cfg.replaceRecentBlockhash && !cfg.skipSigVerify)
+      throw reject('replace_recent_blockhash cannot be used with !skip_sig_verify');
+    // 12. sanitize against the bank: lookup tables must exist
+    for (const tx of txs) {
+      for (const l of tx.lookups) {
+        if (!this.ledger.getAccount(l.table))
+          throw reject("invalid transaction: Transaction loads an address table account that doesn't exist");
+      }
+    }
+    // 13. signatures, all before any execution
+    if (!cfg.skipSigVerify && !txs.every(verifySignatures))
+      throw reject('transaction signature is invalid: Transaction did not pass signature verification');
+    // 14. pre/post addresses
+    const parse = (list: ({ addresses: string[] } | null)[]) =>
+      list.map((c) =>
+        c
+          ? c.addresses.map((a) => {
+              let b: Uint8Array | undefined;
+              try {
+                b = decodeBase58(a);
+              } catch {
+                b = undefined;
+              }
+              if (!b || b.length !== 32) throw reject(`invalid pubkey for pre/post accounts provided: ${a}`);
+              return b;
+            })
+          : null,
+      );
+    const preKeys = parse(cfg.pre);
+    const postKeys = parse(cfg.post);
+    return {
+      context: { slot, apiVersion: this.apiVersion },
+      value: this.execute(txs, preKeys, postKeys, cfg.replaceRecentBlockhash),
+    };
+  }
+
+  private execute(
+    txs: ParsedTransaction[],
+    preKeys: (Uint8Array[] | null)[],
+    postKeys: (Uint8Array[] | null)[],
+    replace: boolean,
+  ) {
+    const originals = new Map<string, { key: Uint8Array; account: StoredAccount | undefined }>();
+    const read = (k: Uint8Array): StoredAccount => this.ledger.getAccount(k) ?? EMPTY_ACCOUNT;
+    const results: unknown[] = [];
+    let summary: unknown = 'succeeded';
+    const latest = this.ledger.latestBlockhash();
+    try {
+      for (const [i, tx] of txs.entries()) {
+        const bytes = replace ? withBlockhash(tx, decodeBase58(latest.blockhash)) : tx.bytes;
+        const { keys, writableLookups, readonlyLookups } = this.ledger.accountKeys(tx);
+        const pre = (preKeys[i] ?? []).map((k) => accountJson(read(k)));
+        const preBalances = keys.map((k) => read(k).lamports);
+        let err: SolanaTxError | null = null;
+        let logs: string[] = [];
+        let units = 0n;
+        let returnData: unknown = null;
+        let fee: bigint | null = null;
+        if (!replace && !this.ledger.isBlockhashValid(encodeBase58(tx.recentBlockhash), BUNDLE_MAX_AGE)) {
+          err = txError('BlockhashNotFound');
+        } else if (this.ledger.transaction(tx.signatures[0]!)) {
+          err = txError('AlreadyProcessed');
+        } else {
+          const r = this.ledger.simulate(tx, bytes);
+          err = r.err;
+          logs = r.logs;
+          units = r.unitsConsumed;
+          returnData = r.returnData
+            ? {
+                programId: encodeBase58(r.returnData.programId),
+                data: [Buffer.from(r.returnData.data).toString('base64'), 'base64'],
+              }
+            : null;
+          if (!r.err) {
+            fee = r.fee;
+            for (const p of r.postAccounts) this.overlayWrite(p.pubkey, p.account, originals);
+          } else if (isExecutionError(r.err)) {
+            // Executed and failed: the fee is still charged to the payer (agave's fees-only write).
+            fee = r.fee;
+            const payer = tx.staticKeys[0]!;
+            const a = read(payer);
+            this.overlayWrite(payer, { ...a, lamports: a.lamports >= r.fee ? a.lamports - r.fee : 0n }, originals);
+          }
+        }
+        const post = (postKeys[i] ?? []).map((k) => accountJson(read(k)));
+        const postBalances = keys.map((k) => read(k).lamports);
+        results.push({
+          err: err?.json ?? null,
+          logs: truncateLogs(logs),
+          preExecutionAccounts: pre,
+          postExecutionAccounts: post,
+          unitsConsumed: units,
+          returnData,
+          replacementBlockhash: replace
+            ? { blockhash: latest.blockhash, lastValidBlockHeight: latest.lastValidBlockHeight }
+            : null,
+          fee,
+          preBalances,
+          postBalances,
+          loadedAddresses: { writable: writableLookups.map(encodeBase58), readonly: readonlyLookups.map(encodeBase58) },
+        });
+        if (err) {
+          summary = {
+            failed: {
+              error: { TransactionFailure: [[...tx.signatures[0]!], err.display] },
+              tx_signature: encodeBase58(tx.signatures[0]!),
+            },
+          };
+          break;
+        }
+      }
+    } finally {
+      for (const { key, account } of originals.values())
+        this.ledger.vm.setAccount(key, toVmAccount(account ?? EMPTY_ACCOUNT));
+    }
+    return { summary, transactionResults: results };
+  }
+
+  private overlayWrite(
+    k: Uint8Array,
+    a: StoredAccount,
+    originals?: Map<string, { key: Uint8Array; account: StoredAccount | undefined }>,
+  ): void {
+    const id = encodeBase58(k);
+    if (originals && !originals.has(id)) originals.set(id, { key: k, account: this.ledger.getAccount(k) });
+    this.ledger.vm.setAccount(k, toVmAccount(a));
+  }
+}
+
+/** Errors of transactions that ran (and so paid their fee), as opposed to ones that never loaded. */
+function isExecutionError(e: SolanaTxError): boolean {
+  const j = e.json as object | string;
+  return (
+    typeof j === 'object' && ('InstructionError' in j || 'InsufficientFundsForRent' in j || 'DuplicateInstruction' in j)
+  );
+}
+
+const toVmAccount = (a: StoredAccount) => new litesvm.Account(a.lamports, a.data, a.owner, a.executable, a.rentEpoch);
