@@ -34,6 +34,11 @@ export interface Config {
   proofTimeoutMs: number;
   preloadCircuits: string[];
   proverMemoryMb: number;
+  accountDir: string[];
+  program: string[];
+  forkUrl: string;
+  simulateUpstream: string;
+  upstreamTimeoutMs: number;
 }
 
 type Kind = 'string' | 'port' | 'count' | 'list' | 'level' | 'role';
@@ -148,6 +153,36 @@ export const OPTIONS: readonly OptionSpec[] = [
     kind: 'count',
     default: 2048,
     help: 'per worker: MiB of proving keys kept loaded (least recently used evicted)',
+  },
+  {
+    key: 'accountDir',
+    kind: 'list',
+    default: [],
+    help: 'directories of account JSON files (solana-test-validator --account format) loaded into the ledger',
+  },
+  {
+    key: 'program',
+    kind: 'list',
+    default: [],
+    help: 'programs to load into the ledger, as PROGRAM_ID=FILE.so (comma-separated)',
+  },
+  {
+    key: 'forkUrl',
+    kind: 'string',
+    default: '',
+    help: 'Solana RPC URL to fetch accounts the ledger does not hold from (fork mode)',
+  },
+  {
+    key: 'simulateUpstream',
+    kind: 'string',
+    default: '',
+    help: 'Jito-enabled RPC URL to forward simulateBundle to instead of simulating locally',
+  },
+  {
+    key: 'upstreamTimeoutMs',
+    kind: 'count',
+    default: 10_000,
+    help: 'timeout of calls to --simulate-upstream and --fork-url',
   },
 ];
 

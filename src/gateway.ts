@@ -7,9 +7,9 @@ import type { Config } from './config.js';
 import { checkHealth, closeHealthClients, startGrpcServer, type GrpcServer } from './grpc/index.js';
 import { HealthRegistry } from './obs/health.js';
 import { join } from 'node:path';
-import { Ledger } from './ledger/index.js';
+import { ForkSource, Ledger, lightLocalnet, readAccountDir, readProgramSpec } from './ledger/index.js';
 import { ProverClient, startProver, type Prover } from './prover/index.js';
-import { BundleSimulator } from './sim/index.js';
+import { BundleForwarder, BundleSimulator } from './sim/index.js';
 import type { Logger } from './obs/log.js';
 import { MetricsRegistry, registerProcessMetrics } from './obs/metrics.js';
 import {
@@ -53,6 +53,16 @@ export interface Gateway {
   stop(): Promise<boolean>;
 }
 
+/** The embedded ledger with Light's localnet and the configured fixtures (fixtures win on conflicts). */
+function openLedger(config: Config): Ledger {
+  const light = lightLocalnet();
+  return Ledger.open({
+    dir: join(config.dataDir, 'ledger'),
+    accounts: [...config.accountDir.flatMap(readAccountDir), ...light.accounts],
+    programs: [...light.programs, ...config.program.map(readProgramSpec)],
+  });
+}
+
 /** Where a client on this machine reaches a server bound to `host`. */
 function connectHost(host: string): string {
   if (host === '0.0.0.0' || host === '') return '127.0.0.1';
@@ -73,7 +83,15 @@ export async function startGateway({
   const registry = new MetricsRegistry();
   registerProcessMetrics(registry);
 
-  const prover = config.role !== 'rpc' && embeddedProver ? await startProver(config, log, registry) : undefined;
+  // Opened first: a bad fixture fails the start before any server is up.
+  const ledger = config.role !== 'prover' && embeddedLedger && !given.chain ? openLedger(config) : undefined;
+  let prover: Prover | undefined;
+  try {
+    prover = config.role !== 'rpc' && embeddedProver ? await startProver(config, log, registry) : undefined;
+  } catch (e) {
+    await ledger?.close();
+    throw e;
+  }
   let grpc: GrpcServer;
   try {
     grpc = await startGrpcServer(config.host, config.grpcPort, log, prover?.grpcServices ?? []);
@@ -81,6 +99,7 @@ export async function startGateway({
   } catch (e) {
     await grpc!?.close(0);
     await prover?.close();
+    await ledger?.close();
     throw e;
   }
   const proverAddress = config.proverUrl || `${connectHost(config.host)}:${grpc.port}`;
@@ -88,14 +107,15 @@ export async function startGateway({
     !given.validityProof && (prover || config.proverUrl)
       ? new ProverClient(proverAddress, config.proofTimeoutMs + 1000)
       : undefined;
-  const ledger =
-    config.role !== 'prover' && embeddedLedger && !given.chain
-      ? Ledger.open({ dir: join(config.dataDir, 'ledger') })
+  const fork = ledger && config.forkUrl ? new ForkSource(ledger, config.forkUrl, config.upstreamTimeoutMs) : undefined;
+  const simulator: Backends['bundleSimulator'] = config.simulateUpstream
+    ? new BundleForwarder(config.simulateUpstream, config.upstreamTimeoutMs)
+    : ledger
+      ? new BundleSimulator(ledger, version, fork)
       : undefined;
-  const simulator = ledger ? new BundleSimulator(ledger, version) : undefined;
   const backends: Backends = {
-    ...(ledger ? { chain: ledger } : {}),
-    ...(simulator ? { bundleSimulator: { simulateBundle: async (p) => simulator.simulateBundle(p) } } : {}),
+    ...(ledger ? { chain: { ledger, ...(fork ? { fork } : {}) } } : {}),
+    ...(simulator ? { bundleSimulator: simulator } : {}),
     ...given,
     ...(client ? { validityProof: client } : {}),
   };

@@ -20,3 +20,13 @@ export {
 export { solanaTxError, txError, type SolanaTxError } from './tx-error.js';
 export { verifySignatures } from './signatures.js';
 export type { StoredAccount, TxRecord } from './store.js';
+export {
+  FixtureError,
+  lightLocalnet,
+  readAccountDir,
+  readAccountFile,
+  readProgramSpec,
+  type AccountFixture,
+  type ProgramFixture,
+} from './fixtures.js';
+export { ForkSource } from './fork.js';

@@ -7,7 +7,7 @@ import { createHash, randomBytes } from 'node:crypto';
 import { mkdirSync } from 'node:fs';
 import { decodeBase58, encodeBase58 } from '../zk/base58.js';
 import { solanaTxError, txError, type SolanaTxError } from './tx-error.js';
-import { parseTransaction, type ParsedTransaction } from './tx-wire.js';
+import { isStaticWritable, parseTransaction, type ParsedTransaction } from './tx-wire.js';
 import {
   decodeAccount,
   encodeAccount,
@@ -29,8 +29,10 @@ export type Commitment = 'processed' | 'confirmed' | 'finalized';
 export interface LedgerOptions {
   dir: string;
   slotMs?: number;
-  /** Accounts to write on first start (genesis, fixtures); not re-applied over persisted state. */
-  genesis?: { pubkey: Uint8Array; account: StoredAccount }[];
+  /** Accounts the ledger starts with (genesis, fixtures): written where the ledger holds none. */
+  accounts?: { pubkey: Uint8Array; account: StoredAccount }[];
+  /** Programs loaded at every start (litesvm deploys them under the upgradeable loader). */
+  programs?: { id: Uint8Array; bytes: Uint8Array }[];
 }
 
 export interface ExecutionResult {
@@ -78,18 +80,13 @@ export class Ledger {
       ? meta.blockhashes.map((b) => ({ hash: b.hash, slot: BigInt(b.slot) }))
       : [{ hash: this.vm.latestBlockhash(), slot: this.slotValue }];
     this.vm.warpToSlot(this.slotValue);
-    let restored = 0;
-    for (const { key, value } of dbs.accounts.getRange()) {
-      const a = decodeAccount(value);
-      this.vm.setAccount(new Uint8Array(key), toVm(a));
-      restored++;
-    }
-    if (restored === 0 && !dbs.meta.get('genesis-applied')) {
-      dbs.root.transactionSync(() => {
-        for (const g of opts.genesis ?? []) this.writeAccount(g.pubkey, g.account);
-        dbs.meta.put('genesis-applied', true);
-      });
-    }
+    for (const { key, value } of dbs.accounts.getRange())
+      this.vm.setAccount(new Uint8Array(key), toVm(decodeAccount(value)));
+    dbs.root.transactionSync(() => {
+      for (const g of opts.accounts ?? [])
+        if (!dbs.accounts.get(Buffer.from(g.pubkey))) this.writeAccount(g.pubkey, g.account);
+    });
+    for (const p of opts.programs ?? []) this.vm.addProgram(p.id, p.bytes);
     const slotMs = opts.slotMs ?? 400;
     if (slotMs > 0) {
       this.timer = setInterval(() => this.advanceSlot(), slotMs);
@@ -148,6 +145,16 @@ export class Ledger {
     this.vm.setAccount(pubkey, toVm(a));
     if (a.lamports === 0n) this.dbs.accounts.remove(Buffer.from(pubkey));
     else this.dbs.accounts.put(Buffer.from(pubkey), encodeAccount(a));
+  }
+
+  /**
+   * Adds accounts fetched from elsewhere (fork mode), atomically; an account the ledger came to
+   * hold meanwhile (written by a transaction while the fetch was in flight) is kept as it is.
+   */
+  importAccounts(list: readonly { pubkey: Uint8Array; account: StoredAccount }[]): void {
+    this.dbs.root.transactionSync(() => {
+      for (const { pubkey, account } of list) if (!this.vm.getAccount(pubkey)) this.writeAccount(pubkey, account);
+    });
   }
 
   /** Persists the VM's current state of these accounts (after a committed transaction). */
@@ -232,13 +239,14 @@ export class Ledger {
 
   /** Executes and commits a transaction (fees are charged even when it fails), and records it. */
   send(tx: ParsedTransaction): { signature: Uint8Array; err: SolanaTxError | null } {
-    const { keys } = this.accountKeys(tx);
+    const { keys, writableLookups } = this.accountKeys(tx);
     const pre = keys.map((k) => this.vm.getBalance(k) ?? 0n);
     const r = this.vm.sendVersionedTransaction(tx.bytes);
     const failed = 'err' in r;
     const meta = failed ? r.meta() : r;
     const err = failed ? solanaTxError(r.err()) : null;
-    this.persist(keys);
+    // Only writable accounts can change; read-only ones (programs, sysvars) stay the VM's own.
+    this.persist([...tx.staticKeys.filter((_, i) => isStaticWritable(tx, i)), ...writableLookups]);
     const post = keys.map((k) => this.vm.getBalance(k) ?? 0n);
     const signature = tx.signatures[0]!;
     this.record(signature, {

@@ -105,6 +105,8 @@ export const ERROR_CODES = {
   preflight_failure: { code: -32002, http: 200 },
   signature_verification_failure: { code: -32003, http: 200 },
   upstream_failed: { code: -32015, http: 200 },
+  // An upstream's own error keeps the upstream's code (the error carries it); -32000 if none.
+  upstream_relayed: { code: -32000, http: 200 },
 } as const satisfies Record<string, Mapping>;
 
 export type ErrorKind = keyof typeof ERROR_CODES;
@@ -129,11 +131,13 @@ export function mapError(err: unknown): MappedError {
   if (err instanceof AppError && Object.hasOwn(ERROR_CODES, err.kind)) {
     const kind = err.kind as ErrorKind;
     const m = ERROR_CODES[kind];
-    const data = (err as { data?: unknown }).data;
+    const { data, code } = err as { data?: unknown; code?: unknown };
+    // A relayed upstream error keeps the upstream's code.
+    const wire = kind === 'upstream_relayed' && typeof code === 'number' ? code : m.code;
     return {
       kind,
       http: m.http,
-      error: { code: m.code, message: err.message, ...(data !== undefined ? { data } : {}) },
+      error: { code: wire, message: err.message, ...(data !== undefined ? { data } : {}) },
     };
   }
   return { kind: 'internal', http: 200, error: { ...INTERNAL }, unexpected: err };

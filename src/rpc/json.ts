@@ -24,3 +24,17 @@ function write(v: unknown): string {
   }
   return '{' + parts.join(',') + '}';
 }
+
+const BIG = '\u0000bigint:';
+
+/**
+ * JSON.parse that keeps integers beyond 2^53 exact (as bigint): an upstream's u64 values
+ * (rentEpoch 18446744073709551615, lamports) must be relayed as they were sent.
+ */
+export function parseJsonExact(text: string): unknown {
+  const marked = text.replace(/"(?:[^"\\]|\\.)*"|-?\d{16,}(?![.eE\d])/g, (m) =>
+    // The marker goes in as a JSON escape (a raw control character is not valid inside a JSON string).
+    m.startsWith('"') || Number.isSafeInteger(Number(m)) ? m : `"\\u0000bigint:${m}"`,
+  );
+  return JSON.parse(marked, (_k, v) => (typeof v === 'string' && v.startsWith(BIG) ? BigInt(v.slice(BIG.length)) : v));
+}

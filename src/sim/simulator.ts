@@ -7,6 +7,7 @@
 import { createHash } from 'node:crypto';
 import { litesvm } from '../ledger/vm.js';
 import {
+  ForkSource,
   Ledger,
   MAX_PROCESSING_AGE,
   PACKET_DATA_SIZE,
@@ -73,9 +74,10 @@ export class BundleSimulator {
   constructor(
     private readonly ledger: Ledger,
     private readonly apiVersion: string,
+    private readonly fork?: ForkSource,
   ) {}
 
-  simulateBundle({ request, config }: SimulateBundleParams): unknown {
+  async simulateBundle({ request, config }: SimulateBundleParams): Promise<unknown> {
     const encoded = request.encodedTransactions;
     // 1. size first
     if (encoded.length > MAX_BUNDLE_TRANSACTIONS)
@@ -123,6 +125,8 @@ export class BundleSimulator {
     // 11. blockhash replacement needs skipped signature checks
     if (cfg.replaceRecentBlockhash && !cfg.skipSigVerify)
       throw reject('replace_recent_blockhash cannot be used with !skip_sig_verify');
+    if (this.fork) await this.prefetch(this.fork, txs, [...cfg.pre, ...cfg.post]);
+    // From here on nothing is awaited: the checks and the run see one state.
     // 12. sanitize against the bank: lookup tables must exist
     for (const tx of txs) {
       for (const l of tx.lookups) {
@@ -155,6 +159,22 @@ export class BundleSimulator {
       context: { slot, apiVersion: this.apiVersion },
       value: this.execute(txs, preKeys, postKeys, cfg.replaceRecentBlockhash),
     };
+  }
+
+  /** Fork mode: every account the bundle may read, fetched before anything runs. */
+  private async prefetch(fork: ForkSource, txs: ParsedTransaction[], lists: ({ addresses: string[] } | null)[]) {
+    await fork.ensure(txs.flatMap((tx) => tx.lookups.map((l) => l.table)));
+    const requested = lists.flatMap((c) =>
+      (c?.addresses ?? []).flatMap((a) => {
+        try {
+          const b = decodeBase58(a);
+          return b.length === 32 ? [b] : [];
+        } catch {
+          return [];
+        }
+      }),
+    );
+    await fork.ensure([...txs.flatMap((tx) => this.ledger.accountKeys(tx).keys), ...requested]);
   }
 
   private execute(

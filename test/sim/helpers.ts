@@ -1,6 +1,8 @@
 // Real transactions built with @solana/kit (and the system program client), as wire base64.
 import {
   appendTransactionMessageInstruction,
+  appendTransactionMessageInstructions,
+  compressTransactionMessageUsingAddressLookupTables,
   blockhash,
   createTransactionMessage,
   generateKeyPairSigner,
@@ -39,4 +41,36 @@ export async function transfer(
       ),
   );
   return getBase64EncodedWireTransaction(await signTransactionMessageWithSigners(msg));
+}
+
+/** A v0 (or legacy) transaction of arbitrary instructions, optionally compressed with lookup tables. */
+export async function transaction(
+  payer: KeyPairSigner,
+  instructions: Parameters<typeof appendTransactionMessageInstructions>[0],
+  recent: { blockhash: string; lastValidBlockHeight: bigint },
+  lookupTables: Record<string, Address[]> = {},
+): Promise<string> {
+  const msg = pipe(
+    createTransactionMessage({ version: 0 }),
+    (m) => setTransactionMessageFeePayerSigner(payer, m),
+    (m) =>
+      setTransactionMessageLifetimeUsingBlockhash(
+        { blockhash: blockhash(recent.blockhash), lastValidBlockHeight: recent.lastValidBlockHeight },
+        m,
+      ),
+    (m) => appendTransactionMessageInstructions(instructions, m),
+    (m) => compressTransactionMessageUsingAddressLookupTables(m, lookupTables as never),
+  );
+  return getBase64EncodedWireTransaction(await signTransactionMessageWithSigners(msg));
+}
+
+/** An account file in solana-test-validator's --account JSON format. */
+export function accountFile(
+  pubkey: string,
+  a: { lamports: bigint; data: Uint8Array; owner: string; executable?: boolean; rentEpoch?: bigint },
+): string {
+  return (
+    `{"pubkey":"${pubkey}","account":{"lamports":${a.lamports},"data":["${Buffer.from(a.data).toString('base64')}","base64"],` +
+    `"owner":"${a.owner}","executable":${a.executable ?? false},"rentEpoch":${a.rentEpoch ?? 0n},"space":${a.data.length}}}`
+  );
 }

@@ -1,7 +1,7 @@
 // What the adapter needs from each mission backend. Each is optional: a method whose backend is
 // absent answers BackendNotConfiguredError. Later issues provide the gRPC prover client, the
 // embedded simulator and the asset index (or upstream forwarders) behind these interfaces.
-import type { Ledger } from '../../ledger/index.js';
+import type { ForkSource, Ledger } from '../../ledger/index.js';
 import type { ClientValidityProof } from '../../prover/index.js';
 import type { SimulateBundleParams } from './simulate-bundle.js';
 import type { GetAssetParams } from './get-asset.js';
@@ -15,17 +15,18 @@ export interface ValidityProofBackend {
   }): Promise<ClientValidityProof>;
 }
 
-export interface BundleSimulatorBackend {
-  simulateBundle(params: SimulateBundleParams): Promise<unknown>;
-}
+export type BundleSimulatorBackend =
+  | { forwardsRaw?: false; simulateBundle(params: SimulateBundleParams): Promise<unknown> }
+  /** A forwarder takes the caller's params as sent; the upstream validates them. */
+  | { forwardsRaw: true; simulateBundle(params: unknown): Promise<unknown> };
 
 export interface AssetBackend {
   getAsset(params: GetAssetParams): Promise<unknown>;
 }
 
 export interface Backends {
-  /** The embedded ledger: serves the standard Solana RPC subset. */
-  chain?: Ledger;
+  /** The embedded ledger (and its fork source): serves the standard Solana RPC subset. */
+  chain?: { ledger: Ledger; fork?: ForkSource };
   validityProof?: ValidityProofBackend;
   bundleSimulator?: BundleSimulatorBackend;
   assets?: AssetBackend;

@@ -16,7 +16,7 @@ export function createMethodTable(backends: Backends, version: string): Readonly
     ...validityProofMethods(backends),
     ...simulateBundleMethods(backends),
     ...assetMethods(backends),
-    ...(backends.chain ? solanaMethods(backends.chain, version) : []),
+    ...(backends.chain ? solanaMethods(backends.chain.ledger, version, backends.chain.fork) : []),
   ]) {
     if (table.has(m.name)) throw new Error(`method ${m.name} defined twice`);
     table.set(m.name, m);

@@ -85,10 +85,11 @@ export function simulateBundleMethods(backends: Backends): MethodDef[] {
   return [
     defineMethod({
       name: 'simulateBundle',
-      params: simulateBundleParams,
+      params: (v, path) => (backends.bundleSimulator?.forwardsRaw ? v : simulateBundleParams(v, path)),
       call: (p) => {
-        if (!backends.bundleSimulator) throw new BackendNotConfiguredError('simulateBundle', 'bundle simulator');
-        return backends.bundleSimulator.simulateBundle(p);
+        const b = backends.bundleSimulator;
+        if (!b) throw new BackendNotConfiguredError('simulateBundle', 'bundle simulator');
+        return b.forwardsRaw ? b.simulateBundle(p) : b.simulateBundle(p as SimulateBundleParams);
       },
     }),
   ];

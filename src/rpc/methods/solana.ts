@@ -1,6 +1,6 @@
 // The standard Solana RPC subset served from the embedded ledger, so real clients (@solana/kit,
 // web3.js) can create the state they then simulate against. Shapes are a validator's.
-import type { Ledger, ParsedTransaction } from '../../ledger/index.js';
+import type { ForkSource, Ledger, ParsedTransaction } from '../../ledger/index.js';
 import { parseMessage, parseTransaction, txError, verifySignatures, withBlockhash } from '../../ledger/index.js';
 import { accountJson } from '../../sim/index.js';
 import { decodeBase58, encodeBase58 } from '../../zk/base58.js';
@@ -71,7 +71,13 @@ const accountOrNull = (l: Ledger, k: Uint8Array) => {
   return a ? accountJson(a) : null;
 };
 
-export function solanaMethods(ledger: Ledger, apiVersion: string): MethodDef[] {
+export function solanaMethods(ledger: Ledger, apiVersion: string, fork?: ForkSource): MethodDef[] {
+  /** Fork mode: fetch what the ledger does not hold before reading or executing. */
+  const need = async (keys: Uint8Array[]) => fork?.ensure(keys);
+  const needTx = async (tx: ParsedTransaction) => {
+    await need(tx.lookups.map((l) => l.table));
+    await need(ledger.accountKeys(tx).keys);
+  };
   const context = (c?: Commitment) => ({ slot: ledger.slotAt(c ?? 'finalized'), apiVersion });
   const m = <P>(name: string, params: Check<P>, call: (p: P) => unknown) => defineMethod({ name, params, call });
   const raw: Check<unknown[]> = (v, path) =>
@@ -101,26 +107,32 @@ export function solanaMethods(ledger: Ledger, apiVersion: string): MethodDef[] {
       const c = config(cfg);
       return { context: context(c.commitment), value: ledger.isBlockhashValid(hash) };
     }),
-    m('getAccountInfo', raw, (p) => {
+    m('getAccountInfo', raw, async (p) => {
       const [key, cfg] = args(p, 'params', 1, 2);
       const c = config(cfg);
       if (c.encoding !== undefined && c.encoding !== 'base64')
         throw invalid(`unsupported encoding ${JSON.stringify(c.encoding)}: zkgate serves base64`);
-      return { context: context(c.commitment), value: accountOrNull(ledger, pubkey(key)) };
+      const k = pubkey(key);
+      await need([k]);
+      return { context: context(c.commitment), value: accountOrNull(ledger, k) };
     }),
-    m('getMultipleAccounts', raw, (p) => {
+    m('getMultipleAccounts', raw, async (p) => {
       const [keys, cfg] = args(p, 'params', 1, 2);
       if (!Array.isArray(keys)) throw invalid('pubkeys: expected an array of base58 strings');
       if (keys.length > 100) throw invalid(`Too many inputs provided; max 100`);
       const c = config(cfg);
       if (c.encoding !== undefined && c.encoding !== 'base64')
         throw invalid(`unsupported encoding ${JSON.stringify(c.encoding)}: zkgate serves base64`);
-      return { context: context(c.commitment), value: keys.map((k) => accountOrNull(ledger, pubkey(k))) };
+      const ks = keys.map((k) => pubkey(k));
+      await need(ks);
+      return { context: context(c.commitment), value: ks.map((k) => accountOrNull(ledger, k)) };
     }),
-    m('getBalance', raw, (p) => {
+    m('getBalance', raw, async (p) => {
       const [key, cfg] = args(p, 'params', 1, 2);
       const c = config(cfg);
-      return { context: context(c.commitment), value: ledger.getAccount(pubkey(key))?.lamports ?? 0n };
+      const k = pubkey(key);
+      await need([k]);
+      return { context: context(c.commitment), value: ledger.getAccount(k)?.lamports ?? 0n };
     }),
     m('getMinimumBalanceForRentExemption', raw, (p) => {
       const [len] = args(p, 'params', 0, 2);
@@ -135,10 +147,11 @@ export function solanaMethods(ledger: Ledger, apiVersion: string): MethodDef[] {
         throw invalid(`lamports: expected a positive integer, got ${JSON.stringify(lamports)}`);
       return encodeBase58(ledger.airdrop(pubkey(key), BigInt(lamports)));
     }),
-    m('sendTransaction', raw, (p) => {
+    m('sendTransaction', raw, async (p) => {
       const [wire, cfg] = args(p, 'params', 1, 2);
       const c = config(cfg);
       const tx = decodeWire(wire, c.encoding);
+      await needTx(tx);
       if (!verifySignatures(tx))
         throw new TransactionRefusedError(
           'signature_verification_failure',
@@ -167,10 +180,11 @@ export function solanaMethods(ledger: Ledger, apiVersion: string): MethodDef[] {
       }
       return encodeBase58(ledger.send(tx).signature);
     }),
-    m('simulateTransaction', raw, (p) => {
+    m('simulateTransaction', raw, async (p) => {
       const [wire, cfg] = args(p, 'params', 1, 2);
       const c = config(cfg);
       const tx = decodeWire(wire, c.encoding);
+      await needTx(tx);
       const sigVerify = c.sigVerify === true;
       const replace = c.replaceRecentBlockhash === true;
       if (sigVerify && replace) throw invalid('sigVerify may not be used with replaceRecentBlockhash');

@@ -1,0 +1,73 @@
+// Fork mode: an account the ledger does not hold is fetched from an upstream Solana RPC
+// (getMultipleAccounts, base64, batches of 100) the first time a request needs it, and from then on
+// lives locally. Accounts the upstream does not have either are remembered with the slot they were
+// looked up at, so they are not asked for again.
+import { parseJsonExact } from '../rpc/json.js';
+import { upstreamCall } from '../rpc/upstream.js';
+import { decodeBase58, encodeBase58 } from '../zk/base58.js';
+import type { Ledger } from './ledger.js';
+
+const BATCH = 100;
+
+interface UiAccount {
+  lamports: number | bigint;
+  data: [string, string];
+  owner: string;
+  executable: boolean;
+  rentEpoch: number | bigint;
+}
+
+export class ForkSource {
+  /** base58 → the upstream slot at which it was found missing. */
+  private readonly missing = new Map<string, bigint>();
+  fetched = 0;
+
+  constructor(
+    private readonly ledger: Ledger,
+    private readonly url: string,
+    private readonly timeoutMs: number,
+  ) {}
+
+  /** Fetches the keys the ledger does not hold yet. */
+  async ensure(keys: readonly Uint8Array[]): Promise<void> {
+    const want = new Map<string, Uint8Array>();
+    for (const k of keys) {
+      const id = encodeBase58(k);
+      if (!this.missing.has(id) && !this.ledger.vm.getAccount(k)) want.set(id, k);
+    }
+    const ids = [...want.keys()];
+    for (let i = 0; i < ids.length; i += BATCH) {
+      const batch = ids.slice(i, i + BATCH);
+      const res = (await upstreamCall(
+        this.url,
+        'getMultipleAccounts',
+        [batch, { encoding: 'base64', commitment: 'confirmed' }],
+        this.timeoutMs,
+        parseJsonExact,
+      )) as { context: { slot: number | bigint }; value: (UiAccount | null)[] };
+      const slot = BigInt(res.context.slot);
+      this.ledger.importAccounts(
+        batch.flatMap((id, j) => {
+          const a = res.value[j];
+          if (!a) {
+            this.missing.set(id, slot);
+            return [];
+          }
+          this.fetched++;
+          return [
+            {
+              pubkey: want.get(id)!,
+              account: {
+                lamports: BigInt(a.lamports),
+                data: new Uint8Array(Buffer.from(a.data[0], 'base64')),
+                owner: decodeBase58(a.owner),
+                executable: a.executable,
+                rentEpoch: BigInt(a.rentEpoch),
+              },
+            },
+          ];
+        }),
+      );
+    }
+  }
+}
