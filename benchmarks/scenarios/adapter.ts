@@ -37,6 +37,8 @@ export const adapterScenario = {
           '0',
           '--grpc-port',
           '0',
+          '--prove-port',
+          '0',
           '--data-dir',
           join(dir, 'data'),
           '--api-keys',

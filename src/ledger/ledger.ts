@@ -23,6 +23,7 @@ export const SYSTEM_PROGRAM = new Uint8Array(32);
 export const MAX_PROCESSING_AGE = 150;
 const KEPT_BLOCKHASHES = 300;
 const LAMPORTS_PER_SIGNATURE = 5000n;
+const COMPUTE_BUDGET = Buffer.from(decodeBase58('ComputeBudget111111111111111111111111111111'));
 
 export type Commitment = 'processed' | 'confirmed' | 'finalized';
 
@@ -42,8 +43,8 @@ export interface ExecutionResult {
   unitsConsumed: bigint;
   returnData: { programId: Uint8Array; data: Uint8Array } | null;
   fee: bigint;
-  /** Writable accounts after execution (simulation only; empty on failure). */
-  postAccounts: { pubkey: Uint8Array; account: StoredAccount }[];
+  /** Writable accounts after execution, as the VM's own objects (simulation only; empty on failure). */
+  postAccounts: { pubkey: Uint8Array; account: Account }[];
 }
 
 export const toStored = (a: Account): StoredAccount => ({
@@ -61,6 +62,9 @@ export class Ledger {
   private slotValue: bigint;
   /** Most recent last. */
   private blockhashes: { hash: string; slot: bigint }[];
+  private blockhashSlots = new Map<string, bigint>();
+  private readonly recentSignatures = new Map<string, bigint>();
+  private blockhashBytes = new Map<string, bigint>();
   private timer?: NodeJS.Timeout;
   readonly startedAt = Date.now();
 
@@ -80,6 +84,7 @@ export class Ledger {
       ? meta.blockhashes.map((b) => ({ hash: b.hash, slot: BigInt(b.slot) }))
       : [{ hash: this.vm.latestBlockhash(), slot: this.slotValue }];
     this.vm.warpToSlot(this.slotValue);
+    this.indexBlockhashes();
     for (const { key, value } of dbs.accounts.getRange())
       this.vm.setAccount(new Uint8Array(key), toVm(decodeAccount(value)));
     dbs.root.transactionSync(() => {
@@ -117,6 +122,7 @@ export class Ledger {
     );
     this.blockhashes.push({ hash, slot: this.slotValue });
     if (this.blockhashes.length > KEPT_BLOCKHASHES) this.blockhashes.shift();
+    this.indexBlockhashes();
     this.vm.warpToSlot(this.slotValue);
     this.dbs.meta.put('clock', {
       slot: this.slotValue.toString(),
@@ -131,8 +137,21 @@ export class Ledger {
 
   /** Whether a blockhash is recent enough to be cited (within `maxAge` slots). */
   isBlockhashValid(hash: string, maxAge = MAX_PROCESSING_AGE): boolean {
-    const b = this.blockhashes.find((x) => x.hash === hash);
-    return b !== undefined && this.slotValue - b.slot <= BigInt(maxAge);
+    const slot = this.blockhashSlots.get(hash);
+    return slot !== undefined && this.slotValue - slot <= BigInt(maxAge);
+  }
+
+  /** The same, for the 32 bytes a transaction carries. */
+  isBlockhashBytesValid(hash: Uint8Array, maxAge = MAX_PROCESSING_AGE): boolean {
+    const slot = this.blockhashBytes.get(Buffer.from(hash).toString('hex'));
+    return slot !== undefined && this.slotValue - slot <= BigInt(maxAge);
+  }
+
+  private indexBlockhashes(): void {
+    this.blockhashSlots = new Map(this.blockhashes.map((b) => [b.hash, b.slot]));
+    this.blockhashBytes = new Map(
+      this.blockhashes.map((b) => [Buffer.from(decodeBase58(b.hash)).toString('hex'), b.slot]),
+    );
   }
 
   getAccount(pubkey: Uint8Array): StoredAccount | undefined {
@@ -202,10 +221,9 @@ export class Ledger {
     let price = 0n;
     let limit: bigint | undefined;
     let nonBudget = 0;
-    const budget = 'ComputeBudget111111111111111111111111111111';
     for (const ix of tx.instructions) {
       const program = tx.staticKeys[ix.programIdIndex];
-      if (program && encodeBase58(program) === budget) {
+      if (program && Buffer.from(program).equals(COMPUTE_BUDGET)) {
         const d = ix.data;
         if (d[0] === 2 && d.length >= 5) limit = BigInt(Buffer.from(d).readUInt32LE(1));
         if (d[0] === 3 && d.length >= 9) price = Buffer.from(d).readBigUInt64LE(1);
@@ -220,20 +238,24 @@ export class Ledger {
   simulate(tx: ParsedTransaction, bytes: Uint8Array = tx.bytes): ExecutionResult {
     const r = this.vm.simulateVersionedTransaction(bytes);
     const failed = 'err' in r;
-    const meta = failed ? r.meta() : r.meta();
-    const ret = meta.returnData();
-    const programId = ret.programId();
-    const data = ret.data();
+    const meta = r.meta();
+    const logs = meta.logs();
+    // Return data is logged ("Program return: <id> <base64>") whenever a program sets it, so the
+    // NAPI round trips for it are only paid when there is some (or the logs were cut short).
+    let returnData: ExecutionResult['returnData'] = null;
+    if (logs.some((l) => l.startsWith('Program return: ') || l === 'Log truncated')) {
+      const ret = meta.returnData();
+      const data = ret.data();
+      if (data.length > 0) returnData = { programId: ret.programId(), data };
+    }
     return {
       signature: tx.signatures[0] ?? new Uint8Array(64),
       err: failed ? solanaTxError(r.err()) : null,
-      logs: meta.logs(),
+      logs,
       unitsConsumed: meta.computeUnitsConsumed(),
-      returnData: data.length > 0 ? { programId, data } : null,
+      returnData,
       fee: this.fee(tx),
-      postAccounts: failed
-        ? []
-        : r.postAccounts().map((p) => ({ pubkey: new Uint8Array(p.address), account: toStored(p.account()) })),
+      postAccounts: failed ? [] : r.postAccounts().map((p) => ({ pubkey: p.address, account: p.account() })),
     };
   }
 
@@ -287,6 +309,20 @@ export class Ledger {
 
   private record(signature: Uint8Array, rec: TxRecord): void {
     this.dbs.txs.putSync(Buffer.from(signature), rec);
+    this.recentSignatures.set(Buffer.from(signature).toString('hex'), this.slotValue);
+    if (this.recentSignatures.size > 200_000) {
+      for (const [k, slot] of this.recentSignatures)
+        if (this.slotValue - slot > BigInt(KEPT_BLOCKHASHES)) this.recentSignatures.delete(k);
+    }
+  }
+
+  /**
+   * Whether a transaction with this signature was processed within the blockhash window: the
+   * status cache a validator checks (AlreadyProcessed). Older ones carry an expired blockhash anyway.
+   */
+  isRecentSignature(signature: Uint8Array): boolean {
+    const slot = this.recentSignatures.get(Buffer.from(signature).toString('hex'));
+    return slot !== undefined && this.slotValue - slot <= BigInt(KEPT_BLOCKHASHES);
   }
 
   transaction(signature: Uint8Array): TxRecord | undefined {

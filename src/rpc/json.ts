@@ -1,11 +1,22 @@
 // JSON on the wire. bigint values (u64 lamports, supplies, slots) are written as exact integer
 // literals, never rounded through a JS number.
 
+const BIGINT_MARK = /"\\u0000n(-?\d+)"/g;
+class MarkerCollision extends TypeError {}
+const bigintReplacer = (_k: string, v: unknown) => {
+  if (typeof v === 'bigint') return `\u0000n${v}`;
+  // A genuine string spelled like a marker would be unquoted too: take the slow path instead.
+  if (typeof v === 'string' && v.startsWith('\u0000n')) throw new MarkerCollision();
+  return v;
+};
+
 export function stringifyJson(value: unknown): string {
+  // Native JSON.stringify with bigints written as marked strings ("\u0000n<digits>"), then
+  // unquoted; a value holding a string that starts like a marker falls back to the exact writer.
   try {
-    return JSON.stringify(value);
+    return JSON.stringify(value, bigintReplacer).replace(BIGINT_MARK, '$1');
   } catch (e) {
-    if (!(e instanceof TypeError) || !/BigInt/i.test(e.message)) throw e;
+    if (!(e instanceof TypeError)) throw e;
   }
   return write(value);
 }

@@ -5,7 +5,7 @@
 // and every account it touched is restored before the call returns, so concurrent simulations and
 // the ledger never see each other's writes.
 import { createHash } from 'node:crypto';
-import { litesvm } from '../ledger/vm.js';
+import { litesvm, type Account } from '../ledger/vm.js';
 import {
   ForkSource,
   Ledger,
@@ -183,25 +183,36 @@ export class BundleSimulator {
     postKeys: (Uint8Array[] | null)[],
     replace: boolean,
   ) {
-    const originals = new Map<string, { key: Uint8Array; account: StoredAccount | undefined }>();
-    const read = (k: Uint8Array): StoredAccount => this.ledger.getAccount(k) ?? EMPTY_ACCOUNT;
+    const vm = this.ledger.vm;
+    // The overlay: accounts written in the VM during this run, with what they held before.
+    const originals = new Map<string, { key: Uint8Array; account: Account | null }>();
+    const overlay = (k: Uint8Array, a: Account) => {
+      const id = Buffer.from(k).toString('hex');
+      if (!originals.has(id)) originals.set(id, { key: k, account: vm.getAccount(k) });
+      vm.setAccount(k, a);
+    };
+    const json = (k: Uint8Array) => {
+      const a = this.ledger.getAccount(k);
+      return accountJson(a ?? EMPTY_ACCOUNT);
+    };
     const results: unknown[] = [];
     let summary: unknown = 'succeeded';
     const latest = this.ledger.latestBlockhash();
+    const latestBytes = replace ? decodeBase58(latest.blockhash) : undefined;
     try {
       for (const [i, tx] of txs.entries()) {
-        const bytes = replace ? withBlockhash(tx, decodeBase58(latest.blockhash)) : tx.bytes;
+        const bytes = latestBytes ? withBlockhash(tx, latestBytes) : tx.bytes;
         const { keys, writableLookups, readonlyLookups } = this.ledger.accountKeys(tx);
-        const pre = (preKeys[i] ?? []).map((k) => accountJson(read(k)));
-        const preBalances = keys.map((k) => read(k).lamports);
+        const pre = (preKeys[i] ?? []).map(json);
+        const preBalances = keys.map((k) => vm.getBalance(k) ?? 0n);
         let err: SolanaTxError | null = null;
         let logs: string[] = [];
         let units = 0n;
         let returnData: unknown = null;
         let fee: bigint | null = null;
-        if (!replace && !this.ledger.isBlockhashValid(encodeBase58(tx.recentBlockhash), BUNDLE_MAX_AGE)) {
+        if (!replace && !this.ledger.isBlockhashBytesValid(tx.recentBlockhash, BUNDLE_MAX_AGE)) {
           err = txError('BlockhashNotFound');
-        } else if (this.ledger.transaction(tx.signatures[0]!)) {
+        } else if (this.ledger.isRecentSignature(tx.signatures[0]!)) {
           err = txError('AlreadyProcessed');
         } else {
           const r = this.ledger.simulate(tx, bytes);
@@ -216,17 +227,22 @@ export class BundleSimulator {
             : null;
           if (!r.err) {
             fee = r.fee;
-            for (const p of r.postAccounts) this.overlayWrite(p.pubkey, p.account, originals);
+            for (const p of r.postAccounts) overlay(p.pubkey, p.account);
           } else if (isExecutionError(r.err)) {
             // Executed and failed: the fee is still charged to the payer (agave's fees-only write).
             fee = r.fee;
             const payer = tx.staticKeys[0]!;
-            const a = read(payer);
-            this.overlayWrite(payer, { ...a, lamports: a.lamports >= r.fee ? a.lamports - r.fee : 0n }, originals);
+            const a = this.ledger.getAccount(payer) ?? EMPTY_ACCOUNT;
+            overlay(payer, toVmAccount({ ...a, lamports: a.lamports >= r.fee ? a.lamports - r.fee : 0n }));
           }
         }
-        const post = (postKeys[i] ?? []).map((k) => accountJson(read(k)));
-        const postBalances = keys.map((k) => read(k).lamports);
+        const post = (postKeys[i] ?? []).map(json);
+        // Only the accounts this transaction wrote can have changed balance.
+        const written = new Set<string>();
+        for (const o of originals.values()) written.add(Buffer.from(o.key).toString('hex'));
+        const postBalances = keys.map((k, j) =>
+          written.has(Buffer.from(k).toString('hex')) ? (vm.getBalance(k) ?? 0n) : preBalances[j]!,
+        );
         results.push({
           err: err?.json ?? null,
           logs: truncateLogs(logs),
@@ -253,20 +269,9 @@ export class BundleSimulator {
         }
       }
     } finally {
-      for (const { key, account } of originals.values())
-        this.ledger.vm.setAccount(key, toVmAccount(account ?? EMPTY_ACCOUNT));
+      for (const { key, account } of originals.values()) vm.setAccount(key, account ?? toVmAccount(EMPTY_ACCOUNT));
     }
     return { summary, transactionResults: results };
-  }
-
-  private overlayWrite(
-    k: Uint8Array,
-    a: StoredAccount,
-    originals?: Map<string, { key: Uint8Array; account: StoredAccount | undefined }>,
-  ): void {
-    const id = encodeBase58(k);
-    if (originals && !originals.has(id)) originals.set(id, { key: k, account: this.ledger.getAccount(k) });
-    this.ledger.vm.setAccount(k, toVmAccount(a));
   }
 }
 

@@ -1,7 +1,14 @@
 // The standard Solana RPC subset served from the embedded ledger, so real clients (@solana/kit,
 // web3.js) can create the state they then simulate against. Shapes are a validator's.
 import type { ForkSource, Ledger, ParsedTransaction } from '../../ledger/index.js';
-import { parseMessage, parseTransaction, txError, verifySignatures, withBlockhash } from '../../ledger/index.js';
+import {
+  parseMessage,
+  parseTransaction,
+  toStored,
+  txError,
+  verifySignatures,
+  withBlockhash,
+} from '../../ledger/index.js';
 import { accountJson } from '../../sim/index.js';
 import { decodeBase58, encodeBase58 } from '../../zk/base58.js';
 import { InvalidParamsError, TransactionRefusedError } from '../errors.js';
@@ -192,7 +199,7 @@ export function solanaMethods(ledger: Ledger, apiVersion: string, fork?: ForkSou
       const accountsCfg = c.accounts as { addresses?: unknown[] } | undefined;
       let accounts: unknown = null;
       if (accountsCfg?.addresses) {
-        const post = new Map(r.post.map((x) => [encodeBase58(x.pubkey), x.account]));
+        const post = new Map(r.post.map((x) => [encodeBase58(x.pubkey), toStored(x.account)]));
         accounts = accountsCfg.addresses.map((a) => {
           const k = pubkey(a, 'account address');
           const acc = post.get(encodeBase58(k)) ?? ledger.getAccount(k);
