@@ -138,3 +138,90 @@ test('a v0 transaction with a lookup table: loaded addresses and balances includ
   assert.equal(r.postExecutionAccounts[0].lamports, 1_000_000_000);
   assert.equal(r.postBalances[r.postBalances.length - 1], 1_000_000_000);
 });
+
+test('a transaction whose logs pass 1,000 bytes: kept while under the cap, then one "Log truncated"', async () => {
+  const bh = (await rpc().getLatestBlockhash().send()).value;
+  const ixs = Array.from({ length: 8 }, (_, i) => ({
+    programAddress: address(noop),
+    accounts: [],
+    data: new Uint8Array([i]),
+  }));
+  const tx = await transaction(alice, ixs, bh);
+  const res = await rpcCall(gw.url, 'simulateBundle', [
+    { encodedTransactions: [tx] },
+    { preExecutionAccountsConfigs: [null], postExecutionAccountsConfigs: [null], skipSigVerify: true },
+  ]);
+  const logs: string[] = res.result.value.transactionResults[0].logs;
+  assert.equal(res.result.value.transactionResults[0].err, null);
+  const cut = logs.indexOf('Log truncated');
+  assert.ok(cut > 0, 'truncated');
+  assert.equal(logs.lastIndexOf('Log truncated'), cut, 'said once');
+  const kept = logs.filter((l) => l !== 'Log truncated').reduce((n, l) => n + Buffer.byteLength(l), 0);
+  assert.ok(kept < 1000, `kept ${kept} bytes`);
+});
+
+test('a compute budget too small for the work fails the transaction with ComputationalBudgetExceeded', async () => {
+  const bh = (await rpc().getLatestBlockhash().send()).value;
+  const limit = new Uint8Array(5);
+  limit[0] = 2; // SetComputeUnitLimit
+  new DataView(limit.buffer).setUint32(1, 250, true); // the budget instruction itself takes 150
+  const tx = await transaction(
+    alice,
+    [
+      { programAddress: address('ComputeBudget111111111111111111111111111111'), accounts: [], data: limit },
+      {
+        programAddress: address(TOKEN),
+        accounts: [{ address: address(mint), role: AccountRole.READONLY }],
+        data: new Uint8Array([21]),
+      },
+    ],
+    bh,
+  );
+  const res = await rpcCall(gw.url, 'simulateBundle', [
+    { encodedTransactions: [tx] },
+    { preExecutionAccountsConfigs: [null], postExecutionAccountsConfigs: [null], skipSigVerify: true },
+  ]);
+  const r = res.result.value.transactionResults[0];
+  assert.deepEqual(r.err, { InstructionError: [1, 'ComputationalBudgetExceeded'] });
+  assert.equal(
+    res.result.value.summary.failed.error.TransactionFailure[1],
+    'Error processing Instruction 1: Computational budget exceeded',
+  );
+});
+
+test('an unknown program is a failed summary, not a crash; the ledger is unchanged', async () => {
+  const bh = (await rpc().getLatestBlockhash().send()).value;
+  const before = (await rpc().getBalance(alice.address).send()).value;
+  const tx = await transaction(
+    alice,
+    [{ programAddress: address(encodeBase58(new Uint8Array(32).fill(9))), accounts: [], data: new Uint8Array([0]) }],
+    bh,
+  );
+  const res = await rpcCall(gw.url, 'simulateBundle', [
+    { encodedTransactions: [tx] },
+    { preExecutionAccountsConfigs: [null], postExecutionAccountsConfigs: [null], skipSigVerify: true },
+  ]);
+  const r = res.result.value.transactionResults[0];
+  assert.ok(r.err !== null, 'fails');
+  assert.ok(res.result.value.summary.failed);
+  assert.equal((await rpc().getBalance(alice.address).send()).value, before);
+});
+
+test('simulationBank variants: commitments label the slot, "tip" and the current slot are accepted', async () => {
+  const call = (simulationBank: unknown) =>
+    rpcCall(gw.url, 'simulateBundle', [
+      { encodedTransactions: [] },
+      { preExecutionAccountsConfigs: [], postExecutionAccountsConfigs: [], simulationBank },
+    ]);
+  const processed = (await call({ commitment: { commitment: 'processed' } })).result.context.slot;
+  const finalized = (await call({ commitment: { commitment: 'finalized' } })).result.context.slot;
+  assert.ok(processed - finalized >= 31 && processed - finalized <= 33, `${processed} vs ${finalized}`);
+  assert.ok((await call('tip')).result.context.slot >= processed);
+  const current = (await rpc().getSlot({ commitment: 'processed' }).send()) as bigint;
+  const bySlot = await call({ slot: Number(current) });
+  // The clock may tick between the two calls; either the bank is found or the slot just passed.
+  if (bySlot.result) assert.equal(bySlot.result.context.slot, Number(current));
+  else assert.equal(bySlot.error.message, `bank not found for the provided slot: ${current}`);
+  const bad = await call('confirmed');
+  assert.equal(bad.error.code, -32602);
+});

@@ -231,6 +231,23 @@ describe("Jito's request checks, in order (-32602)", () => {
       'base64 encoded solana_transaction::versioned::VersionedTransaction too large: 1648 bytes (max: encoded/raw 1644/1232)',
     ],
     [
+      'decoded too large',
+      async () => [[Buffer.alloc(1233, 1).toString('base64')], undefined],
+      'decoded solana_transaction::versioned::VersionedTransaction too large: 1233 bytes (max: 1232 bytes)',
+    ],
+    [
+      'a truncated transaction',
+      async () => [
+        [
+          Buffer.from(await transfer(alice, bob.address, 1n, await latest()), 'base64')
+            .subarray(0, 150)
+            .toString('base64'),
+        ],
+        undefined,
+      ],
+      'failed to deserialize solana_transaction::versioned::VersionedTransaction: io error: unexpected end of file',
+    ],
+    [
       'duplicates',
       async () => {
         const t = await transfer(alice, bob.address, 1n, await latest());
