@@ -52,7 +52,13 @@ test('fork mode: accounts the ledger lacks come from the upstream once, then liv
 });
 
 test("forwarding: simulateBundle goes to the upstream verbatim, with the operator key, not the caller's", async () => {
-  const fwd = await startTestGateway({ simulateUpstream: upstream.url }, {}, { ledger: true });
+  // The caller holds another key than the one the upstream accepts (which is in the upstream URL).
+  const fwd = await startTestGateway(
+    { simulateUpstream: upstream.url, apiKeys: ['caller-key-123'] },
+    {},
+    { ledger: true },
+  );
+  const callerUrl = `${fwd.base}?api-key=caller-key-123`;
   try {
     const bob = await generateKeyPairSigner();
     const bh = (await rpcFor(upstream.url).getLatestBlockhash().send()).value;
@@ -65,7 +71,7 @@ test("forwarding: simulateBundle goes to the upstream verbatim, with the operato
         skipSigVerify: true,
       },
     ];
-    const via = await rpcCall(fwd.url, 'simulateBundle', params);
+    const via = await rpcCall(callerUrl, 'simulateBundle', params);
     const direct = await rpcCall(upstream.url, 'simulateBundle', params);
     assert.deepEqual(via.result.value, direct.result.value);
     assert.equal(
@@ -73,11 +79,13 @@ test("forwarding: simulateBundle goes to the upstream verbatim, with the operato
       5_000_000_000 - 1_000_000 - 5000,
     );
     // The upstream's own validation errors are relayed as they are.
-    const bad = await rpcCall(fwd.url, 'simulateBundle', [{ encodedTransactions: Array(21).fill('AA==') }]);
+    const bad = await rpcCall(callerUrl, 'simulateBundle', [{ encodedTransactions: Array(21).fill('AA==') }]);
     assert.deepEqual(bad.error, { code: -32602, message: 'bundle size too large, max 20 transactions' });
-    // The upstream saw the forwarder's requests under its own configured key (the one in its URL).
+    // The upstream saw every request under the key in its URL, never the caller's.
     const keyIds = upstream.logs.filter((l) => l.includes('"method":"simulateBundle"')).map((l) => JSON.parse(l).keyId);
-    assert.ok(keyIds.length >= 2 && new Set(keyIds).size === 1);
+    assert.ok(keyIds.length >= 3);
+    assert.deepEqual(new Set(keyIds), new Set([upstream.gateway.keys.keys.keyIds[0]]));
+    assert.ok(!upstream.logs.some((l) => l.includes(fwd.gateway.keys.keys.keyIds[0]!)));
   } finally {
     await fwd.stop();
   }
