@@ -78,6 +78,9 @@ export class Ledger {
     this.vm.setBlockhashCheck(false);
     this.vm.setSigverify(false);
     this.vm.setLogBytesLimit(10_000n);
+    // zkgate keeps the status cache itself (isRecentSignature): bundles execute for real in the VM
+    // and are undone, which the VM's own history would then refuse to run twice.
+    this.vm.setTransactionHistory(0n);
     const meta = dbs.meta.get('clock') as { slot: string; blockhashes: { hash: string; slot: string }[] } | undefined;
     this.slotValue = meta ? BigInt(meta.slot) : this.vm.getClock().slot;
     this.blockhashes = meta
@@ -236,6 +239,17 @@ export class Ledger {
 
   /** Runs a transaction without committing; the VM's view includes earlier writes of the caller's overlay. */
   simulate(tx: ParsedTransaction, bytes: Uint8Array = tx.bytes): ExecutionResult {
+    if (this.isRecentSignature(tx.signatures[0] ?? new Uint8Array(64))) {
+      return {
+        signature: tx.signatures[0]!,
+        err: txError('AlreadyProcessed'),
+        logs: [],
+        unitsConsumed: 0n,
+        returnData: null,
+        fee: this.fee(tx),
+        postAccounts: [],
+      };
+    }
     const r = this.vm.simulateVersionedTransaction(bytes);
     const failed = 'err' in r;
     const meta = r.meta();
@@ -259,8 +273,41 @@ export class Ledger {
     };
   }
 
+  /**
+   * Executes a transaction in the VM without persisting or recording it: the caller snapshots the
+   * writable accounts first and restores them after (simulateBundle's overlay). Fees are charged
+   * to the payer even when execution fails, as a validator does.
+   */
+  executeInVm(tx: ParsedTransaction, bytes: Uint8Array = tx.bytes): Omit<ExecutionResult, 'postAccounts'> {
+    const r = this.vm.sendVersionedTransaction(bytes);
+    const failed = 'err' in r;
+    const meta = failed ? r.meta() : r;
+    const logs = meta.logs();
+    let returnData: ExecutionResult['returnData'] = null;
+    if (logs.some((l) => l.startsWith('Program return: ') || l === 'Log truncated')) {
+      const ret = meta.returnData();
+      const data = ret.data();
+      if (data.length > 0) returnData = { programId: ret.programId(), data };
+    }
+    return {
+      signature: tx.signatures[0] ?? new Uint8Array(64),
+      err: failed ? solanaTxError(r.err()) : null,
+      logs,
+      unitsConsumed: meta.computeUnitsConsumed(),
+      returnData,
+      fee: this.fee(tx),
+    };
+  }
+
+  /** Keys a transaction may write: writable static keys and writable lookup-table keys. */
+  writableKeys(tx: ParsedTransaction, writableLookups: Uint8Array[]): Uint8Array[] {
+    return [...tx.staticKeys.filter((_, i) => isStaticWritable(tx, i)), ...writableLookups];
+  }
+
   /** Executes and commits a transaction (fees are charged even when it fails), and records it. */
   send(tx: ParsedTransaction): { signature: Uint8Array; err: SolanaTxError | null } {
+    if (this.isRecentSignature(tx.signatures[0]!))
+      return { signature: tx.signatures[0]!, err: txError('AlreadyProcessed') };
     const { keys, writableLookups } = this.accountKeys(tx);
     const pre = keys.map((k) => this.vm.getBalance(k) ?? 0n);
     const r = this.vm.sendVersionedTransaction(tx.bytes);
@@ -268,7 +315,7 @@ export class Ledger {
     const meta = failed ? r.meta() : r;
     const err = failed ? solanaTxError(r.err()) : null;
     // Only writable accounts can change; read-only ones (programs, sysvars) stay the VM's own.
-    this.persist([...tx.staticKeys.filter((_, i) => isStaticWritable(tx, i)), ...writableLookups]);
+    this.persist(this.writableKeys(tx, writableLookups));
     const post = keys.map((k) => this.vm.getBalance(k) ?? 0n);
     const signature = tx.signatures[0]!;
     this.record(signature, {

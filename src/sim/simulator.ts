@@ -184,17 +184,14 @@ export class BundleSimulator {
     replace: boolean,
   ) {
     const vm = this.ledger.vm;
-    // The overlay: accounts written in the VM during this run, with what they held before.
+    // The overlay: transactions execute for real in the VM; every account they may write is
+    // remembered (on first touch) and put back when the run ends.
     const originals = new Map<string, { key: Uint8Array; account: Account | null }>();
-    const overlay = (k: Uint8Array, a: Account) => {
+    const remember = (k: Uint8Array) => {
       const id = Buffer.from(k).toString('hex');
       if (!originals.has(id)) originals.set(id, { key: k, account: vm.getAccount(k) });
-      vm.setAccount(k, a);
     };
-    const json = (k: Uint8Array) => {
-      const a = this.ledger.getAccount(k);
-      return accountJson(a ?? EMPTY_ACCOUNT);
-    };
+    const json = (k: Uint8Array) => accountJson(this.ledger.getAccount(k) ?? EMPTY_ACCOUNT);
     const results: unknown[] = [];
     let summary: unknown = 'succeeded';
     const latest = this.ledger.latestBlockhash();
@@ -215,7 +212,8 @@ export class BundleSimulator {
         } else if (this.ledger.isRecentSignature(tx.signatures[0]!)) {
           err = txError('AlreadyProcessed');
         } else {
-          const r = this.ledger.simulate(tx, bytes);
+          for (const k of this.ledger.writableKeys(tx, writableLookups)) remember(k);
+          const r = this.ledger.executeInVm(tx, bytes);
           err = r.err;
           logs = r.logs;
           units = r.unitsConsumed;
@@ -225,24 +223,12 @@ export class BundleSimulator {
                 data: [Buffer.from(r.returnData.data).toString('base64'), 'base64'],
               }
             : null;
-          if (!r.err) {
-            fee = r.fee;
-            for (const p of r.postAccounts) overlay(p.pubkey, p.account);
-          } else if (isExecutionError(r.err)) {
-            // Executed and failed: the fee is still charged to the payer (agave's fees-only write).
-            fee = r.fee;
-            const payer = tx.staticKeys[0]!;
-            const a = this.ledger.getAccount(payer) ?? EMPTY_ACCOUNT;
-            overlay(payer, toVmAccount({ ...a, lamports: a.lamports >= r.fee ? a.lamports - r.fee : 0n }));
-          }
+          // A transaction that ran (succeeded or failed executing) paid its fee; one that never
+          // loaded (unknown payer, bad blockhash, …) did not.
+          if (!r.err || isExecutionError(r.err)) fee = r.fee;
         }
         const post = (postKeys[i] ?? []).map(json);
-        // Only the accounts this transaction wrote can have changed balance.
-        const written = new Set<string>();
-        for (const o of originals.values()) written.add(Buffer.from(o.key).toString('hex'));
-        const postBalances = keys.map((k, j) =>
-          written.has(Buffer.from(k).toString('hex')) ? (vm.getBalance(k) ?? 0n) : preBalances[j]!,
-        );
+        const postBalances = keys.map((k) => vm.getBalance(k) ?? 0n);
         results.push({
           err: err?.json ?? null,
           logs: truncateLogs(logs),

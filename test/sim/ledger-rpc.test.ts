@@ -86,3 +86,28 @@ test('ledger accounts persist across a restart', async () => {
     await second.stop();
   }
 });
+
+test('simulateTransaction, getEpochInfo and getFeeForMessage answer as a validator does', async () => {
+  const a = await generateKeyPairSigner();
+  const b = await generateKeyPairSigner();
+  await rpc.requestAirdrop(a.address, lamports(1_000_000_000n)).send();
+  const latest = (await rpc.getLatestBlockhash().send()).value;
+  const wire = await transfer(a, b.address, 10_000_000n, latest);
+  const sim = await rpc
+    .simulateTransaction(wire as never, {
+      encoding: 'base64',
+      accounts: { encoding: 'base64', addresses: [b.address] },
+    })
+    .send();
+  assert.equal(sim.value.err, null);
+  assert.equal(sim.value.unitsConsumed, 150n);
+  assert.equal(sim.value.accounts?.[0]?.lamports, 10_000_000n, 'the recipient after the transfer');
+  assert.equal((await rpc.getBalance(b.address).send()).value, 0n, 'nothing committed');
+  const epoch = await rpc.getEpochInfo().send();
+  assert.equal(epoch.slotsInEpoch, 432_000n);
+  assert.equal(epoch.absoluteSlot, epoch.epoch * 432_000n + epoch.slotIndex);
+  // The message is the transaction without its signatures (1 shortvec byte + 64 bytes).
+  const message = Buffer.from(wire, 'base64').subarray(65).toString('base64');
+  const fee = await rpc.getFeeForMessage(message as never).send();
+  assert.equal(fee.value, 5000n);
+});

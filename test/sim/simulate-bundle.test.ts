@@ -219,6 +219,14 @@ describe("Jito's request checks, in order (-32602)", () => {
       ],
       'Base64 is the only supported encoding for pre-execution accounts',
     ],
+    [
+      'post account encoding',
+      async () => [
+        ['AA=='],
+        { preExecutionAccountsConfigs: [null], postExecutionAccountsConfigs: [{ addresses: [], encoding: 'base58' }] },
+      ],
+      'Base64 is the only supported encoding for post-execution accounts',
+    ],
     ['bad base64', async () => [['!!!!'], undefined], 'invalid base64 encoding: InvalidByte(0, 33)'],
     [
       'undecodable bytes',
@@ -262,6 +270,36 @@ describe("Jito's request checks, in order (-32602)", () => {
         { preExecutionAccountsConfigs: [], postExecutionAccountsConfigs: [], simulationBank: { slot: 5 } },
       ],
       'bank not found for the provided slot: 5',
+    ],
+    [
+      'more than 64 pre/post addresses',
+      async () => [
+        [await transfer(alice, bob.address, 1n, await latest())],
+        {
+          preExecutionAccountsConfigs: [{ addresses: Array(65).fill(bob.address) }],
+          postExecutionAccountsConfigs: [null],
+        },
+      ],
+      'Too many accounts provided; max 64',
+    ],
+    [
+      'a lookup table the bank does not hold',
+      async () => {
+        const { transaction } = await import('./helpers.js');
+        const { getTransferSolInstruction } = await import('@solana-program/system');
+        const missingTable = encodeBase58(new Uint8Array(32).fill(11));
+        const t = await transaction(
+          alice,
+          [getTransferSolInstruction({ source: alice, destination: bob.address, amount: lamports(1n) })],
+          await latest(),
+          { [missingTable]: [bob.address] },
+        );
+        return [
+          [t],
+          { preExecutionAccountsConfigs: [null], postExecutionAccountsConfigs: [null], skipSigVerify: true },
+        ];
+      },
+      "invalid transaction: Transaction loads an address table account that doesn't exist",
     ],
     [
       'replace without skipping signature checks',
