@@ -16,7 +16,7 @@ import {
   type StoredAccount,
   type TxRecord,
 } from './store.js';
-import { litesvm, type Account, type LiteSvm } from './vm.js';
+import { litesvm, type Account, type FailedTransactionMetadata, type LiteSvm, type TransactionMetadata } from './vm.js';
 
 export const SYSTEM_PROGRAM = new Uint8Array(32);
 /** Blockhashes a transaction may cite: agave's MAX_PROCESSING_AGE. */
@@ -252,23 +252,8 @@ export class Ledger {
     }
     const r = this.vm.simulateVersionedTransaction(bytes);
     const failed = 'err' in r;
-    const meta = r.meta();
-    const logs = meta.logs();
-    // Return data is logged ("Program return: <id> <base64>") whenever a program sets it, so the
-    // NAPI round trips for it are only paid when there is some (or the logs were cut short).
-    let returnData: ExecutionResult['returnData'] = null;
-    if (logs.some((l) => l.startsWith('Program return: ') || l === 'Log truncated')) {
-      const ret = meta.returnData();
-      const data = ret.data();
-      if (data.length > 0) returnData = { programId: ret.programId(), data };
-    }
     return {
-      signature: tx.signatures[0] ?? new Uint8Array(64),
-      err: failed ? solanaTxError(r.err()) : null,
-      logs,
-      unitsConsumed: meta.computeUnitsConsumed(),
-      returnData,
-      fee: this.fee(tx),
+      ...this.outcome(tx, r.meta(), failed ? r.err() : null),
       postAccounts: failed ? [] : r.postAccounts().map((p) => ({ pubkey: p.address, account: p.account() })),
     };
   }
@@ -280,9 +265,17 @@ export class Ledger {
    */
   executeInVm(tx: ParsedTransaction, bytes: Uint8Array = tx.bytes): Omit<ExecutionResult, 'postAccounts'> {
     const r = this.vm.sendVersionedTransaction(bytes);
-    const failed = 'err' in r;
-    const meta = failed ? r.meta() : r;
+    return 'err' in r ? this.outcome(tx, r.meta(), r.err()) : this.outcome(tx, r, null);
+  }
+
+  private outcome(
+    tx: ParsedTransaction,
+    meta: TransactionMetadata,
+    err: ReturnType<FailedTransactionMetadata['err']> | null,
+  ): Omit<ExecutionResult, 'postAccounts'> {
     const logs = meta.logs();
+    // Return data is logged ("Program return: <id> <base64>") whenever a program sets it, so the
+    // NAPI round trips for it are only paid when there is some (or the logs were cut short).
     let returnData: ExecutionResult['returnData'] = null;
     if (logs.some((l) => l.startsWith('Program return: ') || l === 'Log truncated')) {
       const ret = meta.returnData();
@@ -291,7 +284,7 @@ export class Ledger {
     }
     return {
       signature: tx.signatures[0] ?? new Uint8Array(64),
-      err: failed ? solanaTxError(r.err()) : null,
+      err: err === null ? null : solanaTxError(err),
       logs,
       unitsConsumed: meta.computeUnitsConsumed(),
       returnData,
