@@ -9,6 +9,7 @@ import { HealthRegistry } from './obs/health.js';
 import { join } from 'node:path';
 import { ForkSource, Ledger, lightLocalnet, readAccountDir, readProgramSpec } from './ledger/index.js';
 import { ProverClient, startProver, type Prover } from './prover/index.js';
+import { AssetIndex, getAsset } from './das/index.js';
 import { BundleForwarder, BundleSimulator } from './sim/index.js';
 import type { Logger } from './obs/log.js';
 import { MetricsRegistry, registerProcessMetrics } from './obs/metrics.js';
@@ -53,14 +54,20 @@ export interface Gateway {
   stop(): Promise<boolean>;
 }
 
-/** The embedded ledger with Light's localnet and the configured fixtures (fixtures win on conflicts). */
-function openLedger(config: Config): Ledger {
+/**
+ * The embedded ledger with Light's localnet and the configured fixtures (fixtures win on
+ * conflicts), and the DAS asset index kept in step with its accounts.
+ */
+function openLedger(config: Config): { ledger: Ledger; assets: AssetIndex } {
   const light = lightLocalnet();
-  return Ledger.open({
+  let assets: AssetIndex | undefined;
+  const ledger = Ledger.open({
     dir: join(config.dataDir, 'ledger'),
     accounts: [...config.accountDir.flatMap(readAccountDir), ...light.accounts],
     programs: [...light.programs, ...config.program.map(readProgramSpec)],
+    indexers: [(root) => (assets = new AssetIndex(root))],
   });
+  return { ledger, assets: assets! };
 }
 
 /** Where a client on this machine reaches a server bound to `host`. */
@@ -84,7 +91,8 @@ export async function startGateway({
   registerProcessMetrics(registry);
 
   // Opened first: a bad fixture fails the start before any server is up.
-  const ledger = config.role !== 'prover' && embeddedLedger && !given.chain ? openLedger(config) : undefined;
+  const chain = config.role !== 'prover' && embeddedLedger && !given.chain ? openLedger(config) : undefined;
+  const ledger = chain?.ledger;
   let prover: Prover | undefined;
   try {
     prover = config.role !== 'rpc' && embeddedProver ? await startProver(config, log, registry) : undefined;
@@ -116,6 +124,7 @@ export async function startGateway({
   const backends: Backends = {
     ...(ledger ? { chain: { ledger, ...(fork ? { fork } : {}) } } : {}),
     ...(simulator ? { bundleSimulator: simulator } : {}),
+    ...(chain ? { assets: { getAsset: async (p) => getAsset(chain.assets, p.id, p.options) } } : {}),
     ...given,
     ...(client ? { validityProof: client } : {}),
   };

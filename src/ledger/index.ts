@@ -4,6 +4,7 @@ export {
   MAX_PROCESSING_AGE,
   SYSTEM_PROGRAM,
   toStored,
+  type AccountIndexer,
   type Commitment,
   type ExecutionResult,
   type LedgerOptions,

@@ -5,6 +5,7 @@
 // never observes another one half-done.
 import { createHash, randomBytes } from 'node:crypto';
 import { mkdirSync } from 'node:fs';
+import type { RootDatabase } from 'lmdb';
 import { decodeBase58, encodeBase58 } from '../zk/base58.js';
 import { solanaTxError, txError, type SolanaTxError } from './tx-error.js';
 import { isStaticWritable, parseTransaction, type ParsedTransaction } from './tx-wire.js';
@@ -27,6 +28,17 @@ const COMPUTE_BUDGET = Buffer.from(decodeBase58('ComputeBudget111111111111111111
 
 export type Commitment = 'processed' | 'confirmed' | 'finalized';
 
+/**
+ * Something kept in step with the ledger's accounts (the DAS asset index): it gets every account
+ * write inside the same LMDB transaction, so the two can never disagree after a crash.
+ */
+export interface AccountIndexer {
+  apply(pubkey: Uint8Array, account: StoredAccount | undefined, slot: bigint): void;
+  /** True until every stored account has been applied once (a new index over an existing ledger). */
+  needsBackfill(): boolean;
+  markBackfilled(slot: bigint): void;
+}
+
 export interface LedgerOptions {
   dir: string;
   slotMs?: number;
@@ -34,6 +46,8 @@ export interface LedgerOptions {
   accounts?: { pubkey: Uint8Array; account: StoredAccount }[];
   /** Programs loaded at every start (litesvm deploys them under the upgradeable loader). */
   programs?: { id: Uint8Array; bytes: Uint8Array }[];
+  /** Indexers over the ledger's accounts, created on its store (they may open their own tables). */
+  indexers?: ((root: RootDatabase) => AccountIndexer)[];
 }
 
 export interface ExecutionResult {
@@ -66,6 +80,7 @@ export class Ledger {
   private readonly recentSignatures = new Map<string, bigint>();
   private blockhashBytes = new Map<string, bigint>();
   private timer?: NodeJS.Timeout;
+  private readonly indexers: AccountIndexer[];
   readonly startedAt = Date.now();
 
   private constructor(
@@ -90,6 +105,15 @@ export class Ledger {
     this.indexBlockhashes();
     for (const { key, value } of dbs.accounts.getRange())
       this.vm.setAccount(new Uint8Array(key), toVm(decodeAccount(value)));
+    this.indexers = (opts.indexers ?? []).map((make) => make(dbs.root));
+    for (const ix of this.indexers) {
+      if (!ix.needsBackfill()) continue;
+      dbs.root.transactionSync(() => {
+        for (const { key, value } of dbs.accounts.getRange())
+          ix.apply(new Uint8Array(key), decodeAccount(value), this.slotValue);
+        ix.markBackfilled(this.slotValue);
+      });
+    }
     dbs.root.transactionSync(() => {
       for (const g of opts.accounts ?? [])
         if (!dbs.accounts.get(Buffer.from(g.pubkey))) this.writeAccount(g.pubkey, g.account);
@@ -167,6 +191,11 @@ export class Ledger {
     this.vm.setAccount(pubkey, toVm(a));
     if (a.lamports === 0n) this.dbs.accounts.remove(Buffer.from(pubkey));
     else this.dbs.accounts.put(Buffer.from(pubkey), encodeAccount(a));
+    this.notify(pubkey, a.lamports === 0n ? undefined : a);
+  }
+
+  private notify(pubkey: Uint8Array, a: StoredAccount | undefined): void {
+    for (const ix of this.indexers) ix.apply(pubkey, a, this.slotValue);
   }
 
   /**
@@ -183,9 +212,11 @@ export class Ledger {
   private persist(keys: readonly Uint8Array[]): void {
     this.dbs.root.transactionSync(() => {
       for (const k of keys) {
-        const a = this.vm.getAccount(k);
-        if (a && a.lamports() > 0n) this.dbs.accounts.put(Buffer.from(k), encodeAccount(toStored(a)));
+        const vmAccount = this.vm.getAccount(k);
+        const a = vmAccount && vmAccount.lamports() > 0n ? toStored(vmAccount) : undefined;
+        if (a) this.dbs.accounts.put(Buffer.from(k), encodeAccount(a));
         else this.dbs.accounts.remove(Buffer.from(k));
+        this.notify(k, a);
       }
     });
   }

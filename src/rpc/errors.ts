@@ -105,6 +105,10 @@ export const ERROR_CODES = {
   preflight_failure: { code: -32002, http: 200 },
   signature_verification_failure: { code: -32003, http: 200 },
   upstream_failed: { code: -32015, http: 200 },
+  // src/das: the DAS reference's errors (-32000 with its messages).
+  asset_not_found: { code: -32000, http: 200 },
+  asset_invalid_id: { code: -32000, http: 200 },
+  asset_no_supply: { code: -32000, http: 200 },
   // An upstream's own error keeps the upstream's code (the error carries it); -32000 if none.
   upstream_relayed: { code: -32000, http: 200 },
 } as const satisfies Record<string, Mapping>;

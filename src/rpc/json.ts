@@ -43,7 +43,8 @@ const BIG = '\u0000bigint:';
  * (rentEpoch 18446744073709551615, lamports) must be relayed as they were sent.
  */
 export function parseJsonExact(text: string): unknown {
-  const marked = text.replace(/"(?:[^"\\]|\\.)*"|-?\d{16,}(?![.eE\d])/g, (m) =>
+  // Integer literals only: not digits of a fraction or an exponent (0.00030000000000000003).
+  const marked = text.replace(/"(?:[^"\\]|\\.)*"|(?<![\d.eE+-])-?\d{16,}(?![.eE\d])/g, (m) =>
     // The marker goes in as a JSON escape (a raw control character is not valid inside a JSON string).
     m.startsWith('"') || Number.isSafeInteger(Number(m)) ? m : `"\\u0000bigint:${m}"`,
   );

@@ -1,0 +1,129 @@
+// The asset index: Token Metadata, mints and token accounts parsed from every ledger account write,
+// kept in tables of the ledger's own LMDB store and updated inside the same transaction as the
+// account (so an account change is visible to getAsset within the same slot, and a crash can never
+// leave the index and the accounts disagreeing).
+import type { Database, RootDatabase } from 'lmdb';
+import type { AccountIndexer, StoredAccount } from '../ledger/index.js';
+import { encodeBase58 } from '../zk/base58.js';
+import {
+  parseMetadata,
+  parseTokenProgramAccount,
+  TOKEN_2022_PROGRAM,
+  TOKEN_METADATA_PROGRAM,
+  TOKEN_PROGRAM,
+  type Metadata,
+  type Mint,
+  type TokenAccount,
+} from './layouts.js';
+
+const VERSION = 1;
+
+export interface MetadataRecord {
+  metadata: Metadata;
+  /** The Metadata account's address. */
+  account: string;
+  burnt: boolean;
+  slot: string;
+}
+
+export interface MintRecord extends Mint {
+  closed: boolean;
+  slot: string;
+}
+
+export interface HolderRecord extends TokenAccount {
+  account: string;
+  slot: string;
+}
+
+export class AssetIndex implements AccountIndexer {
+  private readonly metadata: Database<MetadataRecord, string>;
+  private readonly metadataAccounts: Database<string, string>;
+  private readonly mints: Database<MintRecord, string>;
+  private readonly tokenAccounts: Database<TokenAccount, string>;
+  /** `${mint}/${tokenAccount}` → holder, for balances above zero only. */
+  private readonly holders: Database<HolderRecord, string>;
+  private readonly meta: Database<unknown, string>;
+  updates = 0;
+
+  constructor(root: RootDatabase) {
+    const json = { encoding: 'json' } as const;
+    this.metadata = root.openDB<MetadataRecord, string>({ name: 'das-metadata', ...json });
+    this.metadataAccounts = root.openDB<string, string>({ name: 'das-metadata-accounts', ...json });
+    this.mints = root.openDB<MintRecord, string>({ name: 'das-mints', ...json });
+    this.tokenAccounts = root.openDB<TokenAccount, string>({ name: 'das-token-accounts', ...json });
+    this.holders = root.openDB<HolderRecord, string>({ name: 'das-holders', ...json });
+    this.meta = root.openDB<unknown, string>({ name: 'das-meta', ...json });
+  }
+
+  needsBackfill(): boolean {
+    return this.meta.get('version') !== VERSION;
+  }
+
+  markBackfilled(slot: bigint): void {
+    this.meta.put('version', VERSION);
+    this.meta.put('last-slot', slot.toString());
+  }
+
+  /** The last slot whose account changes are all in the index. */
+  lastIndexedSlot(): bigint {
+    return BigInt((this.meta.get('last-slot') as string | undefined) ?? '0');
+  }
+
+  apply(pubkey: Uint8Array, account: StoredAccount | undefined, slot: bigint): void {
+    this.updates++;
+    const id = encodeBase58(pubkey);
+    const at = slot.toString();
+    this.meta.put('last-slot', at);
+    // Whatever the address was before, an old token account stops being one.
+    const oldToken = this.tokenAccounts.get(id);
+    if (oldToken) {
+      this.holders.remove(`${oldToken.mint}/${id}`);
+      this.tokenAccounts.remove(id);
+    }
+    if (!account) {
+      const mint = this.metadataAccounts.get(id);
+      const rec = mint ? this.metadata.get(mint) : undefined;
+      if (rec) this.metadata.put(mint!, { ...rec, burnt: true, slot: at });
+      const m = this.mints.get(id);
+      if (m) this.mints.put(id, { ...m, closed: true, slot: at });
+      return;
+    }
+    const owner = encodeBase58(account.owner);
+    if (owner === TOKEN_METADATA_PROGRAM) {
+      const md = parseMetadata(account.data);
+      if (md) {
+        this.metadata.put(md.mint, { metadata: md, account: id, burnt: false, slot: at });
+        this.metadataAccounts.put(id, md.mint);
+      }
+      return;
+    }
+    if (owner === TOKEN_PROGRAM || owner === TOKEN_2022_PROGRAM) {
+      const parsed = parseTokenProgramAccount(account.data, owner);
+      if (!parsed) return;
+      if ('mint' in parsed) this.mints.put(id, { ...parsed.mint, closed: false, slot: at });
+      else {
+        this.tokenAccounts.put(id, parsed.account);
+        if (BigInt(parsed.account.amount) > 0n)
+          this.holders.put(`${parsed.account.mint}/${id}`, { ...parsed.account, account: id, slot: at });
+      }
+    }
+  }
+
+  metadataOf(mint: string): MetadataRecord | undefined {
+    return this.metadata.get(mint);
+  }
+
+  mint(mint: string): MintRecord | undefined {
+    return this.mints.get(mint);
+  }
+
+  /** The token account holding a non-zero balance of the mint, the most recently updated first. */
+  holder(mint: string): HolderRecord | undefined {
+    let best: HolderRecord | undefined;
+    for (const { value } of this.holders.getRange({ start: `${mint}/`, end: `${mint}0` })) {
+      if (!best || BigInt(value.slot) >= BigInt(best.slot)) best = value;
+    }
+    return best;
+  }
+}

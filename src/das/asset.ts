@@ -1,0 +1,149 @@
+// getAsset: the DAS record of one asset from the index, in the reference implementation's shape
+// and key order (get-asset.md §2) with the choices of §8: last_indexed_slot first, token_info
+// whenever the mint is known, unverified collections shown with the option, plain SPL mints
+// returned as FungibleToken, u64 values exact (bigint).
+import { AppError } from '../errors.js';
+import { decodeBase58 } from '../zk/base58.js';
+import type { AssetIndex, MetadataRecord, MintRecord } from './asset-index.js';
+
+export class AssetError extends AppError {
+  constructor(
+    readonly kind: 'asset_not_found' | 'asset_invalid_id' | 'asset_no_supply',
+    message: string,
+  ) {
+    super(message);
+  }
+}
+
+export interface AssetOptions {
+  showFungible?: boolean;
+  showUnverifiedCollections?: boolean;
+  showCollectionMetadata?: boolean;
+  showInscription?: boolean;
+  showZeroBalance?: boolean;
+}
+
+const SCHEMA = 'https://schema.metaplex.com/nft1.0.json';
+const WSOL = 'So11111111111111111111111111111111111111112';
+const SUPPLY_INTERFACES = new Set(['V1_NFT', 'LEGACY_NFT', 'V2_NFT', 'ProgrammableNFT', 'Custom']);
+
+type Interface = 'V1_NFT' | 'ProgrammableNFT' | 'FungibleToken' | 'FungibleAsset' | 'Custom';
+
+/** Asset class by token standard (and, without one, by the mint), as the reference ingester decides it. */
+function classify(md: MetadataRecord | undefined, mint: MintRecord | undefined, id: string) {
+  const ts = md?.metadata.tokenStandard ?? null;
+  const single = { interface: 'V1_NFT' as Interface, ownership: 'single' as const };
+  switch (ts) {
+    case 'NonFungible':
+    case 'NonFungibleEdition':
+      return single;
+    case 'ProgrammableNonFungible':
+    case 'ProgrammableNonFungibleEdition':
+      return { interface: 'ProgrammableNFT' as Interface, ownership: 'single' as const };
+    case 'Fungible':
+      return { interface: 'FungibleToken' as Interface, ownership: 'token' as const };
+    case 'FungibleAsset':
+      return { interface: 'FungibleAsset' as Interface, ownership: 'token' as const };
+  }
+  if (!md) return { interface: 'FungibleToken' as Interface, ownership: 'token' as const };
+  if (id === WSOL || (mint && BigInt(mint.supply) > 1n))
+    return { interface: 'FungibleToken' as Interface, ownership: 'token' as const };
+  return { interface: 'Custom' as Interface, ownership: 'single' as const };
+}
+
+export function getAsset(index: AssetIndex, id: string, options: AssetOptions): Record<string, unknown> {
+  let valid = false;
+  try {
+    valid = decodeBase58(id).length === 32;
+  } catch {
+    valid = false;
+  }
+  if (!valid) throw new AssetError('asset_invalid_id', `Pubkey Validation Err: ${id} is invalid`);
+  const md = index.metadataOf(id);
+  const mint = index.mint(id);
+  if (!md && !mint) throw new AssetError('asset_not_found', 'Database Error: RecordNotFound Error: Asset Not Found');
+  if (md && mint && BigInt(mint.supply) === 0n)
+    throw new AssetError('asset_no_supply', 'Database Error: Custom Error: Asset has no supply');
+  const m = md?.metadata;
+  const cls = classify(md, mint, id);
+
+  const grouping = (
+    m?.collection && (m.collection.verified || options.showUnverifiedCollections) ? [m.collection] : []
+  ).map((c) => ({
+    group_key: 'collection',
+    group_value: c.key,
+    ...(options.showUnverifiedCollections ? { verified: c.verified } : {}),
+  }));
+
+  let ownership: Record<string, unknown>;
+  if (cls.ownership === 'single') {
+    const holder = index.holder(id);
+    ownership = {
+      frozen: holder?.state === 2,
+      delegated: Boolean(holder?.delegate),
+      delegate: holder?.delegate ?? null,
+      ownership_model: 'single',
+      owner: holder?.owner ?? '',
+    };
+  } else {
+    ownership = { frozen: false, delegated: false, delegate: null, ownership_model: 'token', owner: '' };
+  }
+
+  const bp = m?.sellerFeeBasisPoints ?? 0;
+  const asset: Record<string, unknown> = {
+    last_indexed_slot: index.lastIndexedSlot(),
+    interface: cls.interface,
+    id,
+    content: {
+      $schema: SCHEMA,
+      json_uri: m?.uri ?? '',
+      files: [],
+      metadata: {
+        name: m?.name ?? '',
+        symbol: m?.symbol ?? '',
+        ...(m?.tokenStandard ? { token_standard: m.tokenStandard } : {}),
+      },
+      links: {},
+    },
+    authorities: m ? [{ address: m.updateAuthority, scopes: ['full'] }] : [],
+    compression: {
+      eligible: false,
+      compressed: false,
+      data_hash: '',
+      creator_hash: '',
+      asset_hash: '',
+      tree: '',
+      seq: 0,
+      leaf_id: 0,
+    },
+    grouping,
+    royalty: {
+      royalty_model: 'creators',
+      target: null,
+      // The reference multiplies (bp * 0.0001), which differs from bp / 10000 in the last digit
+      // for many values; clients compare against it.
+      percent: bp * 0.0001,
+      basis_points: bp,
+      primary_sale_happened: m?.primarySaleHappened ?? false,
+      locked: false,
+    },
+    creators: (m?.creators ?? []).map((c) => ({ address: c.address, share: c.share, verified: c.verified })),
+    ownership,
+  };
+  if (m?.uses)
+    asset.uses = { use_method: m.uses.useMethod, remaining: BigInt(m.uses.remaining), total: BigInt(m.uses.total) };
+  if (SUPPLY_INTERFACES.has(cls.interface))
+    asset.supply = { print_max_supply: 0, print_current_supply: 0, edition_nonce: m?.editionNonce ?? null };
+  asset.mutable = m ? m.isMutable : true;
+  asset.burnt = Boolean(md?.burnt || mint?.closed);
+  if (mint) {
+    asset.token_info = {
+      supply: BigInt(mint.supply),
+      decimals: mint.decimals,
+      token_program: mint.tokenProgram,
+      ...(mint.mintAuthority ? { mint_authority: mint.mintAuthority } : {}),
+      ...(mint.freezeAuthority ? { freeze_authority: mint.freezeAuthority } : {}),
+    };
+  }
+  return asset;
+}

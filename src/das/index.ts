@@ -1,0 +1,4 @@
+// The DAS asset index over the embedded ledger and getAsset on it.
+export { AssetIndex, type MetadataRecord, type MintRecord, type HolderRecord } from './asset-index.js';
+export { getAsset, AssetError, type AssetOptions } from './asset.js';
+export * from './layouts.js';

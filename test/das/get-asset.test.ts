@@ -1,0 +1,289 @@
+// getAsset over the asset index, from fixture accounts built with the Metaplex and SPL serializers
+// (real byte layouts): whole responses compared exactly.
+import assert from 'node:assert/strict';
+import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { after, before, describe, test } from 'node:test';
+import { getMetadataAccountDataSerializer, TokenStandard } from '@metaplex-foundation/mpl-token-metadata';
+import { publicKey } from '@metaplex-foundation/umi';
+import { AccountLayout, ACCOUNT_SIZE, MintLayout, MINT_SIZE } from '@solana/spl-token';
+import { PublicKey } from '@solana/web3.js';
+import { parseJsonExact } from '../../src/rpc/json.js';
+import { encodeBase58 } from '../../src/zk/base58.js';
+import { postJson, startTestGateway, tempDir, type TestGateway } from '../helpers/gateway.js';
+import { accountFile } from '../sim/helpers.js';
+
+const TM = 'metaqbxxUerdq28cj1RbAWkYQm3ybzjb6a8bt518x1s';
+const TOKEN = 'TokenkegQfeZyiNwAJbNbGKPFXCWuBvf9Ss623VQ5DA';
+const key = (n: number) => encodeBase58(new Uint8Array(32).fill(n));
+const pnft = key(21);
+const collection = key(22);
+const unverified = key(23);
+const fungible = key(24);
+const plainMint = key(25);
+const corrupted = key(26);
+const burnt = key(27);
+const authority = key(31);
+const owner = key(32);
+const delegate = key(33);
+const creatorA = key(34);
+const creatorB = key(35);
+const mintAuthority = key(36);
+
+let gw: TestGateway;
+let dir: string;
+
+function metadataPda(mint: string): string {
+  return PublicKey.findProgramAddressSync(
+    [Buffer.from('metadata'), new PublicKey(TM).toBuffer(), new PublicKey(mint).toBuffer()],
+    new PublicKey(TM),
+  )[0].toBase58();
+}
+
+function metadata(
+  mint: string,
+  over: Partial<Parameters<ReturnType<typeof getMetadataAccountDataSerializer>['serialize']>[0]> = {},
+) {
+  return getMetadataAccountDataSerializer().serialize({
+    updateAuthority: publicKey(authority),
+    mint: publicKey(mint),
+    name: 'Mad Lads #9964',
+    symbol: 'MAD',
+    uri: 'https://madlads.s3.us-west-2.amazonaws.com/json/9964.json',
+    sellerFeeBasisPoints: 420,
+    creators: [
+      { address: publicKey(creatorA), verified: true, share: 0 },
+      { address: publicKey(creatorB), verified: true, share: 100 },
+    ],
+    primarySaleHappened: true,
+    isMutable: true,
+    editionNonce: 255,
+    tokenStandard: TokenStandard.ProgrammableNonFungible,
+    collection: { verified: true, key: publicKey(collection) },
+    uses: null,
+    collectionDetails: null,
+    programmableConfig: null,
+    ...over,
+  });
+}
+
+function mintData(supply: bigint, decimals: number, freeze = true): Uint8Array {
+  const b = Buffer.alloc(MINT_SIZE);
+  MintLayout.encode(
+    {
+      mintAuthorityOption: 1,
+      mintAuthority: new PublicKey(mintAuthority),
+      supply,
+      decimals,
+      isInitialized: true,
+      freezeAuthorityOption: freeze ? 1 : 0,
+      freezeAuthority: freeze ? new PublicKey(mintAuthority) : PublicKey.default,
+    },
+    b,
+  );
+  return b;
+}
+
+function tokenAccountData(mint: string, amount: bigint, frozen: boolean, withDelegate: boolean): Uint8Array {
+  const b = Buffer.alloc(ACCOUNT_SIZE);
+  AccountLayout.encode(
+    {
+      mint: new PublicKey(mint),
+      owner: new PublicKey(owner),
+      amount,
+      delegateOption: withDelegate ? 1 : 0,
+      delegate: withDelegate ? new PublicKey(delegate) : PublicKey.default,
+      state: frozen ? 2 : 1,
+      isNativeOption: 0,
+      isNative: 0n,
+      delegatedAmount: withDelegate ? 1n : 0n,
+      closeAuthorityOption: 0,
+      closeAuthority: PublicKey.default,
+    },
+    b,
+  );
+  return b;
+}
+
+before(async () => {
+  dir = tempDir();
+  const accounts = join(dir, 'accounts');
+  mkdirSync(accounts);
+  let n = 0;
+  const put = (pubkey: string, data: Uint8Array, programOwner: string) =>
+    writeFileSync(
+      join(accounts, `${n++}.json`),
+      accountFile(pubkey, { lamports: 10_000_000n, data, owner: programOwner }),
+    );
+  put(pnft, mintData(1n, 0), TOKEN);
+  put(metadataPda(pnft), metadata(pnft), TM);
+  put(key(41), tokenAccountData(pnft, 1n, true, true), TOKEN);
+  put(unverified, mintData(1n, 0), TOKEN);
+  put(
+    metadataPda(unverified),
+    metadata(unverified, {
+      tokenStandard: TokenStandard.NonFungible,
+      collection: { verified: false, key: publicKey(collection) },
+      sellerFeeBasisPoints: 3,
+      editionNonce: null,
+    }),
+    TM,
+  );
+  put(key(42), tokenAccountData(unverified, 1n, false, false), TOKEN);
+  put(fungible, mintData(12585937222711072n, 9, false), TOKEN);
+  put(
+    metadataPda(fungible),
+    metadata(fungible, {
+      name: 'Jito Staked SOL',
+      symbol: 'JitoSOL',
+      uri: 'https://storage.googleapis.com/token-metadata/JitoSOL.json',
+      tokenStandard: TokenStandard.Fungible,
+      creators: null,
+      sellerFeeBasisPoints: 0,
+      primarySaleHappened: false,
+      collection: null,
+      editionNonce: null,
+    }),
+    TM,
+  );
+  put(plainMint, mintData(18446744073709551615n, 6, false), TOKEN);
+  // Corrupted trailing data: a valid Metadata through edition_nonce, then garbage.
+  const good = metadata(corrupted, { tokenStandard: null, collection: null, uses: null });
+  const cut = Buffer.from(good.subarray(0, good.length - 4));
+  const bad = Buffer.concat([cut, Buffer.from([1, 9, 9, 9, 9])]);
+  put(corrupted, mintData(1n, 0), TOKEN);
+  put(metadataPda(corrupted), bad, TM);
+  put(burnt, mintData(0n, 0), TOKEN);
+  put(metadataPda(burnt), metadata(burnt), TM);
+  gw = await startTestGateway({ accountDir: [accounts] }, {}, { ledger: true });
+});
+
+after(async () => {
+  await gw.stop();
+  rmSync(dir, { recursive: true, force: true });
+});
+
+const getAsset = async (params: unknown) =>
+  parseJsonExact(
+    (await postJson(gw.url, JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'getAsset', params }))).text,
+  ) as any;
+
+const compression = {
+  eligible: false,
+  compressed: false,
+  data_hash: '',
+  creator_hash: '',
+  asset_hash: '',
+  tree: '',
+  seq: 0,
+  leaf_id: 0,
+};
+
+describe('getAsset', () => {
+  test('a programmable NFT: whole response, owner and frozen/delegate from its token account', async () => {
+    const { result } = await getAsset({ id: pnft });
+    assert.equal(typeof result.last_indexed_slot, 'number');
+    const { last_indexed_slot: _slot, ...rest } = result;
+    assert.deepEqual(Object.keys(result)[0], 'last_indexed_slot');
+    assert.deepEqual(rest, {
+      interface: 'ProgrammableNFT',
+      id: pnft,
+      content: {
+        $schema: 'https://schema.metaplex.com/nft1.0.json',
+        json_uri: 'https://madlads.s3.us-west-2.amazonaws.com/json/9964.json',
+        files: [],
+        metadata: { name: 'Mad Lads #9964', symbol: 'MAD', token_standard: 'ProgrammableNonFungible' },
+        links: {},
+      },
+      authorities: [{ address: authority, scopes: ['full'] }],
+      compression,
+      grouping: [{ group_key: 'collection', group_value: collection }],
+      royalty: {
+        royalty_model: 'creators',
+        target: null,
+        percent: 0.042,
+        basis_points: 420,
+        primary_sale_happened: true,
+        locked: false,
+      },
+      creators: [
+        { address: creatorA, share: 0, verified: true },
+        { address: creatorB, share: 100, verified: true },
+      ],
+      ownership: { frozen: true, delegated: true, delegate, ownership_model: 'single', owner },
+      supply: { print_max_supply: 0, print_current_supply: 0, edition_nonce: 255 },
+      mutable: true,
+      burnt: false,
+      token_info: {
+        supply: 1,
+        decimals: 0,
+        token_program: TOKEN,
+        mint_authority: mintAuthority,
+        freeze_authority: mintAuthority,
+      },
+    });
+  });
+
+  test('an unverified collection is hidden, and shown with showUnverifiedCollections; percent is bp × 0.0001', async () => {
+    const hidden = (await getAsset({ id: unverified })).result;
+    assert.deepEqual(hidden.grouping, []);
+    assert.equal(hidden.interface, 'V1_NFT');
+    assert.equal(hidden.royalty.percent, 3 * 0.0001);
+    assert.equal(hidden.supply.edition_nonce, null);
+    const shown = (await getAsset([unverified, { showUnverifiedCollections: true, someFutureOption: true }])).result;
+    assert.deepEqual(shown.grouping, [{ group_key: 'collection', group_value: collection, verified: false }]);
+  });
+
+  test('a fungible token: token ownership, no supply object, exact u64 supply', async () => {
+    const { result } = await getAsset({ id: fungible, displayOptions: { showFungible: true } });
+    assert.equal(result.interface, 'FungibleToken');
+    assert.deepEqual(result.ownership, {
+      frozen: false,
+      delegated: false,
+      delegate: null,
+      ownership_model: 'token',
+      owner: '',
+    });
+    assert.equal(result.supply, undefined);
+    assert.deepEqual(result.grouping, []);
+    assert.deepEqual(result.creators, []);
+    assert.deepEqual(result.token_info, {
+      supply: 12585937222711072n,
+      decimals: 9,
+      token_program: TOKEN,
+      mint_authority: mintAuthority,
+    });
+  });
+
+  test('a plain SPL mint without metadata is a FungibleToken with chain data only', async () => {
+    const { result } = await getAsset({ id: plainMint });
+    assert.equal(result.interface, 'FungibleToken');
+    assert.deepEqual(result.authorities, []);
+    assert.equal(result.content.json_uri, '');
+    assert.equal(result.token_info.supply, 18446744073709551615n);
+  });
+
+  test('corrupted trailing metadata degrades token_standard/collection/uses to none', async () => {
+    const { result } = await getAsset({ id: corrupted });
+    assert.equal(result.content.metadata.name, 'Mad Lads #9964');
+    assert.equal(result.content.metadata.token_standard, undefined);
+    assert.equal(result.interface, 'Custom', 'no token standard, supply 1');
+    assert.deepEqual(result.grouping, []);
+  });
+
+  test('errors: not found, invalid id, no supply, missing id', async () => {
+    assert.deepEqual((await getAsset({ id: key(99) })).error, {
+      code: -32000,
+      message: 'Database Error: RecordNotFound Error: Asset Not Found',
+    });
+    assert.deepEqual((await getAsset({ id: 'notakey' })).error, {
+      code: -32000,
+      message: 'Pubkey Validation Err: notakey is invalid',
+    });
+    assert.deepEqual((await getAsset({ id: burnt })).error, {
+      code: -32000,
+      message: 'Database Error: Custom Error: Asset has no supply',
+    });
+    assert.equal((await getAsset({})).error.code, -32602);
+  });
+});
