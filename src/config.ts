@@ -39,6 +39,11 @@ export interface Config {
   forkUrl: string;
   simulateUpstream: string;
   upstreamTimeoutMs: number;
+  dasUpstream: string;
+  cdnPrefix: string;
+  priceSource: string;
+  metadataTimeoutMs: number;
+  metadataMaxBytes: number;
 }
 
 type Kind = 'string' | 'port' | 'count' | 'list' | 'level' | 'role';
@@ -182,7 +187,37 @@ export const OPTIONS: readonly OptionSpec[] = [
     key: 'upstreamTimeoutMs',
     kind: 'count',
     default: 10_000,
-    help: 'timeout of calls to --simulate-upstream and --fork-url',
+    help: 'timeout of calls to --simulate-upstream, --das-upstream and --fork-url',
+  },
+  {
+    key: 'dasUpstream',
+    kind: 'string',
+    default: '',
+    help: 'DAS provider URL to forward getAsset to instead of answering from the local index',
+  },
+  {
+    key: 'cdnPrefix',
+    kind: 'string',
+    default: '',
+    help: 'prefix of content.files[].cdn_uri (e.g. https://cdn.example.com/img/); none: no cdn_uri',
+  },
+  {
+    key: 'priceSource',
+    kind: 'string',
+    default: '',
+    help: 'JSON file or URL of token prices (mint → price, 24h volume) for token_info.price_info',
+  },
+  {
+    key: 'metadataTimeoutMs',
+    kind: 'count',
+    default: 3000,
+    help: 'timeout of one off-chain metadata JSON download',
+  },
+  {
+    key: 'metadataMaxBytes',
+    kind: 'count',
+    default: 1024 * 1024,
+    help: 'largest off-chain metadata JSON accepted, in bytes',
   },
 ];
 

@@ -9,7 +9,8 @@ import { HealthRegistry } from './obs/health.js';
 import { join } from 'node:path';
 import { ForkSource, Ledger, lightLocalnet, readAccountDir, readProgramSpec } from './ledger/index.js';
 import { ProverClient, startProver, type Prover } from './prover/index.js';
-import { AssetIndex, getAsset } from './das/index.js';
+import { AssetForwarder, AssetIndex, getAsset } from './das/index.js';
+import type { GetAssetParams } from './rpc/methods/get-asset.js';
 import { BundleForwarder, BundleSimulator } from './sim/index.js';
 import type { Logger } from './obs/log.js';
 import { MetricsRegistry, registerProcessMetrics } from './obs/metrics.js';
@@ -124,7 +125,11 @@ export async function startGateway({
   const backends: Backends = {
     ...(ledger ? { chain: { ledger, ...(fork ? { fork } : {}) } } : {}),
     ...(simulator ? { bundleSimulator: simulator } : {}),
-    ...(chain ? { assets: { getAsset: async (p) => getAsset(chain.assets, p.id, p.options) } } : {}),
+    ...(config.dasUpstream
+      ? { assets: new AssetForwarder(config.dasUpstream, config.upstreamTimeoutMs) }
+      : chain
+        ? { assets: { getAsset: async (p: GetAssetParams) => getAsset(chain.assets, p.id, p.options) } }
+        : {}),
     ...given,
     ...(client ? { validityProof: client } : {}),
   };

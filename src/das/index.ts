@@ -2,3 +2,4 @@
 export { AssetIndex, type MetadataRecord, type MintRecord, type HolderRecord } from './asset-index.js';
 export { getAsset, AssetError, type AssetOptions } from './asset.js';
 export * from './layouts.js';
+export { AssetForwarder } from './forwarder.js';

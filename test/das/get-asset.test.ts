@@ -287,3 +287,32 @@ describe('getAsset', () => {
     assert.equal((await getAsset({})).error.code, -32602);
   });
 });
+
+test('forwarding: getAsset goes verbatim to a DAS upstream (a second zkgate), its errors relayed', async () => {
+  const fwd = await startTestGateway({ dasUpstream: gw.url, apiKeys: ['das-caller-key'] });
+  try {
+    const call = async (params: unknown) =>
+      parseJsonExact(
+        (
+          await postJson(
+            `${fwd.base}?api-key=das-caller-key`,
+            JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'getAsset', params }),
+          )
+        ).text,
+      ) as any;
+    const via = await call({ id: pnft, options: { showFungible: true } });
+    const direct = await getAsset({ id: pnft, options: { showFungible: true } });
+    const strip = (r: any) => ({ ...r.result, last_indexed_slot: 0 });
+    assert.deepEqual(strip(via), strip(direct));
+    assert.deepEqual((await call({ id: key(99) })).error, {
+      code: -32000,
+      message: 'Database Error: RecordNotFound Error: Asset Not Found',
+    });
+    assert.ok(
+      !gw.logs.some((l) => l.includes(fwd.gateway.keys.keys.keyIds[0]!)),
+      "the caller's key never reaches the upstream",
+    );
+  } finally {
+    await fwd.stop();
+  }
+});

@@ -3,13 +3,14 @@
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import type { Backends } from '../../src/rpc/index.js';
+import type { GetAssetParams } from '../../src/rpc/methods/get-asset.js';
 import { httpRequest, postJson, startTestGateway, type TestGateway } from '../helpers/gateway.js';
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 const backends: Backends = {
   assets: {
-    async getAsset(p) {
+    async getAsset(p: GetAssetParams) {
       if (p.id === 'boom') throw new TypeError("Cannot read properties of undefined (reading 'owner')");
       await sleep(150);
       // u64 values must reach the wire exactly, beyond 2^53.

@@ -20,9 +20,10 @@ export type BundleSimulatorBackend =
   /** A forwarder takes the caller's params as sent; the upstream validates them. */
   | { forwardsRaw: true; simulateBundle(params: unknown): Promise<unknown> };
 
-export interface AssetBackend {
-  getAsset(params: GetAssetParams): Promise<unknown>;
-}
+export type AssetBackend =
+  | { forwardsRaw?: false; getAsset(params: GetAssetParams): Promise<unknown> }
+  /** A forwarder takes the caller's params as sent; the provider validates them. */
+  | { forwardsRaw: true; getAsset(params: unknown): Promise<unknown> };
 
 export interface Backends {
   /** The embedded ledger (and its fork source): serves the standard Solana RPC subset. */

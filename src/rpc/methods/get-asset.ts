@@ -51,10 +51,11 @@ export function assetMethods(backends: Backends): MethodDef[] {
   return [
     defineMethod({
       name: 'getAsset',
-      params: getAssetParams,
+      params: (v, path) => (backends.assets?.forwardsRaw ? v : getAssetParams(v, path)),
       call: (p) => {
-        if (!backends.assets) throw new BackendNotConfiguredError('getAsset', 'asset index (DAS)');
-        return backends.assets.getAsset(p);
+        const b = backends.assets;
+        if (!b) throw new BackendNotConfiguredError('getAsset', 'asset index (DAS)');
+        return b.forwardsRaw ? b.getAsset(p) : b.getAsset(p as GetAssetParams);
       },
     }),
   ];
