@@ -9,7 +9,7 @@ import { HealthRegistry } from './obs/health.js';
 import { join } from 'node:path';
 import { ForkSource, Ledger, lightLocalnet, readAccountDir, readProgramSpec } from './ledger/index.js';
 import { ProverClient, startProver, type Prover } from './prover/index.js';
-import { AssetForwarder, AssetIndex, getAsset } from './das/index.js';
+import { AssetForwarder, AssetIndex, getAsset, MetadataFetcher } from './das/index.js';
 import type { GetAssetParams } from './rpc/methods/get-asset.js';
 import { BundleForwarder, BundleSimulator } from './sim/index.js';
 import type { Logger } from './obs/log.js';
@@ -59,16 +59,28 @@ export interface Gateway {
  * The embedded ledger with Light's localnet and the configured fixtures (fixtures win on
  * conflicts), and the DAS asset index kept in step with its accounts.
  */
-function openLedger(config: Config): { ledger: Ledger; assets: AssetIndex } {
+function openLedger(config: Config): { ledger: Ledger; assets: AssetIndex; fetcher: MetadataFetcher } {
   const light = lightLocalnet();
   let assets: AssetIndex | undefined;
+  let fetcher: MetadataFetcher | undefined;
   const ledger = Ledger.open({
     dir: join(config.dataDir, 'ledger'),
     accounts: [...config.accountDir.flatMap(readAccountDir), ...light.accounts],
     programs: [...light.programs, ...config.program.map(readProgramSpec)],
-    indexers: [(root) => (assets = new AssetIndex(root))],
+    indexers: [
+      (root) => {
+        fetcher = new MetadataFetcher(root, {
+          timeoutMs: config.metadataTimeoutMs,
+          maxBytes: config.metadataMaxBytes,
+        });
+        assets = new AssetIndex(root);
+        assets.onUri = (uri) => fetcher!.want(uri);
+        return assets;
+      },
+    ],
   });
-  return { ledger, assets: assets! };
+  fetcher!.resume();
+  return { ledger, assets: assets!, fetcher: fetcher! };
 }
 
 /** Where a client on this machine reaches a server bound to `host`. */
@@ -128,7 +140,12 @@ export async function startGateway({
     ...(config.dasUpstream
       ? { assets: new AssetForwarder(config.dasUpstream, config.upstreamTimeoutMs) }
       : chain
-        ? { assets: { getAsset: async (p: GetAssetParams) => getAsset(chain.assets, p.id, p.options) } }
+        ? {
+            assets: {
+              getAsset: async (p: GetAssetParams) =>
+                getAsset(chain.assets, p.id, p.options, { fetcher: chain.fetcher, cdnPrefix: config.cdnPrefix }),
+            },
+          }
         : {}),
     ...given,
     ...(client ? { validityProof: client } : {}),
@@ -137,6 +154,7 @@ export async function startGateway({
     await grpc.close(ms);
     client?.close();
     await prover?.close();
+    chain?.fetcher.close();
     await ledger?.close();
     closeHealthClients();
   };

@@ -46,6 +46,9 @@ export class AssetIndex implements AccountIndexer {
   private readonly meta: Database<unknown, string>;
   updates = 0;
 
+  /** Told of every metadata URI the index sees (the off-chain JSON fetcher). */
+  onUri?: (uri: string) => void;
+
   constructor(root: RootDatabase) {
     const json = { encoding: 'json' } as const;
     this.metadata = root.openDB<MetadataRecord, string>({ name: 'das-metadata', ...json });
@@ -95,6 +98,7 @@ export class AssetIndex implements AccountIndexer {
       if (md) {
         this.metadata.put(md.mint, { metadata: md, account: id, burnt: false, slot: at });
         this.metadataAccounts.put(id, md.mint);
+        if (md.uri) this.onUri?.(md.uri);
       }
       return;
     }

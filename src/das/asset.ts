@@ -5,6 +5,7 @@
 import { AppError } from '../errors.js';
 import { decodeBase58 } from '../zk/base58.js';
 import type { AssetIndex, MetadataRecord, MintRecord } from './asset-index.js';
+import { contentFromJson, type MetadataFetcher } from './offchain.js';
 
 export class AssetError extends AppError {
   constructor(
@@ -51,7 +52,18 @@ function classify(md: MetadataRecord | undefined, mint: MintRecord | undefined, 
   return { interface: 'Custom' as Interface, ownership: 'single' as const };
 }
 
-export function getAsset(index: AssetIndex, id: string, options: AssetOptions): Record<string, unknown> {
+export interface AssetContext {
+  fetcher?: MetadataFetcher;
+  /** Prefix of files[].cdn_uri; empty: no cdn_uri. */
+  cdnPrefix?: string;
+}
+
+export function getAsset(
+  index: AssetIndex,
+  id: string,
+  options: AssetOptions,
+  ctx: AssetContext = {},
+): Record<string, unknown> {
   let valid = false;
   try {
     valid = decodeBase58(id).length === 32;
@@ -89,6 +101,23 @@ export function getAsset(index: AssetIndex, id: string, options: AssetOptions): 
     ownership = { frozen: false, delegated: false, delegate: null, ownership_model: 'token', owner: '' };
   }
 
+  // Off-chain JSON when it has arrived; chain data alone until then.
+  const uri = m?.uri ?? '';
+  const rec = uri && ctx.fetcher ? ctx.fetcher.get(uri) : undefined;
+  if (uri && ctx.fetcher && !rec) ctx.fetcher.want(uri);
+  const offchain = rec?.status === 'ok' && rec.json ? contentFromJson(rec.json, ctx.cdnPrefix ?? '') : undefined;
+  const metadataObject: Record<string, unknown> = {
+    ...(offchain?.metadata ?? {}),
+    name: m?.name ?? '',
+    symbol: m?.symbol ?? '',
+    ...(m?.tokenStandard ? { token_standard: m.tokenStandard } : {}),
+  };
+  const sortedMetadata = Object.fromEntries(
+    Object.keys(metadataObject)
+      .sort()
+      .map((k) => [k, metadataObject[k]]),
+  );
+
   const bp = m?.sellerFeeBasisPoints ?? 0;
   const asset: Record<string, unknown> = {
     last_indexed_slot: index.lastIndexedSlot(),
@@ -96,14 +125,11 @@ export function getAsset(index: AssetIndex, id: string, options: AssetOptions): 
     id,
     content: {
       $schema: SCHEMA,
-      json_uri: m?.uri ?? '',
-      files: [],
-      metadata: {
-        name: m?.name ?? '',
-        symbol: m?.symbol ?? '',
-        ...(m?.tokenStandard ? { token_standard: m.tokenStandard } : {}),
-      },
-      links: {},
+      json_uri: uri,
+      files: offchain?.files ?? [],
+      // The reference's metadata map is ordered by key.
+      metadata: sortedMetadata,
+      links: offchain?.links ?? {},
     },
     authorities: m ? [{ address: m.updateAuthority, scopes: ['full'] }] : [],
     compression: {

@@ -1,5 +1,6 @@
 // The DAS asset index over the embedded ledger and getAsset on it.
 export { AssetIndex, type MetadataRecord, type MintRecord, type HolderRecord } from './asset-index.js';
-export { getAsset, AssetError, type AssetOptions } from './asset.js';
+export { getAsset, AssetError, type AssetContext, type AssetOptions } from './asset.js';
+export { MetadataFetcher, contentFromJson, guessMime, type JsonRecord } from './offchain.js';
 export * from './layouts.js';
 export { AssetForwarder } from './forwarder.js';

@@ -3,6 +3,8 @@
 import assert from 'node:assert/strict';
 import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { after, before, describe, test } from 'node:test';
 import { getMetadataAccountDataSerializer, TokenStandard } from '@metaplex-foundation/mpl-token-metadata';
 import { publicKey } from '@metaplex-foundation/umi';
@@ -32,6 +34,14 @@ const mintAuthority = key(36);
 
 let gw: TestGateway;
 let dir: string;
+let server: Server;
+let host = '';
+const offchain = key(51);
+const slow = key(52);
+const failing = key(53);
+const oversized = key(54);
+const badUri = key(55);
+let failingHits = 0;
 
 function metadataPda(mint: string): string {
   return PublicKey.findProgramAddressSync(
@@ -49,7 +59,7 @@ function metadata(
     mint: publicKey(mint),
     name: 'Mad Lads #9964',
     symbol: 'MAD',
-    uri: 'https://madlads.s3.us-west-2.amazonaws.com/json/9964.json',
+    uri: 'https://madlads.invalid/json/9964.json',
     sellerFeeBasisPoints: 420,
     creators: [
       { address: publicKey(creatorA), verified: true, share: 0 },
@@ -105,7 +115,48 @@ function tokenAccountData(mint: string, amount: bigint, frozen: boolean, withDel
   return b;
 }
 
+/** The off-chain JSON host: one good document, one too slow, one failing, one too big. */
+async function startJsonServer(): Promise<void> {
+  server = createServer((req, res) => {
+    if (req.url === '/nft.json') {
+      res.writeHead(200, { 'content-type': 'application/json' });
+      res.end(
+        JSON.stringify({
+          name: 'ignored: the on-chain name wins',
+          description: 'Fock it.',
+          image: `${host}/img/1.png`,
+          animation_url: `${host}/anim.mp4`,
+          external_url: 'https://madlads.com',
+          attributes: [{ value: 'Male', trait_type: 'Gender' }],
+          properties: {
+            files: [
+              { uri: `${host}/img/2.jpg`, type: 'image/jpeg' },
+              { uri: `${host}/img/1.png`, type: 'image/png' },
+              `${host}/extra.gif`,
+            ],
+          },
+        }),
+      );
+    } else if (req.url === '/slow.json') {
+      setTimeout(() => res.end('{}'), 3000).unref();
+    } else if (req.url === '/fail.json') {
+      failingHits++;
+      res.writeHead(500);
+      res.end('no');
+    } else if (req.url === '/big.json') {
+      res.writeHead(200, { 'content-type': 'application/json' });
+      res.end(`{"description":"${'x'.repeat(300_000)}"}`);
+    } else {
+      res.writeHead(404);
+      res.end();
+    }
+  });
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+  host = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+}
+
 before(async () => {
+  await startJsonServer();
   dir = tempDir();
   const accounts = join(dir, 'accounts');
   mkdirSync(accounts);
@@ -136,7 +187,7 @@ before(async () => {
     metadata(fungible, {
       name: 'Jito Staked SOL',
       symbol: 'JitoSOL',
-      uri: 'https://storage.googleapis.com/token-metadata/JitoSOL.json',
+      uri: 'https://storage.invalid/token-metadata/JitoSOL.json',
       tokenStandard: TokenStandard.Fungible,
       creators: null,
       sellerFeeBasisPoints: 0,
@@ -155,11 +206,27 @@ before(async () => {
   put(metadataPda(corrupted), bad, TM);
   put(burnt, mintData(0n, 0), TOKEN);
   put(metadataPda(burnt), metadata(burnt), TM);
-  gw = await startTestGateway({ accountDir: [accounts] }, {}, { ledger: true });
+  for (const [mint, uri] of [
+    [offchain, `${host}/nft.json`],
+    [slow, `${host}/slow.json`],
+    [failing, `${host}/fail.json`],
+    [oversized, `${host}/big.json`],
+    [badUri, 'not a uri'],
+  ] as const) {
+    put(mint, mintData(1n, 0), TOKEN);
+    put(metadataPda(mint), metadata(mint, { uri }), TM);
+  }
+  gw = await startTestGateway(
+    { accountDir: [accounts], metadataTimeoutMs: 300, metadataMaxBytes: 100_000, cdnPrefix: 'https://cdn.test/img//' },
+    {},
+    { ledger: true },
+  );
 });
 
 after(async () => {
   await gw.stop();
+  server.closeAllConnections();
+  server.close();
   rmSync(dir, { recursive: true, force: true });
 });
 
@@ -190,7 +257,7 @@ describe('getAsset', () => {
       id: pnft,
       content: {
         $schema: 'https://schema.metaplex.com/nft1.0.json',
-        json_uri: 'https://madlads.s3.us-west-2.amazonaws.com/json/9964.json',
+        json_uri: 'https://madlads.invalid/json/9964.json',
         files: [],
         metadata: { name: 'Mad Lads #9964', symbol: 'MAD', token_standard: 'ProgrammableNonFungible' },
         links: {},
@@ -315,4 +382,51 @@ test('forwarding: getAsset goes verbatim to a DAS upstream (a second zkgate), it
   } finally {
     await fwd.stop();
   }
+});
+
+const until = async (f: () => Promise<boolean>, ms = 15_000) => {
+  const end = Date.now() + ms;
+  while (!(await f())) {
+    if (Date.now() > end) throw new Error('condition not reached in time');
+    await new Promise((r) => setTimeout(r, 100));
+  }
+};
+
+describe('off-chain metadata', () => {
+  test('fetched in the background: files (image first, cdn_uri), links, description and attributes', async () => {
+    await until(async () => (await getAsset({ id: offchain })).result.content.files.length > 0);
+    const { content } = (await getAsset({ id: offchain })).result;
+    const cdn = (u: string) => `https://cdn.test/img//${u}`;
+    assert.deepEqual(content, {
+      $schema: 'https://schema.metaplex.com/nft1.0.json',
+      json_uri: `${host}/nft.json`,
+      files: [
+        { uri: `${host}/img/1.png`, cdn_uri: cdn(`${host}/img/1.png`), mime: 'image/png' },
+        { uri: `${host}/img/2.jpg`, cdn_uri: cdn(`${host}/img/2.jpg`), mime: 'image/jpeg' },
+        { uri: `${host}/extra.gif`, cdn_uri: cdn(`${host}/extra.gif`), mime: 'image/gif' },
+        { uri: `${host}/anim.mp4`, cdn_uri: cdn(`${host}/anim.mp4`), mime: 'video/mp4' },
+      ],
+      metadata: {
+        attributes: [{ value: 'Male', trait_type: 'Gender' }],
+        description: 'Fock it.',
+        name: 'Mad Lads #9964',
+        symbol: 'MAD',
+        token_standard: 'ProgrammableNonFungible',
+      },
+      links: { image: `${host}/img/1.png`, animation_url: `${host}/anim.mp4`, external_url: 'https://madlads.com' },
+    });
+    assert.deepEqual(Object.keys(content.metadata), ['attributes', 'description', 'name', 'symbol', 'token_standard']);
+  });
+
+  test('slow, failing, oversized and invalid URIs leave chain data only; failures are retried a bounded number of times', async () => {
+    await until(async () => failingHits >= 3, 20_000);
+    await new Promise((r) => setTimeout(r, 1500));
+    assert.equal(failingHits, 3, 'three attempts, then given up');
+    for (const id of [slow, failing, oversized, badUri]) {
+      const { content } = (await getAsset({ id })).result;
+      assert.deepEqual(content.files, []);
+      assert.deepEqual(content.links, {});
+      assert.deepEqual(Object.keys(content.metadata), ['name', 'symbol', 'token_standard']);
+    }
+  });
 });
