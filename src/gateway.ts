@@ -9,7 +9,7 @@ import { HealthRegistry } from './obs/health.js';
 import { join } from 'node:path';
 import { ForkSource, Ledger, lightLocalnet, readAccountDir, readProgramSpec } from './ledger/index.js';
 import { ProverClient, startProver, type Prover } from './prover/index.js';
-import { AssetForwarder, AssetIndex, getAsset, MetadataFetcher } from './das/index.js';
+import { AssetForwarder, AssetIndex, getAsset, MetadataFetcher, PriceSource } from './das/index.js';
 import type { GetAssetParams } from './rpc/methods/get-asset.js';
 import { BundleForwarder, BundleSimulator } from './sim/index.js';
 import type { Logger } from './obs/log.js';
@@ -128,6 +128,9 @@ export async function startGateway({
     !given.validityProof && (prover || config.proverUrl)
       ? new ProverClient(proverAddress, config.proofTimeoutMs + 1000)
       : undefined;
+  const prices = config.priceSource
+    ? new PriceSource(config.priceSource, { timeoutMs: config.upstreamTimeoutMs })
+    : undefined;
   const fork = ledger && config.forkUrl ? new ForkSource(ledger, config.forkUrl, config.upstreamTimeoutMs) : undefined;
   const simulator: Backends['bundleSimulator'] = config.simulateUpstream
     ? new BundleForwarder(config.simulateUpstream, config.upstreamTimeoutMs)
@@ -142,8 +145,14 @@ export async function startGateway({
       : chain
         ? {
             assets: {
-              getAsset: async (p: GetAssetParams) =>
-                getAsset(chain.assets, p.id, p.options, { fetcher: chain.fetcher, cdnPrefix: config.cdnPrefix }),
+              getAsset: async (p: GetAssetParams) => {
+                const price = prices ? await prices.priceOf(p.id) : undefined;
+                return getAsset(chain.assets, p.id, p.options, {
+                  fetcher: chain.fetcher,
+                  cdnPrefix: config.cdnPrefix,
+                  ...(price !== undefined ? { price } : {}),
+                });
+              },
             },
           }
         : {}),

@@ -56,6 +56,8 @@ export interface AssetContext {
   fetcher?: MetadataFetcher;
   /** Prefix of files[].cdn_uri; empty: no cdn_uri. */
   cdnPrefix?: string;
+  /** The mint's price in USDC when the price source has one. */
+  price?: number;
 }
 
 export function getAsset(
@@ -169,7 +171,19 @@ export function getAsset(
       token_program: mint.tokenProgram,
       ...(mint.mintAuthority ? { mint_authority: mint.mintAuthority } : {}),
       ...(mint.freezeAuthority ? { freeze_authority: mint.freezeAuthority } : {}),
+      ...(ctx.price !== undefined
+        ? { price_info: priceInfo(ctx.price, mint, cls.ownership === 'single' ? index.holder(id) : undefined) }
+        : {}),
     };
   }
   return asset;
+}
+
+/** price_info; total_price only where one holder's balance is known (single-owner assets). */
+function priceInfo(price: number, mint: MintRecord, holder: { amount: string } | undefined) {
+  return {
+    price_per_token: price,
+    ...(holder ? { total_price: (Number(holder.amount) / 10 ** mint.decimals) * price } : {}),
+    currency: 'USDC',
+  };
 }

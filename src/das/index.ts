@@ -4,3 +4,4 @@ export { getAsset, AssetError, type AssetContext, type AssetOptions } from './as
 export { MetadataFetcher, contentFromJson, guessMime, type JsonRecord } from './offchain.js';
 export * from './layouts.js';
 export { AssetForwarder } from './forwarder.js';
+export { PriceSource, type PriceOptions } from './prices.js';

@@ -206,6 +206,7 @@ before(async () => {
   put(metadataPda(corrupted), bad, TM);
   put(burnt, mintData(0n, 0), TOKEN);
   put(metadataPda(burnt), metadata(burnt), TM);
+  put(key(43), tokenAccountData(offchain, 1n, false, false), TOKEN);
   for (const [mint, uri] of [
     [offchain, `${host}/nft.json`],
     [slow, `${host}/slow.json`],
@@ -216,8 +217,19 @@ before(async () => {
     put(mint, mintData(1n, 0), TOKEN);
     put(metadataPda(mint), metadata(mint, { uri }), TM);
   }
+  const prices = join(dir, 'prices.json');
+  writeFileSync(
+    prices,
+    JSON.stringify({ [fungible]: { price: 56.47943, volume24h: 1e9 }, [offchain]: { price: 2.5, volume24h: 1 } }),
+  );
   gw = await startTestGateway(
-    { accountDir: [accounts], metadataTimeoutMs: 300, metadataMaxBytes: 100_000, cdnPrefix: 'https://cdn.test/img//' },
+    {
+      accountDir: [accounts],
+      metadataTimeoutMs: 300,
+      metadataMaxBytes: 100_000,
+      cdnPrefix: 'https://cdn.test/img//',
+      priceSource: prices,
+    },
     {},
     { ledger: true },
   );
@@ -319,6 +331,7 @@ describe('getAsset', () => {
       decimals: 9,
       token_program: TOKEN,
       mint_authority: mintAuthority,
+      price_info: { price_per_token: 56.47943, currency: 'USDC' },
     });
   });
 
@@ -429,4 +442,10 @@ describe('off-chain metadata', () => {
       assert.deepEqual(Object.keys(content.metadata), ['name', 'symbol', 'token_standard']);
     }
   });
+});
+
+test('price_info with total_price for a single holder; absent for mints the source does not price', async () => {
+  const priced = (await getAsset({ id: offchain })).result.token_info;
+  assert.deepEqual(priced.price_info, { price_per_token: 2.5, total_price: 2.5, currency: 'USDC' });
+  assert.equal((await getAsset({ id: pnft })).result.token_info.price_info, undefined);
 });
