@@ -3,6 +3,7 @@
 // whenever the mint is known, unverified collections shown with the option, plain SPL mints
 // returned as FungibleToken, u64 values exact (bigint).
 import { AppError } from '../errors.js';
+import { u64 } from '../rpc/json.js';
 import { decodeBase58 } from '../zk/base58.js';
 import type { AssetIndex, MetadataRecord, MintRecord } from './asset-index.js';
 import { contentFromJson, type MetadataFetcher } from './offchain.js';
@@ -66,16 +67,19 @@ export function getAsset(
   options: AssetOptions,
   ctx: AssetContext = {},
 ): Record<string, unknown> {
-  let valid = false;
-  try {
-    valid = decodeBase58(id).length === 32;
-  } catch {
-    valid = false;
-  }
-  if (!valid) throw new AssetError('asset_invalid_id', `Pubkey Validation Err: ${id} is invalid`);
+  // The index is keyed by canonical base58 pubkeys: a hit proves the id valid, so it is decoded only on a miss.
   const md = index.metadataOf(id);
   const mint = index.mint(id);
-  if (!md && !mint) throw new AssetError('asset_not_found', 'Database Error: RecordNotFound Error: Asset Not Found');
+  if (!md && !mint) {
+    let valid = false;
+    try {
+      valid = decodeBase58(id).length === 32;
+    } catch {
+      valid = false;
+    }
+    if (!valid) throw new AssetError('asset_invalid_id', `Pubkey Validation Err: ${id} is invalid`);
+    throw new AssetError('asset_not_found', 'Database Error: RecordNotFound Error: Asset Not Found');
+  }
   if (md && mint && BigInt(mint.supply) === 0n)
     throw new AssetError('asset_no_supply', 'Database Error: Custom Error: Asset has no supply');
   const m = md?.metadata;
@@ -122,7 +126,7 @@ export function getAsset(
 
   const bp = m?.sellerFeeBasisPoints ?? 0;
   const asset: Record<string, unknown> = {
-    last_indexed_slot: index.lastIndexedSlot(),
+    last_indexed_slot: u64(index.lastIndexedSlot()),
     interface: cls.interface,
     id,
     content: {
@@ -159,14 +163,18 @@ export function getAsset(
     ownership,
   };
   if (m?.uses)
-    asset.uses = { use_method: m.uses.useMethod, remaining: BigInt(m.uses.remaining), total: BigInt(m.uses.total) };
+    asset.uses = {
+      use_method: m.uses.useMethod,
+      remaining: u64(BigInt(m.uses.remaining)),
+      total: u64(BigInt(m.uses.total)),
+    };
   if (SUPPLY_INTERFACES.has(cls.interface))
     asset.supply = { print_max_supply: 0, print_current_supply: 0, edition_nonce: m?.editionNonce ?? null };
   asset.mutable = m ? m.isMutable : true;
   asset.burnt = Boolean(md?.burnt || mint?.closed);
   if (mint) {
     asset.token_info = {
-      supply: BigInt(mint.supply),
+      supply: u64(BigInt(mint.supply)),
       decimals: mint.decimals,
       token_program: mint.tokenProgram,
       ...(mint.mintAuthority ? { mint_authority: mint.mintAuthority } : {}),

@@ -10,9 +10,21 @@ const bigintReplacer = (_k: string, v: unknown) => {
   return v;
 };
 
+/**
+ * A u64 for the wire: a plain number when it is exactly representable, else a bigint (written as
+ * an exact integer literal). Answers made of plain numbers take the fast path of stringifyJson.
+ */
+export const u64 = (v: bigint): number | bigint => (v <= 9007199254740991n && v >= -9007199254740991n ? Number(v) : v);
+
 export function stringifyJson(value: unknown): string {
-  // Native JSON.stringify with bigints written as marked strings ("\u0000n<digits>"), then
-  // unquoted; a value holding a string that starts like a marker falls back to the exact writer.
+  // Plain JSON.stringify first (answers hold bigints only for values beyond 2^53); then native
+  // JSON.stringify with bigints written as marked strings ("\u0000n<digits>") and unquoted; a value
+  // holding a string that starts like a marker falls back to the exact writer.
+  try {
+    return JSON.stringify(value);
+  } catch (e) {
+    if (!(e instanceof TypeError)) throw e;
+  }
   try {
     return JSON.stringify(value, bigintReplacer).replace(BIGINT_MARK, '$1');
   } catch (e) {

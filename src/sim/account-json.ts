@@ -1,5 +1,6 @@
 // Accounts in the RPC's JSON form (UiAccount, base64), u64 values as exact integers (bigint).
 import type { StoredAccount } from '../ledger/index.js';
+import { u64 } from '../rpc/json.js';
 import { encodeBase58 } from '../zk/base58.js';
 
 export const EMPTY_ACCOUNT: StoredAccount = {
@@ -14,9 +15,9 @@ export function accountJson(a: StoredAccount) {
   return {
     data: [Buffer.from(a.data).toString('base64'), 'base64'],
     executable: a.executable,
-    lamports: a.lamports,
+    lamports: u64(a.lamports),
     owner: encodeBase58(a.owner),
-    rentEpoch: a.rentEpoch,
+    rentEpoch: u64(a.rentEpoch),
     space: a.data.length,
   };
 }

@@ -21,6 +21,7 @@ import {
 } from '../ledger/index.js';
 import type { SimulateBundleParams } from '../rpc/methods/simulate-bundle.js';
 import { decodeBase58, encodeBase58 } from '../zk/base58.js';
+import { u64 } from '../rpc/json.js';
 import { accountJson, EMPTY_ACCOUNT } from './account-json.js';
 import { BundleRejectedError } from './errors.js';
 import { truncateLogs } from './logs.js';
@@ -156,7 +157,7 @@ export class BundleSimulator {
     const preKeys = parse(cfg.pre);
     const postKeys = parse(cfg.post);
     return {
-      context: { slot, apiVersion: this.apiVersion },
+      context: { slot: u64(slot), apiVersion: this.apiVersion },
       value: this.execute(txs, preKeys, postKeys, cfg.replaceRecentBlockhash),
     };
   }
@@ -234,14 +235,14 @@ export class BundleSimulator {
           logs: truncateLogs(logs),
           preExecutionAccounts: pre,
           postExecutionAccounts: post,
-          unitsConsumed: units,
+          unitsConsumed: u64(units),
           returnData,
           replacementBlockhash: replace
-            ? { blockhash: latest.blockhash, lastValidBlockHeight: latest.lastValidBlockHeight }
+            ? { blockhash: latest.blockhash, lastValidBlockHeight: u64(latest.lastValidBlockHeight) }
             : null,
-          fee,
-          preBalances,
-          postBalances,
+          fee: fee === null ? null : u64(fee),
+          preBalances: preBalances.map(u64),
+          postBalances: postBalances.map(u64),
           loadedAddresses: { writable: writableLookups.map(encodeBase58), readonly: readonlyLookups.map(encodeBase58) },
         });
         if (err) {
