@@ -5,6 +5,7 @@
 import type { Database, RootDatabase } from 'lmdb';
 import type { AccountIndexer, StoredAccount } from '../ledger/index.js';
 import { encodeBase58 } from '../zk/base58.js';
+import { parseMintExtensions, type Token2022Metadata } from './token-2022.js';
 import {
   parseMetadata,
   parseTokenProgramAccount,
@@ -30,6 +31,9 @@ export interface MetadataRecord {
 export interface MintRecord extends Mint {
   closed: boolean;
   slot: string;
+  /** Token-2022: parsed extensions, and the token-metadata extension when there is one. */
+  extensions?: Record<string, unknown>;
+  tokenMetadata?: Token2022Metadata;
 }
 
 export interface HolderRecord extends TokenAccount {
@@ -105,8 +109,17 @@ export class AssetIndex implements AccountIndexer {
     if (owner === TOKEN_PROGRAM || owner === TOKEN_2022_PROGRAM) {
       const parsed = parseTokenProgramAccount(account.data, owner);
       if (!parsed) return;
-      if ('mint' in parsed) this.mints.put(id, { ...parsed.mint, closed: false, slot: at });
-      else {
+      if ('mint' in parsed) {
+        const ext = owner === TOKEN_2022_PROGRAM ? parseMintExtensions(account.data) : undefined;
+        this.mints.put(id, {
+          ...parsed.mint,
+          closed: false,
+          slot: at,
+          ...(ext ? { extensions: ext.extensions } : {}),
+          ...(ext?.metadata ? { tokenMetadata: ext.metadata } : {}),
+        });
+        if (ext?.metadata?.uri) this.onUri?.(ext.metadata.uri.trim());
+      } else {
         this.tokenAccounts.put(id, parsed.account);
         if (BigInt(parsed.account.amount) > 0n)
           this.holders.put(`${parsed.account.mint}/${id}`, { ...parsed.account, account: id, slot: at });

@@ -7,6 +7,7 @@ import { u64 } from '../rpc/json.js';
 import { decodeBase58 } from '../zk/base58.js';
 import type { AssetIndex, MetadataRecord, MintRecord } from './asset-index.js';
 import { contentFromJson, type MetadataFetcher } from './offchain.js';
+import { u64Values } from './token-2022.js';
 
 export class AssetError extends AppError {
   constructor(
@@ -107,15 +108,17 @@ export function getAsset(
     ownership = { frozen: false, delegated: false, delegate: null, ownership_model: 'token', owner: '' };
   }
 
+  // Token-2022 tokens with only the metadata extension take name, symbol and uri from it.
+  const ext = !m ? mint?.tokenMetadata : undefined;
   // Off-chain JSON when it has arrived; chain data alone until then.
-  const uri = m?.uri ?? '';
+  const uri = m?.uri ?? ext?.uri.replace(/\0/g, '').trim() ?? '';
   const rec = uri && ctx.fetcher ? ctx.fetcher.get(uri) : undefined;
   if (uri && ctx.fetcher && !rec) ctx.fetcher.want(uri);
   const offchain = rec?.status === 'ok' && rec.json ? contentFromJson(rec.json, ctx.cdnPrefix ?? '') : undefined;
   const metadataObject: Record<string, unknown> = {
     ...(offchain?.metadata ?? {}),
-    name: m?.name ?? '',
-    symbol: m?.symbol ?? '',
+    name: m?.name ?? ext?.name.replace(/\0/g, '') ?? '',
+    symbol: m?.symbol ?? ext?.symbol.replace(/\0/g, '') ?? '',
     ...(m?.tokenStandard ? { token_standard: m.tokenStandard } : {}),
   };
   const sortedMetadata = Object.fromEntries(
@@ -172,6 +175,7 @@ export function getAsset(
     asset.supply = { print_max_supply: 0, print_current_supply: 0, edition_nonce: m?.editionNonce ?? null };
   asset.mutable = m ? m.isMutable : true;
   asset.burnt = Boolean(md?.burnt || mint?.closed);
+  if (mint?.extensions && Object.keys(mint.extensions).length > 0) asset.mint_extensions = u64Values(mint.extensions);
   if (mint) {
     asset.token_info = {
       supply: u64(BigInt(mint.supply)),

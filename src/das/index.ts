@@ -5,3 +5,4 @@ export { MetadataFetcher, contentFromJson, guessMime, type JsonRecord } from './
 export * from './layouts.js';
 export { AssetForwarder } from './forwarder.js';
 export { PriceSource, type PriceOptions } from './prices.js';
+export { parseMintExtensions, type Token2022Metadata } from './token-2022.js';
