@@ -4,21 +4,31 @@
 // leave the index and the accounts disagreeing).
 import type { Database, RootDatabase } from 'lmdb';
 import type { AccountIndexer, StoredAccount } from '../ledger/index.js';
-import { encodeBase58 } from '../zk/base58.js';
+import { decodeBase58, encodeBase58 } from '../zk/base58.js';
 import { parseMintExtensions, type Token2022Metadata } from './token-2022.js';
+import { findProgramAddress } from './pda.js';
 import {
+  parseEdition,
   parseMetadata,
   parseTokenProgramAccount,
   TOKEN_2022_PROGRAM,
   TOKEN_METADATA_PROGRAM,
   TOKEN_PROGRAM,
+  type EditionAccount,
   type Metadata,
   type Mint,
   type TokenAccount,
 } from './layouts.js';
 
-// 2: tables in lmdb's default msgpack encoding (faster reads than JSON).
-const VERSION = 2;
+// 2: tables in lmdb's default msgpack encoding (faster reads than JSON); 3: editions.
+const VERSION = 3;
+
+const TM_BYTES = decodeBase58(TOKEN_METADATA_PROGRAM);
+const editionPda = (mint: string) =>
+  findProgramAddress(
+    [Buffer.from('metadata'), TM_BYTES, decodeBase58(mint), Buffer.from('edition')],
+    TOKEN_METADATA_PROGRAM,
+  );
 
 export interface MetadataRecord {
   metadata: Metadata;
@@ -49,6 +59,9 @@ export class AssetIndex implements AccountIndexer {
   /** `${mint}/${tokenAccount}` → holder, for balances above zero only. */
   private readonly holders: Database<HolderRecord, string>;
   private readonly meta: Database<unknown, string>;
+  /** Edition PDA → master edition or print edition. */
+  private readonly editions: Database<EditionAccount, string>;
+  private readonly editionPdas = new Map<string, string>();
   updates = 0;
 
   /** Told of every metadata URI the index sees (the off-chain JSON fetcher). */
@@ -61,6 +74,7 @@ export class AssetIndex implements AccountIndexer {
     this.tokenAccounts = root.openDB<TokenAccount, string>({ name: 'das-token-accounts-v2' });
     this.holders = root.openDB<HolderRecord, string>({ name: 'das-holders-v2' });
     this.meta = root.openDB<unknown, string>({ name: 'das-meta', encoding: 'json' });
+    this.editions = root.openDB<EditionAccount, string>({ name: 'das-editions-v2' });
   }
 
   needsBackfill(): boolean {
@@ -94,10 +108,16 @@ export class AssetIndex implements AccountIndexer {
       if (rec) this.metadata.put(mint!, { ...rec, burnt: true, slot: at });
       const m = this.mints.get(id);
       if (m) this.mints.put(id, { ...m, closed: true, slot: at });
+      this.editions.remove(id);
       return;
     }
     const owner = encodeBase58(account.owner);
     if (owner === TOKEN_METADATA_PROGRAM) {
+      const edition = parseEdition(account.data);
+      if (edition) {
+        this.editions.put(id, edition);
+        return;
+      }
       const md = parseMetadata(account.data);
       if (md) {
         this.metadata.put(md.mint, { metadata: md, account: id, burnt: false, slot: at });
@@ -129,6 +149,20 @@ export class AssetIndex implements AccountIndexer {
 
   metadataOf(mint: string): MetadataRecord | undefined {
     return this.metadata.get(mint);
+  }
+
+  /**
+   * The mint's master edition or print edition. Its address is a PDA of the mint; deriving one
+   * costs a few hundred µs (curve checks), so it is derived on first use and remembered.
+   */
+  editionOf(mint: string): EditionAccount | undefined {
+    let pda = this.editionPdas.get(mint);
+    if (!pda) {
+      pda = editionPda(mint);
+      if (this.editionPdas.size >= 100_000) this.editionPdas.clear();
+      this.editionPdas.set(mint, pda);
+    }
+    return this.editions.get(pda);
   }
 
   mint(mint: string): MintRecord | undefined {

@@ -171,8 +171,17 @@ export function getAsset(
       remaining: u64(BigInt(m.uses.remaining)),
       total: u64(BigInt(m.uses.total)),
     };
-  if (SUPPLY_INTERFACES.has(cls.interface))
-    asset.supply = { print_max_supply: 0, print_current_supply: 0, edition_nonce: m?.editionNonce ?? null };
+  if (SUPPLY_INTERFACES.has(cls.interface)) {
+    // A master edition's prints (current, and the maximum: null when unlimited); 0/0 otherwise,
+    // prints included, as the reference shows them.
+    const edition = md ? index.editionOf(id) : undefined;
+    const master = edition?.kind === 'master' ? edition : undefined;
+    asset.supply = {
+      print_max_supply: master ? (master.maxSupply === null ? null : u64(BigInt(master.maxSupply))) : 0,
+      print_current_supply: master ? u64(BigInt(master.supply)) : 0,
+      edition_nonce: m?.editionNonce ?? null,
+    };
+  }
   asset.mutable = m ? m.isMutable : true;
   asset.burnt = Boolean(md?.burnt || mint?.closed);
   if (mint?.extensions && Object.keys(mint.extensions).length > 0) asset.mint_extensions = u64Values(mint.extensions);

@@ -211,3 +211,19 @@ export function parseTokenProgramAccount(
   }
   return undefined;
 }
+
+export type EditionAccount =
+  { kind: 'master'; supply: string; maxSupply: string | null } | { kind: 'print'; parent: string; edition: string };
+
+/** Token Metadata `MasterEditionV2` (key 6) or `Edition` (key 1). */
+export function parseEdition(data: Uint8Array): EditionAccount | undefined {
+  const c = new Cursor(Buffer.from(data.buffer, data.byteOffset, data.byteLength));
+  try {
+    const key = c.u8();
+    if (key === 6) return { kind: 'master', supply: c.u64(), maxSupply: c.option(() => c.u64()) };
+    if (key === 1) return { kind: 'print', parent: c.pubkey(), edition: c.u64() };
+    return undefined;
+  } catch {
+    return undefined;
+  }
+}

@@ -6,7 +6,12 @@ import { join } from 'node:path';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { after, before, describe, test } from 'node:test';
-import { getMetadataAccountDataSerializer, TokenStandard } from '@metaplex-foundation/mpl-token-metadata';
+import {
+  getEditionAccountDataSerializer,
+  getMasterEditionAccountDataSerializer,
+  getMetadataAccountDataSerializer,
+  TokenStandard,
+} from '@metaplex-foundation/mpl-token-metadata';
 import { publicKey } from '@metaplex-foundation/umi';
 import { AccountLayout, ACCOUNT_SIZE, MintLayout, MINT_SIZE } from '@solana/spl-token';
 import { PublicKey } from '@solana/web3.js';
@@ -41,7 +46,15 @@ const slow = key(52);
 const failing = key(53);
 const oversized = key(54);
 const badUri = key(55);
+const print = key(56);
 let failingHits = 0;
+
+function editionPda(mint: string): string {
+  return PublicKey.findProgramAddressSync(
+    [Buffer.from('metadata'), new PublicKey(TM).toBuffer(), new PublicKey(mint).toBuffer(), Buffer.from('edition')],
+    new PublicKey(TM),
+  )[0].toBase58();
+}
 
 function metadataPda(mint: string): string {
   return PublicKey.findProgramAddressSync(
@@ -181,6 +194,16 @@ before(async () => {
     TM,
   );
   put(key(42), tokenAccountData(unverified, 1n, false, false), TOKEN);
+  put(editionPda(unverified), getMasterEditionAccountDataSerializer().serialize({ supply: 5n, maxSupply: 10n }), TM);
+  // A print of it: its own mint, metadata (NonFungibleEdition) and Edition account.
+  put(print, mintData(1n, 0), TOKEN);
+  put(metadataPda(print), metadata(print, { tokenStandard: TokenStandard.NonFungibleEdition }), TM);
+  put(
+    editionPda(print),
+    getEditionAccountDataSerializer().serialize({ parent: publicKey(editionPda(unverified)), edition: 3n }),
+    TM,
+  );
+  put(editionPda(pnft), getMasterEditionAccountDataSerializer().serialize({ supply: 0n, maxSupply: 0n }), TM);
   put(fungible, mintData(12585937222711072n, 9, false), TOKEN);
   put(
     metadataPda(fungible),
@@ -308,7 +331,10 @@ describe('getAsset', () => {
     assert.deepEqual(hidden.grouping, []);
     assert.equal(hidden.interface, 'V1_NFT');
     assert.equal(hidden.royalty.percent, 3 * 0.0001);
-    assert.equal(hidden.supply.edition_nonce, null);
+    assert.deepEqual(hidden.supply, { print_max_supply: 10, print_current_supply: 5, edition_nonce: null });
+    const printed = (await getAsset({ id: print })).result;
+    assert.equal(printed.interface, 'V1_NFT', 'prints are V1_NFT, as the reference classifies them');
+    assert.deepEqual(printed.supply, { print_max_supply: 0, print_current_supply: 0, edition_nonce: 255 });
     const shown = (await getAsset([unverified, { showUnverifiedCollections: true, someFutureOption: true }])).result;
     assert.deepEqual(shown.grouping, [{ group_key: 'collection', group_value: collection, verified: false }]);
   });
