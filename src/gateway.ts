@@ -9,9 +9,10 @@ import { HealthRegistry } from './obs/health.js';
 import { join } from 'node:path';
 import { ForkSource, Ledger, lightLocalnet, readAccountDir, readProgramSpec } from './ledger/index.js';
 import { ProverClient, startProver, type Prover } from './prover/index.js';
-import { AssetForwarder, AssetIndex, getAsset, MetadataFetcher, PriceSource } from './das/index.js';
+import { AssetIndex, getAsset, MetadataFetcher, PriceSource } from './das/index.js';
 import type { GetAssetParams } from './rpc/methods/get-asset.js';
-import { BundleForwarder, BundleSimulator } from './sim/index.js';
+import { BundleSimulator } from './sim/index.js';
+import { forwardTo } from './rpc/upstream.js';
 import type { Logger } from './obs/log.js';
 import { MetricsRegistry, registerProcessMetrics } from './obs/metrics.js';
 import {
@@ -133,7 +134,10 @@ export async function startGateway({
     : undefined;
   const fork = ledger && config.forkUrl ? new ForkSource(ledger, config.forkUrl, config.upstreamTimeoutMs) : undefined;
   const simulator: Backends['bundleSimulator'] = config.simulateUpstream
-    ? new BundleForwarder(config.simulateUpstream, config.upstreamTimeoutMs)
+    ? {
+        forwardsRaw: true,
+        simulateBundle: forwardTo(config.simulateUpstream, 'simulateBundle', config.upstreamTimeoutMs),
+      }
     : ledger
       ? new BundleSimulator(ledger, version, fork)
       : undefined;
@@ -141,7 +145,7 @@ export async function startGateway({
     ...(ledger ? { chain: { ledger, ...(fork ? { fork } : {}) } } : {}),
     ...(simulator ? { bundleSimulator: simulator } : {}),
     ...(config.dasUpstream
-      ? { assets: new AssetForwarder(config.dasUpstream, config.upstreamTimeoutMs) }
+      ? { assets: { forwardsRaw: true, getAsset: forwardTo(config.dasUpstream, 'getAsset', config.upstreamTimeoutMs) } }
       : chain
         ? {
             assets: {

@@ -3,6 +3,5 @@ export { AssetIndex, type MetadataRecord, type MintRecord, type HolderRecord } f
 export { getAsset, AssetError, type AssetContext, type AssetOptions } from './asset.js';
 export { MetadataFetcher, contentFromJson, guessMime, type JsonRecord } from './offchain.js';
 export * from './layouts.js';
-export { AssetForwarder } from './forwarder.js';
 export { PriceSource, type PriceOptions } from './prices.js';
 export { parseMintExtensions, type Token2022Metadata } from './token-2022.js';

@@ -2,6 +2,7 @@
 // failures turned into typed errors that name the upstream by its origin only (its URL may carry
 // the operator's own key in the query string).
 import { AppError } from '../errors.js';
+import { parseJsonExact } from './json.js';
 
 export class UpstreamError extends AppError {
   readonly kind = 'upstream_failed';
@@ -65,4 +66,13 @@ export async function upstreamCall(
   }
   if (!body || !('result' in body)) throw new UpstreamError(`upstream ${where} answered without a result`);
   return body.result;
+}
+
+/**
+ * A method forwarded verbatim (--simulate-upstream, --das-upstream): the caller's params as sent,
+ * the upstream's answer or error relayed with u64 values exact. The URL is the operator's (it may
+ * carry the provider's key); the caller's api-key is never forwarded.
+ */
+export function forwardTo(url: string, method: string, timeoutMs: number): (params: unknown) => Promise<unknown> {
+  return (params) => upstreamCall(url, method, params, timeoutMs, parseJsonExact);
 }

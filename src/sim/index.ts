@@ -4,4 +4,3 @@ export { BundleSimulator, MAX_BUNDLE_TRANSACTIONS } from './simulator.js';
 export { BundleRejectedError } from './errors.js';
 export { truncateLogs, BUNDLE_LOG_LIMIT } from './logs.js';
 export { accountJson, EMPTY_ACCOUNT } from './account-json.js';
-export { BundleForwarder } from './forwarder.js';
