@@ -7,19 +7,7 @@ import { request } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import {
-  appendTransactionMessageInstruction,
-  blockhash,
-  createTransactionMessage,
-  generateKeyPairSigner,
-  getBase64EncodedWireTransaction,
-  lamports,
-  pipe,
-  setTransactionMessageFeePayerSigner,
-  setTransactionMessageLifetimeUsingBlockhash,
-  signTransactionMessageWithSigners,
-} from '@solana/kit';
-import { getTransferSolInstruction } from '@solana-program/system';
+import { generateKeyPairSigner, transfer } from '../../test/sim/helpers.js';
 import { Ledger, parseTransaction } from '../../src/ledger/index.js';
 import { BundleSimulator } from '../../src/sim/index.js';
 import { decodeBase58 } from '../../src/zk/base58.js';
@@ -42,28 +30,11 @@ function post(url: string, body: unknown): Promise<any> {
   });
 }
 
-/** 5 transfers from 5 funded payers to 5 fresh recipients. */
+/** 5 transfers from 5 funded payers to 5 fresh recipients (built as the tests build them). */
 async function bundle(recent: { blockhash: string; lastValidBlockHeight: bigint }) {
   const payers = await Promise.all(Array.from({ length: 5 }, () => generateKeyPairSigner()));
   const txs: string[] = [];
-  for (const p of payers) {
-    const to = await generateKeyPairSigner();
-    const msg = pipe(
-      createTransactionMessage({ version: 0 }),
-      (m) => setTransactionMessageFeePayerSigner(p, m),
-      (m) =>
-        setTransactionMessageLifetimeUsingBlockhash(
-          { blockhash: blockhash(recent.blockhash), lastValidBlockHeight: recent.lastValidBlockHeight },
-          m,
-        ),
-      (m) =>
-        appendTransactionMessageInstruction(
-          getTransferSolInstruction({ source: p, destination: to.address, amount: lamports(1_000_000n) }),
-          m,
-        ),
-    );
-    txs.push(getBase64EncodedWireTransaction(await signTransactionMessageWithSigners(msg)));
-  }
+  for (const p of payers) txs.push(await transfer(p, (await generateKeyPairSigner()).address, 1_000_000n, recent));
   return { payers: payers.map((p) => p.address), txs };
 }
 

@@ -62,7 +62,6 @@ export class AssetIndex implements AccountIndexer {
   /** Edition PDA → master edition or print edition. */
   private readonly editions: Database<EditionAccount, string>;
   private readonly editionPdas = new Map<string, string>();
-  updates = 0;
 
   /** Told of every metadata URI the index sees (the off-chain JSON fetcher). */
   onUri?: (uri: string) => void;
@@ -92,7 +91,6 @@ export class AssetIndex implements AccountIndexer {
   }
 
   apply(pubkey: Uint8Array, account: StoredAccount | undefined, slot: bigint): void {
-    this.updates++;
     const id = encodeBase58(pubkey);
     const at = slot.toString();
     this.meta.put('last-slot', at);

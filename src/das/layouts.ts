@@ -53,7 +53,8 @@ export interface TokenAccount {
   state: number;
 }
 
-class Cursor {
+/** A bounds-checked little-endian reader over account data (Borsh and the SPL layouts). */
+export class Cursor {
   offset = 0;
   constructor(private readonly b: Buffer) {}
   need(n: number): void {
@@ -85,6 +86,25 @@ class Cursor {
     const v = this.b.readBigUInt64LE(this.offset);
     this.offset += 8;
     return v.toString();
+  }
+  i16(): number {
+    this.need(2);
+    const v = this.b.readInt16LE(this.offset);
+    this.offset += 2;
+    return v;
+  }
+  i64(): string {
+    this.need(8);
+    const v = this.b.readBigInt64LE(this.offset);
+    this.offset += 8;
+    return v.toString();
+  }
+  /** OptionalNonZeroPubkey (SPL): 32 bytes, all zeros meaning none. */
+  optionalNonZeroPubkey(): string | null {
+    this.need(32);
+    const s = this.b.subarray(this.offset, this.offset + 32);
+    this.offset += 32;
+    return s.every((x) => x === 0) ? null : encodeBase58(s);
   }
   pubkey(): string {
     this.need(32);

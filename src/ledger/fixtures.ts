@@ -5,6 +5,7 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import { AppError } from '../errors.js';
+import { parseJsonExact } from '../rpc/json.js';
 import { decodeBase58 } from '../zk/base58.js';
 import type { StoredAccount } from './store.js';
 
@@ -43,7 +44,8 @@ export function readAccountFile(file: string): AccountFixture {
     account?: { lamports?: unknown; data?: unknown; owner?: unknown; executable?: unknown; rentEpoch?: unknown };
   };
   try {
-    j = JSON.parse(readFileSync(file, 'utf8'));
+    // u64 values (rentEpoch u64::MAX on rent-exempt accounts, large lamports) must stay exact.
+    j = parseJsonExact(readFileSync(file, 'utf8')) as typeof j;
   } catch (e) {
     throw new FixtureError(`${file}: not a JSON account file (${(e as Error).message})`);
   }
@@ -53,6 +55,7 @@ export function readAccountFile(file: string): AccountFixture {
   if (!Array.isArray(data) || typeof data[0] !== 'string' || data[1] !== 'base64')
     throw new FixtureError(`${file}: "account.data" must be ["<base64>", "base64"]`);
   const int = (v: unknown, what: string) => {
+    if (typeof v === 'bigint' && v >= 0n) return v;
     if (typeof v === 'number' && Number.isSafeInteger(v) && v >= 0) return BigInt(v);
     if (typeof v === 'string' && /^\d+$/.test(v)) return BigInt(v);
     throw new FixtureError(`${file}: "account.${what}" must be a non-negative integer`);
@@ -65,15 +68,9 @@ export function readAccountFile(file: string): AccountFixture {
       data: new Uint8Array(Buffer.from(data[0], 'base64')),
       owner: key(a.owner, '"account.owner"', file),
       executable: a.executable === true,
-      // JSON numbers lose u64::MAX; rent-exempt accounts carry it, so read the digits as text.
-      rentEpoch: a.rentEpoch === undefined ? 0n : rentEpochOf(file),
+      rentEpoch: a.rentEpoch === undefined ? 0n : int(a.rentEpoch, 'rentEpoch'),
     },
   };
-}
-
-function rentEpochOf(file: string): bigint {
-  const m = readFileSync(file, 'utf8').match(/"rentEpoch"\s*:\s*(\d+)/);
-  return m ? BigInt(m[1]!) : 0n;
 }
 
 export function readAccountDir(dir: string): AccountFixture[] {

@@ -20,7 +20,6 @@ interface UiAccount {
 export class ForkSource {
   /** base58 → the upstream slot at which it was found missing. */
   private readonly missing = new Map<string, bigint>();
-  fetched = 0;
 
   constructor(
     private readonly ledger: Ledger,
@@ -53,7 +52,6 @@ export class ForkSource {
             this.missing.set(id, slot);
             return [];
           }
-          this.fetched++;
           return [
             {
               pubkey: want.get(id)!,

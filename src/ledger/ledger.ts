@@ -8,7 +8,7 @@ import { mkdirSync } from 'node:fs';
 import type { RootDatabase } from 'lmdb';
 import { decodeBase58, encodeBase58 } from '../zk/base58.js';
 import { solanaTxError, txError, type SolanaTxError } from './tx-error.js';
-import { isStaticWritable, parseTransaction, type ParsedTransaction } from './tx-wire.js';
+import { isStaticWritable, type ParsedTransaction } from './tx-wire.js';
 import {
   decodeAccount,
   encodeAccount,
@@ -81,7 +81,6 @@ export class Ledger {
   private blockhashBytes = new Map<string, bigint>();
   private timer?: NodeJS.Timeout;
   private readonly indexers: AccountIndexer[];
-  readonly startedAt = Date.now();
 
   private constructor(
     private readonly dbs: LedgerDbs,
@@ -405,5 +404,3 @@ export class Ledger {
     await this.dbs.root.close();
   }
 }
-
-export { parseTransaction, txError };

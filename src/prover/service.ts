@@ -36,7 +36,8 @@ export interface ProverServiceOptions {
 }
 
 export class ProverService {
-  private readonly loaded = new Map<string, Promise<ProvingKey>>();
+  /** Keys in use, with the bytes their files take (a worker's memory budget counts them). */
+  private readonly loaded = new Map<string, Promise<ProvingKey & { keyBytes: number }>>();
   private readonly building = new Set<string>();
 
   constructor(private readonly o: ProverServiceOptions) {}
@@ -46,7 +47,7 @@ export class ProverService {
   }
 
   /** The shape's key, building it on first use; the caller waits only until its deadline. */
-  private async key(shape: Shape, run: RunOptions): Promise<ProvingKey> {
+  private async key(shape: Shape, run: RunOptions): Promise<ProvingKey & { keyBytes: number }> {
     let p = this.loaded.get(shape.name);
     if (!p) {
       const ready = this.o.keys.status(shape) === 'ready';
@@ -55,12 +56,15 @@ export class ProverService {
         this.o.log.info('building proving key on first use', { circuit: shape.name });
       }
       const started = Date.now();
-      p = this.o.keys.ensure(shape.name).finally(() => {
-        if (!ready) {
-          this.building.delete(shape.name);
-          this.o.log.info('proving key ready', { circuit: shape.name, ms: Date.now() - started });
-        }
-      });
+      p = this.o.keys
+        .ensure(shape.name)
+        .then((k) => ({ ...k, keyBytes: statSync(k.zkeyPath).size + statSync(k.wasmPath).size }))
+        .finally(() => {
+          if (!ready) {
+            this.building.delete(shape.name);
+            this.o.log.info('proving key ready', { circuit: shape.name, ms: Date.now() - started });
+          }
+        });
       p.catch((e: unknown) => {
         this.loaded.delete(shape.name);
         this.o.log.error('proving key build failed', { circuit: shape.name, error: String(e) });
@@ -105,7 +109,7 @@ export class ProverService {
         shape: shape.name,
         zkeyPath: key.zkeyPath,
         wasmPath: key.wasmPath,
-        keyBytes: statSync(key.zkeyPath).size + statSync(key.wasmPath).size,
+        keyBytes: key.keyBytes,
         inputs,
       },
       run,
