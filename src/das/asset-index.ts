@@ -7,6 +7,8 @@ import type { AccountIndexer, StoredAccount } from '../ledger/index.js';
 import { decodeBase58, encodeBase58 } from '../zk/base58.js';
 import { parseMintExtensions, type Token2022Metadata } from './token-2022.js';
 import { findProgramAddress } from './pda.js';
+import { INSCRIPTIONS_PROGRAM, parseInscription, type Inscription } from './inscriptions.js';
+import { MPL_CORE_PROGRAM, parseCoreAccount, type CoreAccount } from './mpl-core.js';
 import {
   parseEdition,
   parseMetadata,
@@ -20,8 +22,9 @@ import {
   type TokenAccount,
 } from './layouts.js';
 
-// 2: tables in lmdb's default msgpack encoding (faster reads than JSON); 3: editions.
-const VERSION = 3;
+// 2: tables in lmdb's default msgpack encoding (faster reads than JSON); 3: editions; 4: MPL Core
+// and inscriptions.
+const VERSION = 4;
 
 const TM_BYTES = decodeBase58(TOKEN_METADATA_PROGRAM);
 const editionPda = (mint: string) =>
@@ -51,6 +54,12 @@ export interface HolderRecord extends TokenAccount {
   slot: string;
 }
 
+export interface CoreRecord {
+  core: CoreAccount;
+  burnt: boolean;
+  slot: string;
+}
+
 export class AssetIndex implements AccountIndexer {
   private readonly metadata: Database<MetadataRecord, string>;
   private readonly metadataAccounts: Database<string, string>;
@@ -62,6 +71,10 @@ export class AssetIndex implements AccountIndexer {
   /** Edition PDA → master edition or print edition. */
   private readonly editions: Database<EditionAccount, string>;
   private readonly editionPdas = new Map<string, string>();
+  private readonly core: Database<CoreRecord, string>;
+  /** Root mint → its inscription, and inscription account → root mint. */
+  private readonly inscriptions: Database<Inscription, string>;
+  private readonly inscriptionAccounts: Database<string, string>;
 
   /** Told of every metadata URI the index sees (the off-chain JSON fetcher). */
   onUri?: (uri: string) => void;
@@ -74,6 +87,9 @@ export class AssetIndex implements AccountIndexer {
     this.holders = root.openDB<HolderRecord, string>({ name: 'das-holders-v2' });
     this.meta = root.openDB<unknown, string>({ name: 'das-meta', encoding: 'json' });
     this.editions = root.openDB<EditionAccount, string>({ name: 'das-editions-v2' });
+    this.core = root.openDB<CoreRecord, string>({ name: 'das-core-v1' });
+    this.inscriptions = root.openDB<Inscription, string>({ name: 'das-inscriptions-v1' });
+    this.inscriptionAccounts = root.openDB<string, string>({ name: 'das-inscription-accounts-v1' });
   }
 
   needsBackfill(): boolean {
@@ -107,9 +123,29 @@ export class AssetIndex implements AccountIndexer {
       const m = this.mints.get(id);
       if (m) this.mints.put(id, { ...m, closed: true, slot: at });
       this.editions.remove(id);
+      this.burnCore(id, at);
+      this.removeInscription(id);
       return;
     }
     const owner = encodeBase58(account.owner);
+    if (owner === MPL_CORE_PROGRAM) {
+      const core = parseCoreAccount(account.data);
+      if (core === 'burnt') this.burnCore(id, at);
+      else if (core) {
+        this.core.put(id, { core, burnt: false, slot: at });
+        if (core.uri.trim()) this.onUri?.(core.uri.replace(/\0/g, '').trim());
+      }
+      return;
+    }
+    if (owner === INSCRIPTIONS_PROGRAM) {
+      const inscription = parseInscription(account.data);
+      if (inscription) {
+        this.removeInscription(id);
+        this.inscriptions.put(inscription.root, inscription);
+        this.inscriptionAccounts.put(id, inscription.root);
+      }
+      return;
+    }
     if (owner === TOKEN_METADATA_PROGRAM) {
       const edition = parseEdition(account.data);
       if (edition) {
@@ -143,6 +179,26 @@ export class AssetIndex implements AccountIndexer {
           this.holders.put(`${parsed.account.mint}/${id}`, { ...parsed.account, account: id, slot: at });
       }
     }
+  }
+
+  private burnCore(id: string, at: string): void {
+    const rec = this.core.get(id);
+    if (rec && !rec.burnt) this.core.put(id, { ...rec, burnt: true, slot: at });
+  }
+
+  private removeInscription(account: string): void {
+    const root = this.inscriptionAccounts.get(account);
+    if (root === undefined) return;
+    this.inscriptions.remove(root);
+    this.inscriptionAccounts.remove(account);
+  }
+
+  coreOf(id: string): CoreRecord | undefined {
+    return this.core.get(id);
+  }
+
+  inscriptionOf(mint: string): Inscription | undefined {
+    return this.inscriptions.get(mint);
   }
 
   metadataOf(mint: string): MetadataRecord | undefined {

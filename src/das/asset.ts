@@ -5,7 +5,7 @@
 import { AppError } from '../errors.js';
 import { u64 } from '../rpc/json.js';
 import { decodeBase58 } from '../zk/base58.js';
-import type { AssetIndex, MetadataRecord, MintRecord } from './asset-index.js';
+import type { AssetIndex, CoreRecord, MetadataRecord, MintRecord } from './asset-index.js';
 import { contentFromJson, type MetadataFetcher } from './offchain.js';
 import { u64Values } from './token-2022.js';
 
@@ -72,6 +72,8 @@ export function getAsset(
   const md = index.metadataOf(id);
   const mint = index.mint(id);
   if (!md && !mint) {
+    const core = index.coreOf(id);
+    if (core) return coreAsset(index, id, core, options, ctx);
     let valid = false;
     try {
       valid = decodeBase58(id).length === 32;
@@ -86,13 +88,7 @@ export function getAsset(
   const m = md?.metadata;
   const cls = classify(md, mint, id);
 
-  const grouping = (
-    m?.collection && (m.collection.verified || options.showUnverifiedCollections) ? [m.collection] : []
-  ).map((c) => ({
-    group_key: 'collection',
-    group_value: c.key,
-    ...(options.showUnverifiedCollections ? { verified: c.verified } : {}),
-  }));
+  const grouping = groupingOf(index, m?.collection ?? null, options, ctx);
 
   let ownership: Record<string, unknown>;
   if (cls.ownership === 'single') {
@@ -110,58 +106,24 @@ export function getAsset(
 
   // Token-2022 tokens with only the metadata extension take name, symbol and uri from it.
   const ext = !m ? mint?.tokenMetadata : undefined;
-  // Off-chain JSON when it has arrived; chain data alone until then.
   const uri = m?.uri ?? ext?.uri.replace(/\0/g, '').trim() ?? '';
-  const rec = uri && ctx.fetcher ? ctx.fetcher.get(uri) : undefined;
-  if (uri && ctx.fetcher && !rec) ctx.fetcher.want(uri);
-  const offchain = rec?.status === 'ok' && rec.json ? contentFromJson(rec.json, ctx.cdnPrefix ?? '') : undefined;
-  const metadataObject: Record<string, unknown> = {
-    ...(offchain?.metadata ?? {}),
-    name: m?.name ?? ext?.name.replace(/\0/g, '') ?? '',
-    symbol: m?.symbol ?? ext?.symbol.replace(/\0/g, '') ?? '',
-    ...(m?.tokenStandard ? { token_standard: m.tokenStandard } : {}),
-  };
-  const sortedMetadata = Object.fromEntries(
-    Object.keys(metadataObject)
-      .sort()
-      .map((k) => [k, metadataObject[k]]),
-  );
 
   const bp = m?.sellerFeeBasisPoints ?? 0;
   const asset: Record<string, unknown> = {
     last_indexed_slot: u64(index.lastIndexedSlot()),
     interface: cls.interface,
     id,
-    content: {
-      $schema: SCHEMA,
-      json_uri: uri,
-      files: offchain?.files ?? [],
-      // The reference's metadata map is ordered by key.
-      metadata: sortedMetadata,
-      links: offchain?.links ?? {},
-    },
+    content: content(
+      uri,
+      m?.name ?? ext?.name.replace(/\0/g, '') ?? '',
+      m?.symbol ?? ext?.symbol.replace(/\0/g, '') ?? '',
+      m?.tokenStandard ?? null,
+      ctx,
+    ),
     authorities: m ? [{ address: m.updateAuthority, scopes: ['full'] }] : [],
-    compression: {
-      eligible: false,
-      compressed: false,
-      data_hash: '',
-      creator_hash: '',
-      asset_hash: '',
-      tree: '',
-      seq: 0,
-      leaf_id: 0,
-    },
+    compression: uncompressed(),
     grouping,
-    royalty: {
-      royalty_model: 'creators',
-      target: null,
-      // The reference multiplies (bp * 0.0001), which differs from bp / 10000 in the last digit
-      // for many values; clients compare against it.
-      percent: bp * 0.0001,
-      basis_points: bp,
-      primary_sale_happened: m?.primarySaleHappened ?? false,
-      locked: false,
-    },
+    royalty: royalty(bp, m?.primarySaleHappened ?? false),
     creators: (m?.creators ?? []).map((c) => ({ address: c.address, share: c.share, verified: c.verified })),
     ownership,
   };
@@ -185,6 +147,10 @@ export function getAsset(
   asset.mutable = m ? m.isMutable : true;
   asset.burnt = Boolean(md?.burnt || mint?.closed);
   if (mint?.extensions && Object.keys(mint.extensions).length > 0) asset.mint_extensions = u64Values(mint.extensions);
+  if (options.showInscription) {
+    const inscription = index.inscriptionOf(id);
+    if (inscription) asset.inscription = { ...inscription, order: u64(BigInt(inscription.order)) };
+  }
   if (mint) {
     asset.token_info = {
       supply: u64(BigInt(mint.supply)),
@@ -207,4 +173,163 @@ function priceInfo(price: number, mint: MintRecord, holder: { amount: string } |
     ...(holder ? { total_price: (Number(holder.amount) / 10 ** mint.decimals) * price } : {}),
     currency: 'USDC',
   };
+}
+
+const uncompressed = () => ({
+  eligible: false,
+  compressed: false,
+  data_hash: '',
+  creator_hash: '',
+  asset_hash: '',
+  tree: '',
+  seq: 0,
+  leaf_id: 0,
+});
+
+function royalty(bp: number, primarySaleHappened: boolean) {
+  return {
+    royalty_model: 'creators',
+    target: null,
+    // The reference multiplies (bp * 0.0001), which differs from bp / 10000 in the last digit
+    // for many values; clients compare against it.
+    percent: bp * 0.0001,
+    basis_points: bp,
+    primary_sale_happened: primarySaleHappened,
+    locked: false,
+  };
+}
+
+/** The off-chain JSON of a URI once it has arrived; asks for it otherwise. */
+function offchainJson(uri: string, ctx: AssetContext): Record<string, unknown> | undefined {
+  if (!uri || !ctx.fetcher) return undefined;
+  const rec = ctx.fetcher.get(uri);
+  if (!rec) ctx.fetcher.want(uri);
+  return rec?.status === 'ok' && rec.json ? rec.json : undefined;
+}
+
+/** content: chain name/symbol/token standard, plus the off-chain JSON when it has arrived. */
+function content(uri: string, name: string, symbol: string, tokenStandard: string | null, ctx: AssetContext) {
+  const json = offchainJson(uri, ctx);
+  const offchain = json ? contentFromJson(json, ctx.cdnPrefix ?? '') : undefined;
+  const metadata: Record<string, unknown> = {
+    ...(offchain?.metadata ?? {}),
+    name,
+    symbol,
+    ...(tokenStandard ? { token_standard: tokenStandard } : {}),
+  };
+  return {
+    $schema: SCHEMA,
+    json_uri: uri,
+    files: offchain?.files ?? [],
+    // The reference's metadata map is ordered by key.
+    metadata: sortKeys(metadata),
+    links: offchain?.links ?? {},
+  };
+}
+
+const sortKeys = (o: Record<string, unknown>) =>
+  Object.fromEntries(
+    Object.keys(o)
+      .sort()
+      .map((k) => [k, o[k]]),
+  );
+
+const COLLECTION_METADATA_KEYS = ['description', 'external_url', 'image', 'name', 'symbol'];
+
+/**
+ * grouping: the collection (unverified ones only with showUnverifiedCollections) and, with
+ * showCollectionMetadata, name / symbol / image / external_url / description from the collection's
+ * own off-chain JSON: `{}` while it has not arrived, absent when the collection is not indexed.
+ */
+function groupingOf(
+  index: AssetIndex,
+  collection: { key: string; verified: boolean } | null,
+  options: AssetOptions,
+  ctx: AssetContext,
+) {
+  if (!collection || !(collection.verified || options.showUnverifiedCollections)) return [];
+  const group: Record<string, unknown> = { group_key: 'collection', group_value: collection.key };
+  if (options.showUnverifiedCollections) group.verified = collection.verified;
+  if (options.showCollectionMetadata) {
+    const uri = collectionUri(index, collection.key);
+    if (uri !== undefined) {
+      const json = offchainJson(uri, ctx);
+      const meta: Record<string, unknown> = {};
+      for (const k of COLLECTION_METADATA_KEYS) if (json?.[k] !== undefined) meta[k] = json[k];
+      group.collection_metadata = meta;
+    }
+  }
+  return [group];
+}
+
+/** The metadata URI of an indexed collection (Token Metadata or MPL Core), or undefined if not indexed. */
+function collectionUri(index: AssetIndex, key: string): string | undefined {
+  const md = index.metadataOf(key);
+  if (md) return md.metadata.uri;
+  const core = index.coreOf(key);
+  return core ? clean(core.core.uri) : undefined;
+}
+
+const clean = (s: string) => s.replace(/\0/g, '').trim();
+const SYSTEM_PROGRAM = '11111111111111111111111111111111';
+
+/** An MPL Core asset or collection (get-asset.md §2.4–§2.14, the reference's Core transformer). */
+function coreAsset(
+  index: AssetIndex,
+  id: string,
+  rec: CoreRecord,
+  options: AssetOptions,
+  ctx: AssetContext,
+): Record<string, unknown> {
+  const a = rec.core;
+  const ua = a.updateAuthority;
+  // An asset in a collection is governed by the collection's authority ("" while it is not indexed).
+  const authority =
+    ua.kind === 'None'
+      ? SYSTEM_PROGRAM
+      : ua.kind === 'Address'
+        ? ua.address
+        : ((index.coreOf(ua.address)?.core.updateAuthority as { address?: string } | undefined)?.address ?? '');
+  const owner = a.kind === 'collection' ? authority : (a.owner ?? '');
+  const td = a.transferDelegate;
+  const delegate =
+    td === null || td.type === 'None'
+      ? null
+      : td.type === 'Owner'
+        ? owner
+        : td.type === 'UpdateAuthority'
+          ? authority
+          : td.address;
+  const bp = a.royalties?.basisPoints ?? 0;
+  const asset: Record<string, unknown> = {
+    last_indexed_slot: u64(index.lastIndexedSlot()),
+    interface: a.kind === 'asset' ? 'MplCoreAsset' : 'MplCoreCollection',
+    id,
+    // Core assets have no symbol and no token standard.
+    content: content(clean(a.uri), a.name, '', null, ctx),
+    authorities: [{ address: authority, scopes: ['full'] }],
+    compression: uncompressed(),
+    grouping: groupingOf(index, ua.kind === 'Collection' ? { key: ua.address, verified: true } : null, options, ctx),
+    royalty: royalty(bp, false),
+    creators: (a.royalties?.creators ?? []).map((c) => ({ address: c.address, share: c.percentage, verified: true })),
+    ownership: {
+      frozen: a.frozen,
+      delegated: delegate !== null,
+      delegate,
+      ownership_model: 'single',
+      owner,
+    },
+    mutable: ua.kind !== 'None',
+    burnt: rec.burnt,
+    plugins: a.plugins,
+  };
+  if (a.unknownPlugins.length) asset.unknown_plugins = a.unknownPlugins;
+  asset.mpl_core_info = {
+    ...(a.numMinted !== null ? { num_minted: a.numMinted } : {}),
+    ...(a.currentSize !== null ? { current_size: a.currentSize } : {}),
+    plugins_json_version: 1,
+  };
+  asset.external_plugins = a.externalPlugins;
+  if (a.unknownExternalPlugins.length) asset.unknown_external_plugins = a.unknownExternalPlugins;
+  return asset;
 }

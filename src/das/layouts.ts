@@ -106,6 +106,12 @@ export class Cursor {
     this.offset += 32;
     return s.every((x) => x === 0) ? null : encodeBase58(s);
   }
+  bytes(n: number): Buffer {
+    this.need(n);
+    const v = this.b.subarray(this.offset, this.offset + n);
+    this.offset += n;
+    return v;
+  }
   pubkey(): string {
     this.need(32);
     const v = encodeBase58(this.b.subarray(this.offset, this.offset + 32));

@@ -32,7 +32,7 @@ export interface LedgerDbs {
 }
 
 export function openLedgerDbs(path: string): LedgerDbs {
-  const root = open({ path, maxDbs: 16, compression: false });
+  const root = open({ path, maxDbs: 32, compression: false });
   return {
     root,
     accounts: root.openDB<Buffer, Buffer>({ name: 'accounts', keyEncoding: 'binary', encoding: 'binary' }),
