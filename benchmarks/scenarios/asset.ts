@@ -112,6 +112,7 @@ export const assetScenario = {
       );
       const gw = await startProcess(
         [
+          ...(process.env.BENCH_PROF ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_PROF}`] : []),
           join(root, 'dist/main.js'),
           'start',
           ...['--rpc-port', '0', '--grpc-port', '0', '--prove-port', '0', '--data-dir', join(dir, 'data')],

@@ -71,6 +71,8 @@ export class AssetIndex implements AccountIndexer {
   /** Edition PDA → master edition or print edition. */
   private readonly editions: Database<EditionAccount, string>;
   private readonly editionPdas = new Map<string, string>();
+  /** Mint → its current holder (null: none), dropped whenever one of the mint's token accounts changes. */
+  private readonly holderOf = new Map<string, HolderRecord | null>();
   private readonly core: Database<CoreRecord, string>;
   /** Root mint → its inscription, and inscription account → root mint. */
   private readonly inscriptions: Database<Inscription, string>;
@@ -80,15 +82,15 @@ export class AssetIndex implements AccountIndexer {
   onUri?: (uri: string) => void;
 
   constructor(root: RootDatabase) {
-    this.metadata = root.openDB<MetadataRecord, string>({ name: 'das-metadata-v2' });
+    this.metadata = root.openDB<MetadataRecord, string>({ name: 'das-metadata-v2', cache: true });
     this.metadataAccounts = root.openDB<string, string>({ name: 'das-metadata-accounts-v2' });
-    this.mints = root.openDB<MintRecord, string>({ name: 'das-mints-v2' });
+    this.mints = root.openDB<MintRecord, string>({ name: 'das-mints-v2', cache: true });
     this.tokenAccounts = root.openDB<TokenAccount, string>({ name: 'das-token-accounts-v2' });
     this.holders = root.openDB<HolderRecord, string>({ name: 'das-holders-v2' });
-    this.meta = root.openDB<unknown, string>({ name: 'das-meta', encoding: 'json' });
-    this.editions = root.openDB<EditionAccount, string>({ name: 'das-editions-v2' });
-    this.core = root.openDB<CoreRecord, string>({ name: 'das-core-v1' });
-    this.inscriptions = root.openDB<Inscription, string>({ name: 'das-inscriptions-v1' });
+    this.meta = root.openDB<unknown, string>({ name: 'das-meta', encoding: 'json', cache: true });
+    this.editions = root.openDB<EditionAccount, string>({ name: 'das-editions-v2', cache: true });
+    this.core = root.openDB<CoreRecord, string>({ name: 'das-core-v1', cache: true });
+    this.inscriptions = root.openDB<Inscription, string>({ name: 'das-inscriptions-v1', cache: true });
     this.inscriptionAccounts = root.openDB<string, string>({ name: 'das-inscription-accounts-v1' });
   }
 
@@ -113,6 +115,7 @@ export class AssetIndex implements AccountIndexer {
     // Whatever the address was before, an old token account stops being one.
     const oldToken = this.tokenAccounts.get(id);
     if (oldToken) {
+      this.holderOf.delete(oldToken.mint);
       this.holders.remove(`${oldToken.mint}/${id}`);
       this.tokenAccounts.remove(id);
     }
@@ -175,6 +178,7 @@ export class AssetIndex implements AccountIndexer {
         if (ext?.metadata?.uri) this.onUri?.(ext.metadata.uri.trim());
       } else {
         this.tokenAccounts.put(id, parsed.account);
+        this.holderOf.delete(parsed.account.mint);
         if (BigInt(parsed.account.amount) > 0n)
           this.holders.put(`${parsed.account.mint}/${id}`, { ...parsed.account, account: id, slot: at });
       }
@@ -225,10 +229,14 @@ export class AssetIndex implements AccountIndexer {
 
   /** The token account holding a non-zero balance of the mint, the most recently updated first. */
   holder(mint: string): HolderRecord | undefined {
+    const cached = this.holderOf.get(mint);
+    if (cached !== undefined) return cached ?? undefined;
     let best: HolderRecord | undefined;
     for (const { value } of this.holders.getRange({ start: `${mint}/`, end: `${mint}0` })) {
       if (!best || BigInt(value.slot) >= BigInt(best.slot)) best = value;
     }
+    if (this.holderOf.size >= 100_000) this.holderOf.clear();
+    this.holderOf.set(mint, best ?? null);
     return best;
   }
 }

@@ -37,7 +37,7 @@ export class MetadataFetcher {
     root: RootDatabase,
     private readonly o: FetcherOptions,
   ) {
-    this.db = root.openDB<JsonRecord, string>({ name: 'das-json', encoding: 'json' });
+    this.db = root.openDB<JsonRecord, string>({ name: 'das-json', encoding: 'json', cache: true });
   }
 
   /** Re-queues downloads a previous run left pending. */
