@@ -1,0 +1,334 @@
+// The N-API face of the native prover: load a zkey once (kept behind an external handle), prove
+// from a witness buffer, plus the arithmetic entry points the unit tests compare against
+// independent JavaScript implementations. Values cross as little-endian 32-byte canonical integers.
+#include <node_api.h>
+
+#include <cstring>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "groth16.hpp"
+
+using namespace zk;
+
+namespace {
+
+struct KeyHandle {
+  std::unique_ptr<ZKey> key;
+};
+
+napi_value throw_error(napi_env env, const std::string& msg) {
+  napi_throw_error(env, nullptr, msg.c_str());
+  return nullptr;
+}
+
+bool get_bytes(napi_env env, napi_value v, const uint8_t** data, size_t* len) {
+  bool is_typed = false;
+  napi_is_typedarray(env, v, &is_typed);
+  if (!is_typed) return false;
+  napi_typedarray_type type;
+  size_t length;
+  void* ptr;
+  napi_value ab;
+  size_t offset;
+  if (napi_get_typedarray_info(env, v, &type, &length, &ptr, &ab, &offset) != napi_ok) return false;
+  if (type != napi_uint8_array) return false;
+  *data = static_cast<const uint8_t*>(ptr);
+  *len = length;
+  return true;
+}
+
+napi_value make_bytes(napi_env env, const void* data, size_t len) {
+  void* out;
+  napi_value ab, arr;
+  napi_create_arraybuffer(env, len, &out, &ab);
+  if (len) std::memcpy(out, data, len);
+  napi_create_typedarray(env, napi_uint8_array, len, ab, 0, &arr);
+  return arr;
+}
+
+template <size_t N>
+bool args(napi_env env, napi_callback_info info, napi_value (&argv)[N]) {
+  size_t argc = N;
+  napi_get_cb_info(env, info, &argc, argv, nullptr, nullptr);
+  return argc == N;
+}
+
+int get_int(napi_env env, napi_value v, int fallback) {
+  int32_t out;
+  if (napi_get_value_int32(env, v, &out) != napi_ok) return fallback;
+  return out;
+}
+
+// Canonical little-endian bytes ⇄ field elements.
+template <class F>
+F field_in(const uint8_t* p) {
+  u64 x[4];
+  std::memcpy(x, p, 32);
+  if (!F::is_canonical(x)) throw std::runtime_error("field element out of range");
+  return F::from_canonical(x);
+}
+template <class F>
+void field_out(const F& f, uint8_t* p) {
+  u64 x[4];
+  f.to_canonical(x);
+  std::memcpy(p, x, 32);
+}
+G1Affine g1_in(const uint8_t* p) { return {field_in<Fq>(p), field_in<Fq>(p + 32)}; }
+void g1_out(const G1Affine& a, uint8_t* p) {
+  field_out(a.x, p);
+  field_out(a.y, p + 32);
+}
+G2Affine g2_in(const uint8_t* p) {
+  return {{field_in<Fq>(p), field_in<Fq>(p + 32)}, {field_in<Fq>(p + 64), field_in<Fq>(p + 96)}};
+}
+void g2_out(const G2Affine& a, uint8_t* p) {
+  field_out(a.x.c0, p);
+  field_out(a.x.c1, p + 32);
+  field_out(a.y.c0, p + 64);
+  field_out(a.y.c1, p + 96);
+}
+
+#define GUARD_BEGIN try {
+#define GUARD_END                          \
+  }                                        \
+  catch (const std::exception& e) {        \
+    return throw_error(env, e.what());     \
+  }
+
+napi_value LoadKey(napi_env env, napi_callback_info info) {
+  napi_value argv[1];
+  if (!args(env, info, argv)) return throw_error(env, "loadKey(zkey: Uint8Array)");
+  const uint8_t* data;
+  size_t len;
+  if (!get_bytes(env, argv[0], &data, &len)) return throw_error(env, "loadKey: zkey must be a Uint8Array");
+  GUARD_BEGIN
+  auto handle = new KeyHandle{parse_zkey(data, len)};
+  napi_value ext;
+  napi_create_external(
+      env, handle, [](napi_env, void* d, void*) { delete static_cast<KeyHandle*>(d); }, nullptr, &ext);
+  return ext;
+  GUARD_END
+}
+
+KeyHandle* get_key(napi_env env, napi_value v) {
+  void* d = nullptr;
+  if (napi_get_value_external(env, v, &d) != napi_ok) return nullptr;
+  return static_cast<KeyHandle*>(d);
+}
+
+napi_value KeyInfo(napi_env env, napi_callback_info info) {
+  napi_value argv[1];
+  if (!args(env, info, argv)) return throw_error(env, "keyInfo(key)");
+  KeyHandle* h = get_key(env, argv[0]);
+  if (!h) return throw_error(env, "keyInfo: not a key");
+  napi_value obj, v;
+  napi_create_object(env, &obj);
+  napi_create_uint32(env, h->key->n_vars, &v);
+  napi_set_named_property(env, obj, "nVars", v);
+  napi_create_uint32(env, h->key->n_public, &v);
+  napi_set_named_property(env, obj, "nPublic", v);
+  napi_create_uint32(env, h->key->domain_size, &v);
+  napi_set_named_property(env, obj, "domainSize", v);
+  napi_create_double(env, (double)h->key->bytes, &v);
+  napi_set_named_property(env, obj, "bytes", v);
+  return obj;
+}
+
+/** prove(key, witness (n × 32 bytes), r (32), s (32), threads) → a ‖ b ‖ c (256 bytes). */
+napi_value Prove(napi_env env, napi_callback_info info) {
+  napi_value argv[5];
+  if (!args(env, info, argv)) return throw_error(env, "prove(key, witness, r, s, threads)");
+  KeyHandle* h = get_key(env, argv[0]);
+  if (!h) return throw_error(env, "prove: not a key");
+  const uint8_t *w, *r, *s;
+  size_t wl, rl, sl;
+  if (!get_bytes(env, argv[1], &w, &wl) || wl % 32 != 0) return throw_error(env, "prove: witness must be n × 32 bytes");
+  if (!get_bytes(env, argv[2], &r, &rl) || rl != 32 || !get_bytes(env, argv[3], &s, &sl) || sl != 32)
+    return throw_error(env, "prove: r and s must be 32 bytes");
+  int threads = get_int(env, argv[4], 1);
+  GUARD_BEGIN
+  std::vector<Scalar> witness(wl / 32);
+  std::memcpy(witness.data(), w, wl);
+  Scalar rs, ss;
+  std::memcpy(rs.v, r, 32);
+  std::memcpy(ss.v, s, 32);
+  if (!Fr::is_canonical(rs.v) || !Fr::is_canonical(ss.v)) throw std::runtime_error("r and s must be below r");
+  CpuCompute cpu(threads);
+  Proof p = zk::prove(*h->key, witness.data(), witness.size(), rs, ss, cpu);
+  uint8_t out[256];
+  g1_out(p.a, out);
+  g2_out(p.b, out + 64);
+  g1_out(p.c, out + 192);
+  return make_bytes(env, out, sizeof out);
+  GUARD_END
+}
+
+// ---- Test entry points: each takes and returns canonical little-endian bytes. ----
+
+napi_value FieldOp(napi_env env, napi_callback_info info) {
+  napi_value argv[4];
+  if (!args(env, info, argv)) return throw_error(env, "fieldOp(field, op, a, b)");
+  int field = get_int(env, argv[0], -1), op = get_int(env, argv[1], -1);
+  const uint8_t *a, *b;
+  size_t al, bl;
+  if (!get_bytes(env, argv[2], &a, &al) || !get_bytes(env, argv[3], &b, &bl)) return throw_error(env, "bytes");
+  GUARD_BEGIN
+  uint8_t out[64];
+  size_t out_len = 32;
+  auto run = [&](auto tag) {
+    using F = decltype(tag);
+    F x = field_in<F>(a), y = field_in<F>(b), z;
+    switch (op) {
+      case 0: z = x + y; break;
+      case 1: z = x - y; break;
+      case 2: z = x * y; break;
+      case 3: z = x.squared(); break;
+      case 4: z = x.inverse(); break;
+      case 5: z = -x; break;
+      default: throw std::runtime_error("unknown op");
+    }
+    field_out(z, out);
+  };
+  if (field == 0) run(Fq{});
+  else if (field == 1) run(Fr{});
+  else if (field == 2) {
+    if (al != 64 || bl != 64) throw std::runtime_error("fq2 operands are 64 bytes");
+    Fq2 x{field_in<Fq>(a), field_in<Fq>(a + 32)}, y{field_in<Fq>(b), field_in<Fq>(b + 32)}, z;
+    switch (op) {
+      case 0: z = x + y; break;
+      case 1: z = x - y; break;
+      case 2: z = x * y; break;
+      case 3: z = x.squared(); break;
+      case 4: z = x.inverse(); break;
+      default: throw std::runtime_error("unknown op");
+    }
+    field_out(z.c0, out);
+    field_out(z.c1, out + 32);
+    out_len = 64;
+  } else throw std::runtime_error("unknown field");
+  return make_bytes(env, out, out_len);
+  GUARD_END
+}
+
+/** curveOp(group 1|2, op, p, q|k): 0 add (Jacobian), 1 mixed add, 2 double, 3 scalar mul. */
+napi_value CurveOp(napi_env env, napi_callback_info info) {
+  napi_value argv[4];
+  if (!args(env, info, argv)) return throw_error(env, "curveOp(group, op, p, q)");
+  int group = get_int(env, argv[0], -1), op = get_int(env, argv[1], -1);
+  const uint8_t *p, *q;
+  size_t pl, ql;
+  if (!get_bytes(env, argv[2], &p, &pl) || !get_bytes(env, argv[3], &q, &ql)) return throw_error(env, "bytes");
+  GUARD_BEGIN
+  auto run = [&](auto jac_tag, auto in, auto outf, size_t size) {
+    using J = decltype(jac_tag);
+    auto a = in(p);
+    J r;
+    if (op == 3) {
+      u64 k[4];
+      std::memcpy(k, q, 32);
+      r = J::from_affine(a).times(k);
+    } else if (op == 2) {
+      J::dbl(r, J::from_affine(a));
+    } else {
+      auto b = in(q);
+      if (op == 0) J::add(r, J::from_affine(a), J::from_affine(b));
+      else J::add_mixed(r, J::from_affine(a), b);
+    }
+    std::vector<uint8_t> out(size);
+    outf(r.to_affine(), out.data());
+    return make_bytes(env, out.data(), size);
+  };
+  if (group == 1) return run(G1{}, g1_in, g1_out, 64);
+  if (group == 2) return run(G2{}, g2_in, g2_out, 128);
+  throw std::runtime_error("unknown group");
+  GUARD_END
+}
+
+/** msm(group, bases (affine canonical), scalars (32 bytes each), threads) → affine. */
+napi_value Msm(napi_env env, napi_callback_info info) {
+  napi_value argv[4];
+  if (!args(env, info, argv)) return throw_error(env, "msm(group, bases, scalars, threads)");
+  int group = get_int(env, argv[0], -1), threads = get_int(env, argv[3], 1);
+  const uint8_t *b, *s;
+  size_t bl, sl;
+  if (!get_bytes(env, argv[1], &b, &bl) || !get_bytes(env, argv[2], &s, &sl)) return throw_error(env, "bytes");
+  GUARD_BEGIN
+  size_t n = sl / 32;
+  std::vector<Scalar> scalars(n);
+  std::memcpy(scalars.data(), s, n * 32);
+  for (auto& k : scalars)
+    if (!Fr::is_canonical(k.v)) throw std::runtime_error("scalar out of range");
+  CpuCompute cpu(threads);
+  if (group == 1) {
+    if (bl != n * 64) throw std::runtime_error("bases and scalars differ in count");
+    std::vector<G1Affine> bases(n);
+    for (size_t i = 0; i < n; i++) bases[i] = g1_in(b + 64 * i);
+    uint8_t out[64];
+    g1_out(cpu.msm_g1(bases.data(), scalars.data(), n).to_affine(), out);
+    return make_bytes(env, out, 64);
+  }
+  if (bl != n * 128) throw std::runtime_error("bases and scalars differ in count");
+  std::vector<G2Affine> bases(n);
+  for (size_t i = 0; i < n; i++) bases[i] = g2_in(b + 128 * i);
+  uint8_t out[128];
+  g2_out(cpu.msm_g2(bases.data(), scalars.data(), n).to_affine(), out);
+  return make_bytes(env, out, 128);
+  GUARD_END
+}
+
+/** ntt(values (2^k × 32 bytes), inverse, threads) → values. */
+napi_value Ntt(napi_env env, napi_callback_info info) {
+  napi_value argv[3];
+  if (!args(env, info, argv)) return throw_error(env, "ntt(values, inverse, threads)");
+  const uint8_t* v;
+  size_t vl;
+  if (!get_bytes(env, argv[0], &v, &vl)) return throw_error(env, "bytes");
+  bool inverse = false;
+  napi_get_value_bool(env, argv[1], &inverse);
+  int threads = get_int(env, argv[2], 1);
+  GUARD_BEGIN
+  size_t n = vl / 32;
+  int log = 0;
+  while ((size_t(1) << log) < n) log++;
+  if ((size_t(1) << log) != n || n * 32 != vl) throw std::runtime_error("ntt size must be a power of two");
+  std::vector<Fr> a(n);
+  for (size_t i = 0; i < n; i++) a[i] = field_in<Fr>(v + 32 * i);
+  Domain d(log);
+  CpuCompute cpu(threads);
+  cpu.ntt(a.data(), d, inverse);
+  std::vector<uint8_t> out(vl);
+  for (size_t i = 0; i < n; i++) field_out(a[i], out.data() + 32 * i);
+  return make_bytes(env, out.data(), vl);
+  GUARD_END
+}
+
+napi_value RootOfUnity(napi_env env, napi_callback_info info) {
+  napi_value argv[1];
+  if (!args(env, info, argv)) return throw_error(env, "rootOfUnity(k)");
+  int k = get_int(env, argv[0], -1);
+  if (k < 0 || k > FR_TWO_ADICITY) return throw_error(env, "k out of range");
+  uint8_t out[32];
+  field_out(root_of_unity(k), out);
+  return make_bytes(env, out, 32);
+}
+
+napi_value Init(napi_env env, napi_value exports) {
+  napi_property_descriptor props[] = {
+      {"loadKey", nullptr, LoadKey, nullptr, nullptr, nullptr, napi_default, nullptr},
+      {"keyInfo", nullptr, KeyInfo, nullptr, nullptr, nullptr, napi_default, nullptr},
+      {"prove", nullptr, Prove, nullptr, nullptr, nullptr, napi_default, nullptr},
+      {"fieldOp", nullptr, FieldOp, nullptr, nullptr, nullptr, napi_default, nullptr},
+      {"curveOp", nullptr, CurveOp, nullptr, nullptr, nullptr, napi_default, nullptr},
+      {"msm", nullptr, Msm, nullptr, nullptr, nullptr, napi_default, nullptr},
+      {"ntt", nullptr, Ntt, nullptr, nullptr, nullptr, napi_default, nullptr},
+      {"rootOfUnity", nullptr, RootOfUnity, nullptr, nullptr, nullptr, napi_default, nullptr},
+  };
+  napi_define_properties(env, exports, sizeof props / sizeof props[0], props);
+  return exports;
+}
+
+}  // namespace
+
+NAPI_MODULE(NODE_GYP_MODULE_NAME, Init)

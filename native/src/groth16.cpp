@@ -1,0 +1,244 @@
+#include "groth16.hpp"
+
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <map>
+
+namespace zk {
+
+namespace {
+
+struct Reader {
+  const uint8_t* p;
+  size_t len, at = 0;
+  Reader(const uint8_t* d, size_t l) : p(d), len(l) {}
+  void need(size_t n) const {
+    if (at + n > len || at + n < at) throw std::runtime_error("zkey ends early");
+  }
+  uint32_t u32() {
+    need(4);
+    uint32_t v;
+    std::memcpy(&v, p + at, 4);
+    at += 4;
+    return v;
+  }
+  uint64_t u64v() {
+    need(8);
+    uint64_t v;
+    std::memcpy(&v, p + at, 8);
+    at += 8;
+    return v;
+  }
+  void limbs(u64 out[4]) {
+    need(32);
+    std::memcpy(out, p + at, 32);
+    at += 32;
+  }
+};
+
+template <class Params>
+Field<Params> read_mont(Reader& r, const char* what) {
+  Field<Params> f;
+  r.limbs(f.v);
+  if (!Field<Params>::is_canonical(f.v)) throw std::runtime_error(std::string("zkey: ") + what + " out of range");
+  return f;
+}
+
+G1Affine read_g1(Reader& r, const char* what) {
+  G1Affine a{read_mont<FqParams>(r, what), read_mont<FqParams>(r, what)};
+  if (!on_curve(a, g1_b())) throw std::runtime_error(std::string("zkey: ") + what + " is not on G1");
+  return a;
+}
+
+G2Affine read_g2(Reader& r, const char* what, const Fq2& b) {
+  G2Affine a;
+  a.x.c0 = read_mont<FqParams>(r, what);
+  a.x.c1 = read_mont<FqParams>(r, what);
+  a.y.c0 = read_mont<FqParams>(r, what);
+  a.y.c1 = read_mont<FqParams>(r, what);
+  if (!on_curve(a, b)) throw std::runtime_error(std::string("zkey: ") + what + " is not on G2");
+  return a;
+}
+
+bool equals_modulus(Reader& r, const u64 P[4]) {
+  u64 v[4];
+  r.limbs(v);
+  return v[0] == P[0] && v[1] == P[1] && v[2] == P[2] && v[3] == P[3];
+}
+
+}  // namespace
+
+std::unique_ptr<ZKey> parse_zkey(const uint8_t* data, size_t len) {
+  Reader r(data, len);
+  r.need(4);
+  if (std::memcmp(data, "zkey", 4) != 0) throw std::runtime_error("not a zkey file");
+  r.at = 4;
+  r.u32();  // version
+  uint32_t n_sections = r.u32();
+  std::map<uint32_t, std::pair<size_t, size_t>> sections;
+  for (uint32_t i = 0; i < n_sections; i++) {
+    uint32_t type = r.u32();
+    uint64_t size = r.u64v();
+    r.need(size);
+    sections[type] = {r.at, size};
+    r.at += size;
+  }
+  auto section = [&](uint32_t type) {
+    auto it = sections.find(type);
+    if (it == sections.end()) throw std::runtime_error("zkey: section " + std::to_string(type) + " missing");
+    return Reader(data + it->second.first, it->second.second);
+  };
+  auto key = std::make_unique<ZKey>();
+  key->bytes = len;
+  {
+    Reader s = section(1);
+    if (s.u32() != 1) throw std::runtime_error("zkey is not groth16");
+  }
+  const Fq2 b2 = g2_b();
+  {
+    Reader s = section(2);
+    if (s.u32() != 32 || !equals_modulus(s, FqParams::P)) throw std::runtime_error("zkey: not a BN254 key (q)");
+    if (s.u32() != 32 || !equals_modulus(s, FrParams::P)) throw std::runtime_error("zkey: not a BN254 key (r)");
+    key->n_vars = s.u32();
+    key->n_public = s.u32();
+    key->domain_size = s.u32();
+    if (key->domain_size == 0 || (key->domain_size & (key->domain_size - 1)))
+      throw std::runtime_error("zkey: domain size is not a power of two");
+    while ((1u << key->log_domain) < key->domain_size) key->log_domain++;
+    if (key->log_domain >= FR_TWO_ADICITY) throw std::runtime_error("zkey: domain too large");
+    if (key->n_public + 1 > key->n_vars) throw std::runtime_error("zkey: more public inputs than variables");
+    key->alpha1 = read_g1(s, "alpha1");
+    key->beta1 = read_g1(s, "beta1");
+    key->beta2 = read_g2(s, "beta2", b2);
+    key->gamma2 = read_g2(s, "gamma2", b2);
+    key->delta1 = read_g1(s, "delta1");
+    key->delta2 = read_g2(s, "delta2", b2);
+  }
+  {
+    Reader s = section(4);
+    uint32_t n = s.u32();
+    s.need((size_t)n * 44);
+    key->coefs.resize(n);
+    for (uint32_t i = 0; i < n; i++) {
+      Coef& c = key->coefs[i];
+      c.matrix = s.u32();
+      c.constraint = s.u32();
+      c.signal = s.u32();
+      s.limbs(c.value.v);
+      if (c.matrix > 1 || c.constraint >= key->domain_size || c.signal >= key->n_vars ||
+          !Fr::is_canonical(c.value.v))
+        throw std::runtime_error("zkey: coefficient " + std::to_string(i) + " out of range");
+    }
+  }
+  auto g1s = [&](uint32_t type, size_t count, std::vector<G1Affine>& out, const char* what) {
+    Reader s = section(type);
+    if (s.len != count * 64) throw std::runtime_error(std::string("zkey: section ") + what + " has the wrong size");
+    out.resize(count);
+    for (size_t i = 0; i < count; i++) out[i] = read_g1(s, what);
+  };
+  g1s(5, key->n_vars, key->a, "A");
+  g1s(6, key->n_vars, key->b1, "B1");
+  {
+    Reader s = section(7);
+    if (s.len != (size_t)key->n_vars * 128) throw std::runtime_error("zkey: section B2 has the wrong size");
+    key->b2.resize(key->n_vars);
+    for (size_t i = 0; i < key->n_vars; i++) key->b2[i] = read_g2(s, "B2", b2);
+  }
+  g1s(8, key->n_vars - key->n_public - 1, key->c, "C");
+  g1s(9, key->domain_size, key->h, "H");
+  key->domain = std::make_unique<Domain>(key->log_domain);
+  key->coset_shift = root_of_unity(key->log_domain + 1);
+  return key;
+}
+
+namespace {
+// ZKGATE_NATIVE_TRACE=1 prints each phase's milliseconds to stderr (for profiling runs).
+struct Trace {
+  bool on = std::getenv("ZKGATE_NATIVE_TRACE") != nullptr;
+  std::chrono::steady_clock::time_point t = std::chrono::steady_clock::now();
+  void operator()(const char* what) {
+    if (!on) return;
+    auto now = std::chrono::steady_clock::now();
+    std::fprintf(stderr, "%s %.2f ms\n", what, std::chrono::duration<double, std::milli>(now - t).count());
+    t = now;
+  }
+};
+}  // namespace
+
+Proof prove(const ZKey& key, const Scalar* witness, size_t n_witness, const Scalar& r, const Scalar& s,
+            Compute& compute) {
+  Trace trace;
+  if (n_witness != key.n_vars)
+    throw std::runtime_error("witness has " + std::to_string(n_witness) + " values, the key " +
+                             std::to_string(key.n_vars));
+  for (size_t i = 0; i < n_witness; i++)
+    if (!Fr::is_canonical(witness[i].v)) throw std::runtime_error("witness value out of range");
+  const size_t n = key.domain_size;
+  std::vector<Fr> abc[3] = {std::vector<Fr>(n, Fr::zero()), std::vector<Fr>(n, Fr::zero()),
+                            std::vector<Fr>(n)};
+  for (const Coef& c : key.coefs) {
+    // c.value holds c·R² as an integer: times the canonical witness, Montgomery gives c·w·R.
+    Fr w{{witness[c.signal].v[0], witness[c.signal].v[1], witness[c.signal].v[2], witness[c.signal].v[3]}};
+    Fr t;
+    Fr::mul(t, c.value, w);
+    Fr& dst = abc[c.matrix][c.constraint];
+    Fr::add(dst, dst, t);
+  }
+  for (size_t i = 0; i < n; i++) Fr::mul(abc[2][i], abc[0][i], abc[1][i]);
+  trace("abc");
+  // Interpolate, move to the coset g·ω^i, evaluate again.
+  std::vector<Fr> powers(n);
+  {
+    Fr g = Fr::one();
+    for (size_t i = 0; i < n; i++) {
+      powers[i] = g;
+      g = g * key.coset_shift;
+    }
+  }
+  for (auto& v : abc) {
+    compute.ntt(v.data(), *key.domain, true);
+    for (size_t i = 0; i < n; i++) Fr::mul(v[i], v[i], powers[i]);
+    compute.ntt(v.data(), *key.domain, false);
+  }
+  std::vector<Scalar> h(n);
+  for (size_t i = 0; i < n; i++) {
+    Fr t;
+    Fr::mul(t, abc[0][i], abc[1][i]);
+    Fr::sub(t, t, abc[2][i]);
+    t.to_canonical(h[i].v);
+  }
+  trace("ntt");
+
+  G1 pi_a = compute.msm_g1(key.a.data(), witness, key.n_vars);
+  trace("msm a");
+  G1 pib1 = compute.msm_g1(key.b1.data(), witness, key.n_vars);
+  trace("msm b1");
+  G2 pi_b = compute.msm_g2(key.b2.data(), witness, key.n_vars);
+  trace("msm b2");
+  G1 pi_c = compute.msm_g1(key.c.data(), witness + key.n_public + 1, key.c.size());
+  trace("msm c");
+  G1 res_h = compute.msm_g1(key.h.data(), h.data(), n);
+  trace("msm h");
+
+  const G1 delta1 = G1::from_affine(key.delta1);
+  G1::add_mixed(pi_a, pi_a, key.alpha1);
+  G1::add(pi_a, pi_a, delta1.times(r.v));
+  G2::add_mixed(pi_b, pi_b, key.beta2);
+  G2::add(pi_b, pi_b, G2::from_affine(key.delta2).times(s.v));
+  G1::add_mixed(pib1, pib1, key.beta1);
+  G1::add(pib1, pib1, delta1.times(s.v));
+  G1::add(pi_c, pi_c, res_h);
+  G1::add(pi_c, pi_c, pi_a.times(s.v));
+  G1::add(pi_c, pi_c, pib1.times(r.v));
+  Fr rs = Fr::from_canonical(r.v) * Fr::from_canonical(s.v);
+  Scalar neg_rs;
+  (-rs).to_canonical(neg_rs.v);
+  G1::add(pi_c, pi_c, delta1.times(neg_rs.v));
+  Proof proof{pi_a.to_affine(), pi_b.to_affine(), pi_c.to_affine()};
+  trace("blind");
+  return proof;
+}
+
+}  // namespace zk

@@ -1,0 +1,51 @@
+// Groth16 proving from a snarkjs .zkey and a circom witness, following snarkjs's conventions so
+// proofs verify with the key's verification key: A and B evaluated on the domain from the key's
+// coefficient section, C = A·B there; each interpolated, shifted to the odd coset (ω of twice the
+// domain size) and evaluated again; the H scalars are A·B − C on that coset, whose points the key's
+// H section holds.
+#pragma once
+#include <cstdint>
+#include <memory>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "compute.hpp"
+
+namespace zk {
+
+struct Coef {
+  uint32_t matrix, constraint, signal;
+  Fr value;  // Montgomery form of coefficient × R (snarkjs stores c·R² as an integer)
+};
+
+struct ZKey {
+  uint32_t n_vars = 0, n_public = 0, domain_size = 0;
+  int log_domain = 0;
+  G1Affine alpha1, beta1, delta1;
+  G2Affine beta2, gamma2, delta2;
+  std::vector<Coef> coefs;
+  std::vector<G1Affine> a, b1, c, h;
+  std::vector<G2Affine> b2;
+  std::unique_ptr<Domain> domain, coset_domain;
+  Fr coset_shift;  // ω of order 2 × domain size
+  size_t bytes = 0;
+};
+
+struct Proof {
+  G1Affine a;
+  G2Affine b;
+  G1Affine c;
+};
+
+/** Parses a Groth16 .zkey (snarkjs binary format); throws std::runtime_error naming the problem. */
+std::unique_ptr<ZKey> parse_zkey(const uint8_t* data, size_t len);
+
+/**
+ * Proves with a witness of n_vars canonical scalars (the .wtns section-2 layout: 32-byte little-
+ * endian each). `r` and `s` are the blinding scalars (canonical); callers pass fresh random ones.
+ */
+Proof prove(const ZKey& key, const Scalar* witness, size_t n_witness, const Scalar& r, const Scalar& s,
+            Compute& compute);
+
+}  // namespace zk
