@@ -9,6 +9,8 @@ import { DEFAULT_DEV_SEED } from './zk/dev-seed.js';
 export const LOG_LEVELS = ['debug', 'info', 'warn', 'error', 'silent'] as const;
 export type LogLevel = (typeof LOG_LEVELS)[number];
 export const ROLES = ['all', 'rpc', 'prover'] as const;
+export const PROVER_BACKENDS = ['auto', 'snarkjs', 'native'] as const;
+export type ProverBackendChoice = (typeof PROVER_BACKENDS)[number];
 export type Role = (typeof ROLES)[number];
 
 export interface Config {
@@ -30,6 +32,7 @@ export interface Config {
   proverApiKey: string;
   proverThreads: number;
   proverCurveThreads: number;
+  proverBackend: ProverBackendChoice;
   proverQueue: number;
   proofTimeoutMs: number;
   preloadCircuits: string[];
@@ -46,7 +49,7 @@ export interface Config {
   metadataMaxBytes: number;
 }
 
-type Kind = 'string' | 'port' | 'count' | 'list' | 'level' | 'role';
+type Kind = 'string' | 'port' | 'count' | 'list' | 'level' | 'role' | 'backend';
 
 interface OptionSpec {
   key: keyof Config;
@@ -134,6 +137,12 @@ export const OPTIONS: readonly OptionSpec[] = [
     kind: 'count',
     default: 0,
     help: 'threads one proof may use inside a worker (0 = 2 × cores / workers, at least 2, at most the cores)',
+  },
+  {
+    key: 'proverBackend',
+    kind: 'backend',
+    default: 'auto',
+    help: `proving backend: ${PROVER_BACKENDS.join(', ')} (auto: native when built and its self-check passes, else snarkjs)`,
   },
   {
     key: 'proverQueue',
@@ -266,6 +275,11 @@ function coerce(spec: OptionSpec, raw: unknown, source: string): Config[keyof Co
         throw new ConfigError(`${where}: expected one of ${ROLES.join(', ')}, got ${JSON.stringify(raw)}`);
       }
       return raw as Role;
+    case 'backend':
+      if (typeof raw !== 'string' || !(PROVER_BACKENDS as readonly string[]).includes(raw)) {
+        throw new ConfigError(`${where}: expected one of ${PROVER_BACKENDS.join(', ')}, got ${JSON.stringify(raw)}`);
+      }
+      return raw as ProverBackendChoice;
   }
 }
 

@@ -35,7 +35,7 @@ export interface BackendOptions {
   curveThreads?: number;
 }
 
-export const BACKENDS = ['snarkjs'] as const;
+export const BACKENDS = ['snarkjs', 'native'] as const;
 export type BackendName = (typeof BACKENDS)[number];
 
 /**

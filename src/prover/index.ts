@@ -2,7 +2,7 @@
 // and Light's /prove HTTP API. `startProver` wires them; the gateway adds the services to its gRPC
 // server and stops everything in order.
 import { join } from 'node:path';
-import type { Config } from '../config.js';
+import { ConfigError, type Config, type ProverBackendChoice } from '../config.js';
 import type { GrpcServiceSpec } from '../grpc/server.js';
 import type { Logger } from '../obs/log.js';
 import type { MetricsRegistry } from '../obs/metrics.js';
@@ -10,6 +10,7 @@ import { TreeStore } from '../state/index.js';
 import { shutdownZk } from '../zk/index.js';
 import { KeyStore } from '../zk/keys.js';
 import { SHAPES, shapeByName } from '../zk/shapes.js';
+import type { BackendName } from './backend.js';
 import { bootstrapLocalnetTrees } from './bootstrap.js';
 import {
   PROVER_PROTO,
@@ -20,6 +21,7 @@ import {
   stateSyncImplementation,
 } from './grpc-services.js';
 import { startLightHttp, type LightHttpServer } from './light-http.js';
+import { loadNativeAddon, nativeSelfCheck } from './native-addon.js';
 import { ProverPool } from './pool.js';
 import { ProverService } from './service.js';
 
@@ -52,6 +54,21 @@ export function expandShapeList(names: readonly string[]): string[] {
   return [...out];
 }
 
+/**
+ * The backend to run: `native` when asked for (failing start-up with the reason when it cannot
+ * run), `snarkjs` when asked for, and with `auto` native when it is built and passes its
+ * self-check, else snarkjs with the reason logged.
+ */
+export function chooseBackend(choice: ProverBackendChoice, log: Logger): BackendName {
+  if (choice === 'snarkjs') return 'snarkjs';
+  const status = loadNativeAddon();
+  const reason = status.ok ? nativeSelfCheck(status.addon) : status.reason;
+  if (reason === undefined) return 'native';
+  if (choice === 'native') throw new ConfigError(`prover backend "native" cannot run: ${reason}`);
+  log.warn('prover: native backend unavailable, using snarkjs', { reason });
+  return 'snarkjs';
+}
+
 export async function startProver(config: Config, log: Logger, metrics?: MetricsRegistry): Promise<Prover> {
   const preload = expandShapeList(config.preloadCircuits);
   const store = await TreeStore.open(join(config.dataDir, 'trees'));
@@ -60,8 +77,10 @@ export async function startProver(config: Config, log: Logger, metrics?: Metrics
   try {
     bootstrapLocalnetTrees(store, log);
     const keys = new KeyStore(config.dataDir, config.devKeySeed);
+    const backend = chooseBackend(config.proverBackend, log);
+    log.info('prover: proving backend', { backend });
     pool = new ProverPool({
-      backend: 'snarkjs',
+      backend,
       ...(config.proverThreads > 0 ? { threads: config.proverThreads } : {}),
       ...(config.proverCurveThreads > 0 ? { curveThreads: config.proverCurveThreads } : {}),
       maxQueue: config.proverQueue,

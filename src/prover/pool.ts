@@ -37,6 +37,7 @@ interface Waiting {
 }
 
 export class ProverPool {
+  readonly backend: BackendName;
   readonly threads: number;
   readonly curveThreads: number;
   private readonly piscina: Piscina;
@@ -49,6 +50,7 @@ export class ProverPool {
 
   constructor(private readonly options: PoolOptions) {
     const cores = availableParallelism();
+    this.backend = options.backend;
     this.threads = Math.max(1, options.threads ?? cores);
     // A lone request should still use several cores, and a full pool should not run far more
     // threads than there are cores: at most 2× oversubscribed.

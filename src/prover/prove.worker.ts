@@ -8,6 +8,7 @@ import {
   type ProveJob,
   type ProverBackend,
 } from './backend.js';
+import { NativeBackend } from './native-backend.js';
 import { SnarkjsBackend } from './snarkjs-backend.js';
 
 export interface WorkerConfig {
@@ -26,6 +27,8 @@ function createBackend(c: WorkerConfig): ProverBackend {
   switch (c.backend) {
     case 'snarkjs':
       return new SnarkjsBackend({ memoryBudgetBytes: c.memoryBudgetBytes, curveThreads: c.curveThreads });
+    case 'native':
+      return new NativeBackend({ memoryBudgetBytes: c.memoryBudgetBytes, curveThreads: c.curveThreads });
   }
 }
 

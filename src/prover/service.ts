@@ -43,7 +43,7 @@ export class ProverService {
   constructor(private readonly o: ProverServiceOptions) {}
 
   get backendName(): string {
-    return 'snarkjs';
+    return this.o.pool.backend;
   }
 
   /** The shape's key, building it on first use; the caller waits only until its deadline. */

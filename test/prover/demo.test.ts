@@ -15,7 +15,8 @@ before(async () => {
   await loadPoseidon();
   await warmKeys();
   linkKeyCache(dataDir);
-  gw = await startCli(['--data-dir', dataDir], {}, 60_000);
+  // The snarkjs backend end to end (the other prover tests run the default, native).
+  gw = await startCli(['--data-dir', dataDir, '--prover-backend', 'snarkjs'], {}, 60_000);
 });
 
 after(async () => {

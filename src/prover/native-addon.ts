@@ -1,0 +1,105 @@
+// The native prover addon (native/, built by `native/build.mjs` during install): loading it, the
+// reason when it cannot be loaded, and the self-check that decides whether `--prover-backend auto`
+// may use it. Values cross the boundary as little-endian 32-byte canonical integers.
+import { existsSync, readFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { fileURLToPath } from 'node:url';
+import { bn254 } from '@noble/curves/bn254.js';
+import { FP, FR, mod, modPow } from '../zk/field.js';
+import { rootOfUnity } from '../zk/setup/dev-setup.js';
+
+/** An opaque handle to a parsed key living in native memory. */
+export type NativeKey = { readonly __nativeKey: unique symbol };
+
+export interface NativeAddon {
+  loadKey(zkey: Uint8Array): NativeKey;
+  keyInfo(key: NativeKey): { nVars: number; nPublic: number; domainSize: number; bytes: number };
+  /** a ‖ b ‖ c affine coordinates (8 × 32 bytes); r and s are the blinding scalars. */
+  prove(key: NativeKey, witness: Uint8Array, r: Uint8Array, s: Uint8Array, threads: number): Uint8Array;
+  /** field 0 Fq, 1 Fr, 2 Fq2; op 0 add, 1 sub, 2 mul, 3 square, 4 inverse, 5 negate. */
+  fieldOp(field: number, op: number, a: Uint8Array, b: Uint8Array): Uint8Array;
+  /** group 1 | 2; op 0 add, 1 mixed add, 2 double, 3 scalar multiplication (q = scalar). */
+  curveOp(group: number, op: number, p: Uint8Array, q: Uint8Array): Uint8Array;
+  msm(group: number, bases: Uint8Array, scalars: Uint8Array, threads: number): Uint8Array;
+  ntt(values: Uint8Array, inverse: boolean, threads: number): Uint8Array;
+  rootOfUnity(k: number): Uint8Array;
+}
+
+export type NativeStatus = { ok: true; addon: NativeAddon } | { ok: false; reason: string };
+
+const addonPath = fileURLToPath(new URL('../../native/build/zkgate_native.node', import.meta.url));
+const statusPath = fileURLToPath(new URL('../../native/build/status.json', import.meta.url));
+
+let cached: NativeStatus | undefined;
+
+/** The addon, or why there is none (as the install recorded it). */
+export function loadNativeAddon(): NativeStatus {
+  if (cached) return cached;
+  if (!existsSync(addonPath)) {
+    let reason = 'the native prover is not built (npm run build builds it)';
+    try {
+      const status = JSON.parse(readFileSync(statusPath, 'utf8')) as { ok: boolean; reason?: string };
+      if (!status.ok && status.reason) reason = `the native prover was not built: ${status.reason}`;
+    } catch {
+      // no status: never attempted
+    }
+    return (cached = { ok: false, reason });
+  }
+  try {
+    const addon = createRequire(import.meta.url)(addonPath) as NativeAddon;
+    return (cached = { ok: true, addon });
+  } catch (e) {
+    return (cached = { ok: false, reason: `the native prover failed to load: ${(e as Error).message}` });
+  }
+}
+
+export function le32(v: bigint): Uint8Array {
+  const out = new Uint8Array(32);
+  for (let i = 0; i < 32; i++) {
+    out[i] = Number(v & 0xffn);
+    v >>= 8n;
+  }
+  return out;
+}
+
+export function fromLe32(b: Uint8Array, offset = 0): bigint {
+  let v = 0n;
+  for (let i = 31; i >= 0; i--) v = (v << 8n) | BigInt(b[offset + i]!);
+  return v;
+}
+
+const concat = (parts: Uint8Array[]) => Buffer.concat(parts);
+
+/**
+ * Checks the addon against independent arithmetic (bigint, @noble/curves) and against the domain
+ * convention of zkgate's key setup; returns why it failed, or undefined when it passed.
+ */
+export function nativeSelfCheck(addon: NativeAddon): string | undefined {
+  try {
+    const a = 0x1234567890abcdef1234567890abcdefn * 0xfedcba9876543210n;
+    const b = FR - 12345n;
+    if (fromLe32(addon.fieldOp(1, 2, le32(a), le32(b))) !== mod(a * b, FR)) return 'Fr multiplication disagrees';
+    if (fromLe32(addon.fieldOp(0, 4, le32(b % FP), le32(0n))) !== modPow(b % FP, FP - 2n, FP))
+      return 'Fq inversion disagrees';
+    const G = bn254.G1.Point.BASE;
+    const k = 0xdeadbeefcafebaben;
+    const g = concat([le32(G.x), le32(G.y)]);
+    const kg = addon.curveOp(1, 3, g, le32(k));
+    const want = G.multiply(k).toAffine();
+    if (fromLe32(kg, 0) !== want.x || fromLe32(kg, 32) !== want.y) return 'G1 scalar multiplication disagrees';
+    const bases = [G, G.multiply(3n), G.multiply(7n)].map((p) => p.toAffine());
+    const scalars = [FR - 1n, 1n, 0x1234n];
+    const m = addon.msm(1, concat(bases.flatMap((p) => [le32(p.x), le32(p.y)])), concat(scalars.map(le32)), 2);
+    const mw = G.multiply(mod(-1n + 3n + 7n * 0x1234n, FR)).toAffine();
+    if (fromLe32(m, 0) !== mw.x || fromLe32(m, 32) !== mw.y) return 'G1 MSM disagrees';
+    for (const log of [1, 13, 28])
+      if (fromLe32(addon.rootOfUnity(log)) !== rootOfUnity(log))
+        return `root of unity 2^${log} differs from the key setup's`;
+    const values = concat([1n, 2n, 3n, 4n, 5n, 6n, 7n, FR - 1n].map(le32));
+    const back = addon.ntt(addon.ntt(values, false, 1), true, 2);
+    if (!Buffer.from(back).equals(values)) return 'NTT round trip disagrees';
+    return undefined;
+  } catch (e) {
+    return `self-check threw: ${(e as Error).message}`;
+  }
+}

@@ -1,0 +1,56 @@
+// circom's WebAssembly witness calculator, shared by every backend: inputs in, the .wtns bytes out
+// (the backends prove from its values). Unsatisfied inputs fail here, before any proving.
+import { importInWorker } from '../util/load-iden3.js';
+import type { CircuitInputs } from '../zk/inputs.js';
+import { UnsatisfiedWitnessError } from './backend.js';
+
+export interface WitnessCalculator {
+  calculateWTNSBin(input: unknown, sanityCheck?: boolean): Promise<Uint8Array>;
+}
+
+interface Libs {
+  builder: (code: Uint8Array, options?: unknown) => Promise<WitnessCalculator>;
+  unstringify: (v: unknown) => unknown;
+}
+
+let libs: Promise<Libs> | undefined;
+const loadLibs = (): Promise<Libs> =>
+  (libs ??= importInWorker(async () => {
+    const [runtime, ff] = await Promise.all([import('circom_runtime'), import('ffjavascript')]);
+    return { builder: runtime.WitnessCalculatorBuilder, unstringify: ff.utils.unstringifyBigInts };
+  }));
+
+export async function buildWitnessCalculator(wasm: Uint8Array): Promise<WitnessCalculator> {
+  return (await loadLibs()).builder(wasm);
+}
+
+/** The witness as a .wtns file; inputs the circuit rejects throw UnsatisfiedWitnessError. */
+export async function calculateWitness(
+  wc: WitnessCalculator,
+  shape: string,
+  inputs: CircuitInputs,
+): Promise<Uint8Array> {
+  const { unstringify } = await loadLibs();
+  try {
+    return await wc.calculateWTNSBin(unstringify(inputs), true);
+  } catch (e) {
+    const first = String((e as Error)?.message ?? e).split('\n')[0];
+    throw new UnsatisfiedWitnessError(`${shape}: the inputs do not satisfy the circuit (${first})`);
+  }
+}
+
+/** The values section of a .wtns file: 32-byte little-endian field elements, one per wire. */
+export function witnessValues(wtns: Uint8Array): Uint8Array {
+  const view = new DataView(wtns.buffer, wtns.byteOffset, wtns.byteLength);
+  if (wtns.length < 12 || String.fromCharCode(...wtns.subarray(0, 4)) !== 'wtns') throw new Error('not a wtns file');
+  const sections = view.getUint32(8, true);
+  let at = 12;
+  for (let i = 0; i < sections; i++) {
+    const type = view.getUint32(at, true);
+    const size = Number(view.getBigUint64(at + 4, true));
+    at += 12;
+    if (type === 2) return wtns.subarray(at, at + size);
+    at += size;
+  }
+  throw new Error('wtns file without a values section');
+}
