@@ -47,7 +47,15 @@ if (args.has('--sanitize')) {
   const headers = [join(here, 'src')];
   const exe = join(out, 'selftest-sanitized');
   mkdirSync(out, { recursive: true });
-  const flags = [...common, '-O1', '-g', '-march=native', '-fsanitize=address,undefined', '-fno-sanitize-recover=all', '-fno-omit-frame-pointer'];
+  const flags = [
+    ...common,
+    '-O1',
+    '-g',
+    '-march=native',
+    '-fsanitize=address,undefined',
+    '-fno-sanitize-recover=all',
+    '-fno-omit-frame-pointer',
+  ];
   const build = run(cxx, [
     ...flags,
     ...headers.map((h) => `-I${h}`),
@@ -81,7 +89,10 @@ try {
 if (!args.has('--force') && previous?.ok && previous.digest === digest && existsSync(target)) process.exit(0);
 
 if (!headers) {
-  record({ ok: false, reason: "Node's headers (node_api.h) were not found next to the node binary or in npm's nodedir" });
+  record({
+    ok: false,
+    reason: "Node's headers (node_api.h) were not found next to the node binary or in npm's nodedir",
+  });
   console.warn('zkgate: native prover not built: Node headers not found; the snarkjs backend will be used');
   process.exit(0);
 }
@@ -92,6 +103,7 @@ if (!version.ok) {
   process.exit(0);
 }
 const started = Date.now();
+mkdirSync(out, { recursive: true });
 const tmp = `${target}.tmp`;
 const build = run(cxx, [...flags, `-I${headers}`, `-I${src}`, ...units.map((u) => join(src, u)), '-o', tmp]);
 if (!build.ok) {

@@ -97,14 +97,19 @@ void g2_out(const G2Affine& a, uint8_t* p) {
     return throw_error(env, e.what());     \
   }
 
+/** loadKey(zkey, tableBudgetBytes, threads): parses the key and builds the tables that fit. */
 napi_value LoadKey(napi_env env, napi_callback_info info) {
-  napi_value argv[1];
-  if (!args(env, info, argv)) return throw_error(env, "loadKey(zkey: Uint8Array)");
+  napi_value argv[3];
+  if (!args(env, info, argv)) return throw_error(env, "loadKey(zkey: Uint8Array, tableBudgetBytes, threads)");
+  double budget = 0;
+  napi_get_value_double(env, argv[1], &budget);
+  int threads = get_int(env, argv[2], 1);
   const uint8_t* data;
   size_t len;
   if (!get_bytes(env, argv[0], &data, &len)) return throw_error(env, "loadKey: zkey must be a Uint8Array");
   GUARD_BEGIN
   auto handle = new KeyHandle{parse_zkey(data, len)};
+  if (budget > 0) build_tables(*handle->key, (size_t)budget, threads);
   napi_value ext;
   napi_create_external(
       env, handle, [](napi_env, void* d, void*) { delete static_cast<KeyHandle*>(d); }, nullptr, &ext);
@@ -133,6 +138,8 @@ napi_value KeyInfo(napi_env env, napi_callback_info info) {
   napi_set_named_property(env, obj, "domainSize", v);
   napi_create_double(env, (double)h->key->bytes, &v);
   napi_set_named_property(env, obj, "bytes", v);
+  napi_create_double(env, (double)h->key->table_bytes, &v);
+  napi_set_named_property(env, obj, "tableBytes", v);
   return obj;
 }
 
@@ -246,11 +253,13 @@ napi_value CurveOp(napi_env env, napi_callback_info info) {
   GUARD_END
 }
 
-/** msm(group, bases (affine canonical), scalars (32 bytes each), threads) → affine. */
+/** msm(group, bases (affine canonical), scalars (32 bytes each), threads, fixed) → affine. */
 napi_value Msm(napi_env env, napi_callback_info info) {
-  napi_value argv[4];
-  if (!args(env, info, argv)) return throw_error(env, "msm(group, bases, scalars, threads)");
+  napi_value argv[5];
+  if (!args(env, info, argv)) return throw_error(env, "msm(group, bases, scalars, threads, fixedBaseTable)");
   int group = get_int(env, argv[0], -1), threads = get_int(env, argv[3], 1);
+  bool fixed = false;
+  napi_get_value_bool(env, argv[4], &fixed);
   const uint8_t *b, *s;
   size_t bl, sl;
   if (!get_bytes(env, argv[1], &b, &bl) || !get_bytes(env, argv[2], &s, &sl)) return throw_error(env, "bytes");
@@ -266,14 +275,18 @@ napi_value Msm(napi_env env, napi_callback_info info) {
     std::vector<G1Affine> bases(n);
     for (size_t i = 0; i < n; i++) bases[i] = g1_in(b + 64 * i);
     uint8_t out[64];
-    g1_out(cpu.msm_g1(bases.data(), scalars.data(), n).to_affine(), out);
+    FixedBaseTable<Fq> table;
+    if (fixed) table.build(bases.data(), n, threads);
+    g1_out(cpu.msm_g1(bases.data(), fixed ? &table : nullptr, scalars.data(), n).to_affine(), out);
     return make_bytes(env, out, 64);
   }
   if (bl != n * 128) throw std::runtime_error("bases and scalars differ in count");
   std::vector<G2Affine> bases(n);
   for (size_t i = 0; i < n; i++) bases[i] = g2_in(b + 128 * i);
   uint8_t out[128];
-  g2_out(cpu.msm_g2(bases.data(), scalars.data(), n).to_affine(), out);
+  FixedBaseTable<Fq2> table;
+  if (fixed) table.build(bases.data(), n, threads);
+  g2_out(cpu.msm_g2(bases.data(), fixed ? &table : nullptr, scalars.data(), n).to_affine(), out);
   return make_bytes(env, out, 128);
   GUARD_END
 }

@@ -1,5 +1,6 @@
 // What a Groth16 prover needs from hardware: MSMs over G1 and G2 and NTTs over Fr. The CPU
-// implementation is here; a CUDA implementation provides the same interface.
+// implementation is here; a CUDA implementation provides the same interface. An MSM may be given
+// the bases' precomputed table (kept with a proving key); an implementation may ignore it.
 #pragma once
 #include "msm.hpp"
 #include "ntt.hpp"
@@ -9,22 +10,29 @@ namespace zk {
 struct Compute {
   virtual ~Compute() = default;
   virtual const char* name() const = 0;
-  virtual G1 msm_g1(const G1Affine* bases, const Scalar* scalars, size_t n) = 0;
-  virtual G2 msm_g2(const G2Affine* bases, const Scalar* scalars, size_t n) = 0;
+  virtual G1 msm_g1(const G1Affine* bases, const FixedBaseTable<Fq>* table, const Scalar* scalars, size_t n) = 0;
+  virtual G2 msm_g2(const G2Affine* bases, const FixedBaseTable<Fq2>* table, const Scalar* scalars, size_t n) = 0;
   virtual void ntt(Fr* data, const Domain& domain, bool inverse) = 0;
+  /** A transform whose inverse leaves out its 1/n (callers fold it in). */
+  virtual void ntt_unscaled(Fr* data, const Domain& domain, bool inverse) = 0;
+  virtual int threads() const = 0;
 };
 
 struct CpuCompute final : Compute {
-  int threads;
-  explicit CpuCompute(int t) : threads(t < 1 ? 1 : t) {}
+  int n_threads;
+  explicit CpuCompute(int t) : n_threads(t < 1 ? 1 : t) {}
   const char* name() const override { return "cpu"; }
-  G1 msm_g1(const G1Affine* bases, const Scalar* scalars, size_t n) override {
-    return msm(bases, scalars, n, threads);
+  G1 msm_g1(const G1Affine* bases, const FixedBaseTable<Fq>* table, const Scalar* scalars, size_t n) override {
+    return table ? msm_fixed(*table, scalars, n, n_threads) : msm(bases, scalars, n, n_threads);
   }
-  G2 msm_g2(const G2Affine* bases, const Scalar* scalars, size_t n) override {
-    return msm(bases, scalars, n, threads);
+  G2 msm_g2(const G2Affine* bases, const FixedBaseTable<Fq2>* table, const Scalar* scalars, size_t n) override {
+    return table ? msm_fixed(*table, scalars, n, n_threads) : msm(bases, scalars, n, n_threads);
   }
-  void ntt(Fr* data, const Domain& domain, bool inverse) override { zk::ntt(data, domain, inverse, threads); }
+  void ntt(Fr* data, const Domain& domain, bool inverse) override { zk::ntt(data, domain, inverse, n_threads); }
+  void ntt_unscaled(Fr* data, const Domain& domain, bool inverse) override {
+    zk::ntt(data, domain, inverse, n_threads, false);
+  }
+  int threads() const override { return n_threads; }
 };
 
 }  // namespace zk

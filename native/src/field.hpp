@@ -8,6 +8,8 @@
 #include <x86intrin.h>
 #endif
 
+#define ZK_INLINE inline __attribute__((always_inline))
+
 namespace zk {
 
 using u64 = uint64_t;
@@ -47,7 +49,7 @@ struct Field {
   bool operator!=(const Field& o) const { return !(*this == o); }
 
   // a + b < 2^255 since both are below the modulus (< 2^254): no carry leaves the top limb.
-  static inline void add(Field& out, const Field& a, const Field& b) {
+  ZK_INLINE static void add(Field& out, const Field& a, const Field& b) {
     u64 s[4];
 #if defined(__x86_64__)
     unsigned char c = _addcarry_u64(0, a.v[0], b.v[0], (unsigned long long*)&s[0]);
@@ -65,7 +67,7 @@ struct Field {
     reduce_once(out, s);
   }
 
-  static inline void sub(Field& out, const Field& a, const Field& b) {
+  ZK_INLINE static void sub(Field& out, const Field& a, const Field& b) {
 #if defined(__x86_64__)
     unsigned long long d0, d1, d2, d3;
     unsigned char br = _subborrow_u64(0, a.v[0], b.v[0], &d0);
@@ -101,7 +103,7 @@ struct Field {
 #endif
   }
 
-  static inline void neg(Field& out, const Field& a) {
+  ZK_INLINE static void neg(Field& out, const Field& a) {
     if (a.is_zero()) {
       out = a;
       return;
@@ -109,12 +111,12 @@ struct Field {
     sub(out, Field{{Params::P[0], Params::P[1], Params::P[2], Params::P[3]}}, a);
   }
 
-  static inline void dbl(Field& out, const Field& a) { add(out, a, a); }
+  ZK_INLINE static void dbl(Field& out, const Field& a) { add(out, a, a); }
 
   // Montgomery multiplication, CIOS. The modulus leaves the top two bits free, so the running total
   // fits five limbs and the carries out of the top limb are always zero. On x86-64 with BMI2 and
   // ADX the rounds run two carry chains at once (adcx/adox) around mulx.
-  static inline void mul(Field& out, const Field& a, const Field& b) {
+  ZK_INLINE static void mul(Field& out, const Field& a, const Field& b) {
 #if defined(__x86_64__) && defined(__BMI2__) && defined(__ADX__)
     u64 t0 = 0, t1 = 0, t2 = 0, t3 = 0, t4 = 0, lo, hi, z, rdx;
 #define ZK_ROUND(BI, T0, T1, T2, T3, T4)                                                                    \
@@ -173,11 +175,12 @@ struct Field {
 #endif
   }
 
-  static inline void sqr(Field& out, const Field& a) { mul(out, a, a); }
+  ZK_INLINE static void sqr(Field& out, const Field& a) { mul(out, a, a); }
+
 
   // Subtract the modulus when s ≥ p. Branch-free: after a multiplication the outcome is close to a
   // coin flip, and a mispredicted branch would cost more than the whole subtraction.
-  static inline void reduce_once(Field& out, const u64 s[4]) {
+  ZK_INLINE static void reduce_once(Field& out, const u64 s[4]) {
 #if defined(__x86_64__)
     unsigned long long d0, d1, d2, d3;
     unsigned char br = _subborrow_u64(0, s[0], Params::P[0], &d0);
@@ -285,20 +288,20 @@ struct Fq2 {
   bool is_zero() const { return c0.is_zero() && c1.is_zero(); }
   bool operator==(const Fq2& o) const { return c0 == o.c0 && c1 == o.c1; }
   bool operator!=(const Fq2& o) const { return !(*this == o); }
-  static inline void add(Fq2& r, const Fq2& a, const Fq2& b) {
+  ZK_INLINE static void add(Fq2& r, const Fq2& a, const Fq2& b) {
     Fq::add(r.c0, a.c0, b.c0);
     Fq::add(r.c1, a.c1, b.c1);
   }
-  static inline void sub(Fq2& r, const Fq2& a, const Fq2& b) {
+  ZK_INLINE static void sub(Fq2& r, const Fq2& a, const Fq2& b) {
     Fq::sub(r.c0, a.c0, b.c0);
     Fq::sub(r.c1, a.c1, b.c1);
   }
-  static inline void neg(Fq2& r, const Fq2& a) {
+  ZK_INLINE static void neg(Fq2& r, const Fq2& a) {
     Fq::neg(r.c0, a.c0);
     Fq::neg(r.c1, a.c1);
   }
-  static inline void dbl(Fq2& r, const Fq2& a) { add(r, a, a); }
-  static inline void mul(Fq2& r, const Fq2& a, const Fq2& b) {
+  ZK_INLINE static void dbl(Fq2& r, const Fq2& a) { add(r, a, a); }
+  ZK_INLINE static void mul(Fq2& r, const Fq2& a, const Fq2& b) {
     Fq v0, v1, s0, s1, t;
     Fq::mul(v0, a.c0, b.c0);
     Fq::mul(v1, a.c1, b.c1);
@@ -309,7 +312,7 @@ struct Fq2 {
     Fq::sub(t, t, v0);
     Fq::sub(r.c1, t, v1);
   }
-  static inline void sqr(Fq2& r, const Fq2& a) {
+  ZK_INLINE static void sqr(Fq2& r, const Fq2& a) {
     Fq s, d, m;
     Fq::add(s, a.c0, a.c1);
     Fq::sub(d, a.c0, a.c1);

@@ -4,6 +4,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <algorithm>
 #include <map>
 
 namespace zk {
@@ -132,6 +133,14 @@ std::unique_ptr<ZKey> parse_zkey(const uint8_t* data, size_t len) {
         throw std::runtime_error("zkey: coefficient " + std::to_string(i) + " out of range");
     }
   }
+  // A's coefficients first, then B's, each in constraint order: threads can then take disjoint
+  // constraint ranges of one matrix without sharing an output element.
+  std::stable_sort(key->coefs.begin(), key->coefs.end(), [](const Coef& x, const Coef& y) {
+    return x.matrix != y.matrix ? x.matrix < y.matrix : x.constraint < y.constraint;
+  });
+  key->coefs_a = (size_t)(std::partition_point(key->coefs.begin(), key->coefs.end(),
+                                               [](const Coef& c) { return c.matrix == 0; }) -
+                          key->coefs.begin());
   auto g1s = [&](uint32_t type, size_t count, std::vector<G1Affine>& out, const char* what) {
     Reader s = section(type);
     if (s.len != count * 64) throw std::runtime_error(std::string("zkey: section ") + what + " has the wrong size");
@@ -150,6 +159,12 @@ std::unique_ptr<ZKey> parse_zkey(const uint8_t* data, size_t len) {
   g1s(9, key->domain_size, key->h, "H");
   key->domain = std::make_unique<Domain>(key->log_domain);
   key->coset_shift = root_of_unity(key->log_domain + 1);
+  key->coset_powers.resize(key->domain_size);
+  Fr g = key->domain->n_inv;
+  for (size_t i = 0; i < key->domain_size; i++) {
+    key->coset_powers[i] = g;
+    g = g * key->coset_shift;
+  }
   return key;
 }
 
@@ -167,6 +182,25 @@ struct Trace {
 };
 }  // namespace
 
+size_t build_tables(ZKey& key, size_t budget_bytes, int threads) {
+  size_t used = 0;
+  auto fits = [&](size_t b) { return used + b <= budget_bytes; };
+  if (fits(FixedBaseTable<Fq2>::bytes_for(key.b2.size()))) {
+    key.table_b2 = std::make_unique<FixedBaseTable<Fq2>>();
+    key.table_b2->build(key.b2.data(), key.b2.size(), threads);
+    used += key.table_b2->bytes();
+  }
+  for (auto [bases, table] : {std::pair{&key.h, &key.table_h}, std::pair{&key.a, &key.table_a},
+                              std::pair{&key.b1, &key.table_b1}, std::pair{&key.c, &key.table_c}}) {
+    if (!fits(FixedBaseTable<Fq>::bytes_for(bases->size()))) continue;
+    *table = std::make_unique<FixedBaseTable<Fq>>();
+    (*table)->build(bases->data(), bases->size(), threads);
+    used += (*table)->bytes();
+  }
+  key.table_bytes = used;
+  return used;
+}
+
 Proof prove(const ZKey& key, const Scalar* witness, size_t n_witness, const Scalar& r, const Scalar& s,
             Compute& compute) {
   Trace trace;
@@ -178,29 +212,46 @@ Proof prove(const ZKey& key, const Scalar* witness, size_t n_witness, const Scal
   const size_t n = key.domain_size;
   std::vector<Fr> abc[3] = {std::vector<Fr>(n, Fr::zero()), std::vector<Fr>(n, Fr::zero()),
                             std::vector<Fr>(n)};
-  for (const Coef& c : key.coefs) {
-    // c.value holds c·R² as an integer: times the canonical witness, Montgomery gives c·w·R.
-    Fr w{{witness[c.signal].v[0], witness[c.signal].v[1], witness[c.signal].v[2], witness[c.signal].v[3]}};
-    Fr t;
-    Fr::mul(t, c.value, w);
-    Fr& dst = abc[c.matrix][c.constraint];
-    Fr::add(dst, dst, t);
+  // Each thread takes a run of coefficients that ends on a constraint boundary, so no two threads
+  // add into the same element.
+  {
+    const int threads = compute.threads();
+    const size_t parts = (size_t)threads * 2;
+    const size_t total = key.coefs.size();
+    std::vector<size_t> cut(parts + 1);
+    cut[0] = 0;
+    cut[parts] = total;
+    for (size_t p = 1; p < parts; p++) {
+      size_t at = std::max(cut[p - 1], total * p / parts);
+      while (at > cut[p - 1] && at < total && key.coefs[at].matrix == key.coefs[at - 1].matrix &&
+             key.coefs[at].constraint == key.coefs[at - 1].constraint)
+        at++;
+      cut[p] = at;
+    }
+    parallel_for(parts, threads, [&](size_t p) {
+      for (size_t i = cut[p]; i < cut[p + 1]; i++) {
+        const Coef& c = key.coefs[i];
+        // c.value holds c·R² as an integer: times the canonical witness, Montgomery gives c·w·R.
+        const Scalar& ws = witness[c.signal];
+        Fr w{{ws.v[0], ws.v[1], ws.v[2], ws.v[3]}};
+        Fr t;
+        Fr::mul(t, c.value, w);
+        Fr& dst = abc[c.matrix][c.constraint];
+        Fr::add(dst, dst, t);
+      }
+    });
   }
   for (size_t i = 0; i < n; i++) Fr::mul(abc[2][i], abc[0][i], abc[1][i]);
   trace("abc");
-  // Interpolate, move to the coset g·ω^i, evaluate again.
-  std::vector<Fr> powers(n);
-  {
-    Fr g = Fr::one();
-    for (size_t i = 0; i < n; i++) {
-      powers[i] = g;
-      g = g * key.coset_shift;
-    }
-  }
+  // Interpolate, move to the coset g·ω^i, evaluate again. The inverse transform's 1/n is folded
+  // into the coset powers.
   for (auto& v : abc) {
-    compute.ntt(v.data(), *key.domain, true);
-    for (size_t i = 0; i < n; i++) Fr::mul(v[i], v[i], powers[i]);
-    compute.ntt(v.data(), *key.domain, false);
+    compute.ntt_unscaled(v.data(), *key.domain, true);
+    parallel_for((size_t)compute.threads(), compute.threads(), [&](size_t p) {
+      size_t parts = (size_t)compute.threads();
+      for (size_t i = n * p / parts; i < n * (p + 1) / parts; i++) Fr::mul(v[i], v[i], key.coset_powers[i]);
+    });
+    compute.ntt_unscaled(v.data(), *key.domain, false);
   }
   std::vector<Scalar> h(n);
   for (size_t i = 0; i < n; i++) {
@@ -211,15 +262,15 @@ Proof prove(const ZKey& key, const Scalar* witness, size_t n_witness, const Scal
   }
   trace("ntt");
 
-  G1 pi_a = compute.msm_g1(key.a.data(), witness, key.n_vars);
+  G1 pi_a = compute.msm_g1(key.a.data(), key.table_a.get(), witness, key.n_vars);
   trace("msm a");
-  G1 pib1 = compute.msm_g1(key.b1.data(), witness, key.n_vars);
+  G1 pib1 = compute.msm_g1(key.b1.data(), key.table_b1.get(), witness, key.n_vars);
   trace("msm b1");
-  G2 pi_b = compute.msm_g2(key.b2.data(), witness, key.n_vars);
+  G2 pi_b = compute.msm_g2(key.b2.data(), key.table_b2.get(), witness, key.n_vars);
   trace("msm b2");
-  G1 pi_c = compute.msm_g1(key.c.data(), witness + key.n_public + 1, key.c.size());
+  G1 pi_c = compute.msm_g1(key.c.data(), key.table_c.get(), witness + key.n_public + 1, key.c.size());
   trace("msm c");
-  G1 res_h = compute.msm_g1(key.h.data(), h.data(), n);
+  G1 res_h = compute.msm_g1(key.h.data(), key.table_h.get(), h.data(), n);
   trace("msm h");
 
   const G1 delta1 = G1::from_affine(key.delta1);

@@ -24,11 +24,17 @@ struct ZKey {
   int log_domain = 0;
   G1Affine alpha1, beta1, delta1;
   G2Affine beta2, gamma2, delta2;
-  std::vector<Coef> coefs;
+  std::vector<Coef> coefs;  // grouped: matrix A then B, each ordered by constraint
+  size_t coefs_a = 0;       // how many belong to A
   std::vector<G1Affine> a, b1, c, h;
   std::vector<G2Affine> b2;
+  // Precomputed tables of the fixed bases (empty when the memory budget left no room).
+  std::unique_ptr<FixedBaseTable<Fq>> table_a, table_b1, table_c, table_h;
+  std::unique_ptr<FixedBaseTable<Fq2>> table_b2;
+  size_t table_bytes = 0;
   std::unique_ptr<Domain> domain, coset_domain;
-  Fr coset_shift;  // ω of order 2 × domain size
+  Fr coset_shift;               // ω of order 2 × domain size
+  std::vector<Fr> coset_powers;  // shift^i / domain size
   size_t bytes = 0;
 };
 
@@ -40,6 +46,12 @@ struct Proof {
 
 /** Parses a Groth16 .zkey (snarkjs binary format); throws std::runtime_error naming the problem. */
 std::unique_ptr<ZKey> parse_zkey(const uint8_t* data, size_t len);
+
+/**
+ * Builds fixed-base tables for the key's MSMs while they fit in `budget_bytes` (G2 first: its
+ * table saves the most time per byte). Returns the bytes used.
+ */
+size_t build_tables(ZKey& key, size_t budget_bytes, int threads);
 
 /**
  * Proves with a witness of n_vars canonical scalars (the .wtns section-2 layout: 32-byte little-

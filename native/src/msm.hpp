@@ -1,8 +1,21 @@
-// Multi-scalar multiplication Σ kᵢ·Pᵢ over affine bases, Pippenger's bucket method with signed
-// window digits (buckets for 1..2^(c-1), negative digits add the negated point). Zero scalars are
-// skipped and scalars equal to one are added directly: the witnesses of these circuits are full of
-// both (bit decompositions, selectors). Windows are spread over threads.
+// Multi-scalar multiplication Σ kᵢ·Pᵢ over affine bases: Pippenger's bucket method with signed
+// window digits (buckets hold magnitudes 1..2^(c-1); a negative digit adds the negated point).
+//
+// Buckets are affine and filled in batches: the additions of a batch share one field inversion
+// (Montgomery's trick), so an addition costs about six multiplications instead of a Jacobian
+// mixed addition's eleven. A point meeting a bucket already in the batch goes to that bucket's
+// Jacobian overflow instead of waiting.
+//
+// Two ways to use it:
+//  - `msm`: any bases; each window has its own buckets, windows are spread over threads and
+//    combined by doubling;
+//  - `FixedBaseTable` + `msm_fixed`: for bases that live long (a proving key's), every base is
+//    stored pre-multiplied by 2^(c·j) for each window j, so all windows share one set of buckets:
+//    no per-window bucket sums, no doublings, and a wider window pays off. Threads split the
+//    bucket range.
+// Zero scalars are skipped and scalars equal to one are added directly: witnesses have many.
 #pragma once
+#include <algorithm>
 #include <cmath>
 #include <cstdint>
 #include <vector>
@@ -19,13 +32,205 @@ struct Scalar {
   bool is_one() const { return v[0] == 1 && (v[1] | v[2] | v[3]) == 0; }
 };
 
-/** The window width minimising the bucket additions plus the bucket sums for n points. */
+constexpr int SCALAR_BITS = 254;
+
+inline int window_count(int c) { return (SCALAR_BITS + 1 + c - 1) / c; }
+
+/** Signed base-2^c digits of k (windows × int32), each in [-2^(c-1), 2^(c-1)]. */
+inline void signed_digits(const Scalar& s, int c, int windows, int32_t* out, size_t stride) {
+  const u64 mask = (u64(1) << c) - 1;
+  const int64_t half = int64_t(1) << (c - 1);
+  int64_t carry = 0;
+  for (int w = 0; w < windows; w++) {
+    int bit = w * c;
+    int limb = bit / 64, off = bit % 64;
+    u64 raw = limb < 4 ? (s.v[limb] >> off) : 0;
+    if (off + c > 64 && limb + 1 < 4) raw |= s.v[limb + 1] << (64 - off);
+    int64_t d = (int64_t)(raw & mask) + carry;
+    carry = 0;
+    if (d > half) {
+      d -= int64_t(1) << c;
+      carry = 1;
+    }
+    out[(size_t)w * stride] = (int32_t)d;
+  }
+}
+
+/**
+ * Σ m·B_m for magnitudes m in [lo, hi], where B_m collects ±P for every entry whose digit has
+ * magnitude m. Entries come in `groups` runs of `per_group` (the windows of a fixed-base table, or
+ * one run); `point(g, i)` gives entry i of run g, `digits[g·per_group + i]` its digit.
+ */
+template <class F, class PointOf>
+Jacobian<F> bucket_sum(size_t groups, size_t per_group, const int32_t* digits, PointOf point, int64_t lo,
+                       int64_t hi) {
+  using A = Affine<F>;
+  using J = Jacobian<F>;
+  const size_t nb = (size_t)(hi - lo + 1);
+  std::vector<A> bucket(nb);
+  std::vector<uint8_t> full(nb, 0), in_batch(nb, 0);
+  std::vector<J> overflow;  // allocated only if many entries pile onto the same buckets
+  const size_t batch_max = std::max<size_t>(16, std::min<size_t>(512, nb / 8));
+  struct Pending {
+    uint32_t b;
+    A q;
+  };
+  std::vector<Pending> batch, deferred, retry;
+  std::vector<F> den(batch_max), prefix(batch_max);
+  batch.reserve(batch_max);
+
+  auto flush = [&]() {
+    const size_t k = batch.size();
+    if (k == 0) return;
+    F acc = F::one();
+    for (size_t e = 0; e < k; e++) {
+      const A& p = bucket[batch[e].b];
+      const A& q = batch[e].q;
+      if (p.x == q.x) {
+        F::dbl(den[e], p.y);  // doubling: λ = 3x² / 2y
+      } else {
+        F::sub(den[e], q.x, p.x);
+      }
+      prefix[e] = acc;
+      F::mul(acc, acc, den[e]);
+    }
+    F inv = acc.inverse();
+    for (size_t e = k; e-- > 0;) {
+      F inv_e;
+      F::mul(inv_e, inv, prefix[e]);
+      F::mul(inv, inv, den[e]);
+      A& p = bucket[batch[e].b];
+      const A& q = batch[e].q;
+      F lambda, t;
+      if (p.x == q.x) {
+        F::sqr(t, p.x);
+        F::add(lambda, t, t);
+        F::add(lambda, lambda, t);
+        F::mul(lambda, lambda, inv_e);
+      } else {
+        F::sub(t, q.y, p.y);
+        F::mul(lambda, t, inv_e);
+      }
+      F x3;
+      F::sqr(x3, lambda);
+      F::sub(x3, x3, p.x);
+      F::sub(x3, x3, q.x);
+      F::sub(t, p.x, x3);
+      F::mul(t, lambda, t);
+      F::sub(p.y, t, p.y);
+      p.x = x3;
+      in_batch[batch[e].b] = 0;
+    }
+    batch.clear();
+  };
+
+  // One addition into bucket b: straight in when empty, cancelled against its negation, batched
+  // otherwise. A bucket already in the batch defers the point to the next batch (or, when the
+  // deferred list is long, to the bucket's Jacobian overflow).
+  auto add = [&](uint32_t b, const A& q) {
+    if (in_batch[b]) {
+      if (deferred.size() < batch_max) {
+        deferred.push_back({b, q});
+      } else {
+        if (overflow.empty()) overflow.assign(nb, J::infinity());
+        J::add_mixed(overflow[b], overflow[b], q);
+      }
+      return;
+    }
+    if (!full[b]) {
+      bucket[b] = q;
+      full[b] = 1;
+      return;
+    }
+    const A& p = bucket[b];
+    if (p.x == q.x && p.y != q.y) {  // P + (−P)
+      full[b] = 0;
+      return;
+    }
+    in_batch[b] = 1;
+    batch.push_back({b, q});
+    if (batch.size() == batch_max) {
+      flush();
+      retry.swap(deferred);
+      deferred.clear();
+      for (const Pending& d : retry) {
+        // Re-entering cannot flush recursively more than once per batch: the batch was just emptied.
+        if (in_batch[d.b] || batch.size() + 1 >= batch_max) {
+          deferred.push_back(d);
+          continue;
+        }
+        if (!full[d.b]) {
+          bucket[d.b] = d.q;
+          full[d.b] = 1;
+        } else if (bucket[d.b].x == d.q.x && bucket[d.b].y != d.q.y) {
+          full[d.b] = 0;
+        } else {
+          in_batch[d.b] = 1;
+          batch.push_back(d);
+        }
+      }
+      retry.clear();
+    }
+  };
+
+  for (size_t g = 0; g < groups; g++) {
+    const int32_t* dg = digits + g * per_group;
+    for (size_t i = 0; i < per_group; i++) {
+      int32_t d = dg[i];
+      if (d == 0) continue;
+      int64_t m = d < 0 ? -(int64_t)d : d;
+      if (m < lo || m > hi) continue;
+      const A& src = point(g, i);
+      if (src.is_infinity()) continue;
+      add((uint32_t)(m - lo), d < 0 ? src.negated() : src);
+    }
+  }
+  // Drain: batches until nothing is deferred.
+  while (!batch.empty() || !deferred.empty()) {
+    flush();
+    retry.swap(deferred);
+    deferred.clear();
+    for (const Pending& d : retry) add(d.b, d.q);
+    retry.clear();
+  }
+
+  // Σ (m − lo + 1)·B_m by running sums from the top, plus (lo − 1)·Σ B_m.
+  J running = J::infinity(), sum = J::infinity();
+  for (size_t b = nb; b-- > 0;) {
+    if (full[b]) J::add_mixed(running, running, bucket[b]);
+    if (!overflow.empty()) J::add(running, running, overflow[b]);
+    J::add(sum, sum, running);
+  }
+  if (lo > 1) {
+    u64 k[4] = {(u64)(lo - 1), 0, 0, 0};
+    J::add(sum, sum, running.times(k));
+  }
+  return sum;
+}
+
+/** Splits scalars into zero (skipped), one (summed directly) and the rest (indices returned). */
+template <class F>
+std::vector<uint32_t> split_scalars(const Affine<F>* bases, const Scalar* scalars, size_t n, Jacobian<F>& ones) {
+  std::vector<uint32_t> big;
+  big.reserve(n);
+  ones = Jacobian<F>::infinity();
+  for (size_t i = 0; i < n; i++) {
+    if (scalars[i].is_zero()) continue;
+    if (scalars[i].is_one()) {
+      Jacobian<F>::add_mixed(ones, ones, bases[i]);
+      continue;
+    }
+    big.push_back((uint32_t)i);
+  }
+  return big;
+}
+
+/** Window width for plain Pippenger: bucket additions plus per-window bucket sums. */
 inline int msm_window(size_t n) {
-  int best = 1;
+  int best = 2;
   double best_cost = 1e300;
   for (int c = 2; c <= 16; c++) {
-    double windows = std::ceil(255.0 / c);
-    double cost = windows * ((double)n + 2.0 * std::ldexp(1.0, c - 1) * 1.4);
+    double cost = window_count(c) * ((double)n * 0.45 + std::ldexp(1.0, c - 1) * 2.0);
     if (cost < best_cost) {
       best_cost = cost;
       best = c;
@@ -37,63 +242,22 @@ inline int msm_window(size_t n) {
 template <class F>
 Jacobian<F> msm(const Affine<F>* bases, const Scalar* scalars, size_t n, int threads) {
   using J = Jacobian<F>;
-  std::vector<uint32_t> big;
-  big.reserve(n);
-  J ones = J::infinity();
-  for (size_t i = 0; i < n; i++) {
-    if (scalars[i].is_zero()) continue;
-    if (scalars[i].is_one()) {
-      J::add_mixed(ones, ones, bases[i]);
-      continue;
-    }
-    big.push_back((uint32_t)i);
-  }
+  J ones;
+  std::vector<uint32_t> big = split_scalars(bases, scalars, n, ones);
   const size_t m = big.size();
   if (m == 0) return ones;
   const int c = msm_window(m);
-  const int windows = (255 + c - 1) / c;
-  const int64_t half = int64_t(1) << (c - 1);
-  const u64 mask = (u64(1) << c) - 1;
-  // Signed digits, window-major so each window's pass reads its digits in order.
+  const int windows = window_count(c);
   std::vector<int32_t> digits((size_t)windows * m);
   parallel_for((m + 4095) / 4096, threads, [&](size_t chunk) {
     size_t end = std::min(m, (chunk + 1) * 4096);
-    for (size_t j = chunk * 4096; j < end; j++) {
-      const u64* k = scalars[big[j]].v;
-      int64_t carry = 0;
-      for (int w = 0; w < windows; w++) {
-        int bit = w * c;
-        int limb = bit / 64, off = bit % 64;
-        u64 raw = limb < 4 ? (k[limb] >> off) : 0;
-        if (off + c > 64 && limb + 1 < 4) raw |= k[limb + 1] << (64 - off);
-        int64_t d = (int64_t)(raw & mask) + carry;
-        carry = 0;
-        if (d > half) {
-          d -= int64_t(1) << c;
-          carry = 1;
-        }
-        digits[(size_t)w * m + j] = (int32_t)d;
-      }
-    }
+    for (size_t j = chunk * 4096; j < end; j++) signed_digits(scalars[big[j]], c, windows, &digits[j], m);
   });
-  std::vector<J> sums(windows, J::infinity());
+  std::vector<J> sums(windows);
   parallel_for((size_t)windows, threads, [&](size_t w) {
-    std::vector<J> buckets((size_t)half, J::infinity());
-    const int32_t* d = &digits[w * m];
-    for (size_t j = 0; j < m; j++) {
-      int32_t v = d[j];
-      if (v > 0) {
-        J::add_mixed(buckets[v - 1], buckets[v - 1], bases[big[j]]);
-      } else if (v < 0) {
-        J::add_mixed(buckets[-v - 1], buckets[-v - 1], bases[big[j]].negated());
-      }
-    }
-    J running = J::infinity(), sum = J::infinity();
-    for (int64_t b = half - 1; b >= 0; b--) {
-      J::add(running, running, buckets[b]);
-      J::add(sum, sum, running);
-    }
-    sums[w] = sum;
+    sums[w] = bucket_sum<F>(
+        1, m, &digits[w * m], [&](size_t, size_t i) -> const Affine<F>& { return bases[big[i]]; }, 1,
+        int64_t(1) << (c - 1));
   });
   J acc = sums[windows - 1];
   for (int w = windows - 2; w >= 0; w--) {
@@ -101,6 +265,106 @@ Jacobian<F> msm(const Affine<F>* bases, const Scalar* scalars, size_t n, int thr
     J::add(acc, acc, sums[w]);
   }
   J::add(acc, acc, ones);
+  return acc;
+}
+
+/** Bases pre-multiplied by 2^(c·j) for every window j: windows × n affine points, window-major. */
+template <class F>
+struct FixedBaseTable {
+  int c = 0, windows = 0;
+  size_t n = 0;
+  std::vector<Affine<F>> points;
+
+  size_t bytes() const { return points.size() * sizeof(Affine<F>); }
+
+  /** Window width for a table of n bases: bucket additions plus one bucket sum. */
+  static int window_for(size_t n) {
+    int best = 2;
+    double best_cost = 1e300;
+    for (int c = 4; c <= 18; c++) {
+      double cost = window_count(c) * (double)n * 0.45 + std::ldexp(1.0, c - 1) * 2.0;
+      if (cost < best_cost) {
+        best_cost = cost;
+        best = c;
+      }
+    }
+    return best;
+  }
+
+  static size_t bytes_for(size_t n) {
+    return (size_t)window_count(window_for(n)) * n * sizeof(Affine<F>);
+  }
+
+  void build(const Affine<F>* bases, size_t count, int threads) {
+    using J = Jacobian<F>;
+    n = count;
+    c = window_for(n);
+    windows = window_count(c);
+    points.assign((size_t)windows * n, Affine<F>::infinity());
+    // Each chunk of bases walks its own doublings; affine conversions are batched per window.
+    const size_t chunk = 1024;
+    parallel_for((n + chunk - 1) / chunk, threads, [&](size_t ch) {
+      size_t lo = ch * chunk, hi = std::min(n, lo + chunk);
+      std::vector<J> cur(hi - lo);
+      for (size_t i = lo; i < hi; i++) cur[i - lo] = J::from_affine(bases[i]);
+      std::vector<F> zs(hi - lo), prefix(hi - lo);
+      for (int w = 0; w < windows; w++) {
+        if (w > 0)
+          for (auto& p : cur)
+            for (int k = 0; k < c; k++) J::dbl(p, p);
+        // Batch-normalise this window's points (one inversion for the chunk).
+        F acc = F::one();
+        for (size_t i = 0; i < cur.size(); i++) {
+          prefix[i] = acc;
+          zs[i] = cur[i].is_infinity() ? F::one() : cur[i].Z;
+          F::mul(acc, acc, zs[i]);
+        }
+        F inv = acc.inverse();
+        for (size_t i = cur.size(); i-- > 0;) {
+          F zi;
+          F::mul(zi, inv, prefix[i]);
+          F::mul(inv, inv, zs[i]);
+          Affine<F>& out = points[(size_t)w * n + lo + i];
+          if (cur[i].is_infinity()) {
+            out = Affine<F>::infinity();
+            continue;
+          }
+          F zi2 = zi.squared();
+          out.x = cur[i].X * zi2;
+          out.y = cur[i].Y * (zi2 * zi);
+        }
+      }
+    });
+  }
+};
+
+template <class F>
+Jacobian<F> msm_fixed(const FixedBaseTable<F>& table, const Scalar* scalars, size_t n, int threads) {
+  using J = Jacobian<F>;
+  const Affine<F>* bases = table.points.data();  // window 0 holds the bases themselves
+  J ones;
+  std::vector<uint32_t> big = split_scalars(bases, scalars, n, ones);
+  const size_t m = big.size();
+  if (m == 0) return ones;
+  const int c = table.c, windows = table.windows;
+  // Entries are (window, scalar) pairs, window-major: entry e = w·m + j.
+  std::vector<int32_t> digits((size_t)windows * m);
+  parallel_for((m + 4095) / 4096, threads, [&](size_t chunk) {
+    size_t end = std::min(m, (chunk + 1) * 4096);
+    for (size_t j = chunk * 4096; j < end; j++) signed_digits(scalars[big[j]], c, windows, &digits[j], m);
+  });
+  const int64_t half = int64_t(1) << (c - 1);
+  const size_t parts = threads > 1 ? (size_t)threads : 1;
+  std::vector<J> sums(parts, J::infinity());
+  parallel_for(parts, threads, [&](size_t t) {
+    int64_t lo = 1 + half * (int64_t)t / (int64_t)parts, hi = half * (int64_t)(t + 1) / (int64_t)parts;
+    if (lo > hi) return;
+    sums[t] = bucket_sum<F>(
+        (size_t)windows, m, digits.data(),
+        [&](size_t w, size_t i) -> const Affine<F>& { return table.points[w * table.n + big[i]]; }, lo, hi);
+  });
+  J acc = ones;
+  for (auto& s : sums) J::add(acc, acc, s);
   return acc;
 }
 

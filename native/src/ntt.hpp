@@ -26,24 +26,31 @@ inline Fr root_of_unity(int k) {
   return w;
 }
 
-/** Twiddles of one domain size, kept with a key. */
+/** Twiddles of one domain size, kept with a key: per stage, contiguous (stage of half-size h at h − 1). */
 struct Domain {
   int log_n = 0;
   size_t n = 0;
-  std::vector<Fr> roots;      // ω^i, i < n/2
-  std::vector<Fr> inv_roots;  // ω^-i
+  std::vector<Fr> fwd, inv;
   Fr n_inv;
 
   explicit Domain(int log) : log_n(log), n(size_t(1) << log) {
     Fr w = root_of_unity(log), wi = w.inverse();
-    roots.resize(n / 2 > 0 ? n / 2 : 1);
-    inv_roots.resize(roots.size());
+    std::vector<Fr> pw(n / 2 > 0 ? n / 2 : 1), pwi(pw.size());
     Fr a = Fr::one(), b = Fr::one();
-    for (size_t i = 0; i < roots.size(); i++) {
-      roots[i] = a;
-      inv_roots[i] = b;
+    for (size_t i = 0; i < pw.size(); i++) {
+      pw[i] = a;
+      pwi[i] = b;
       a = a * w;
       b = b * wi;
+    }
+    fwd.resize(n > 1 ? n - 1 : 1);
+    inv.resize(fwd.size());
+    for (size_t half = 1; half < n; half <<= 1) {
+      size_t step = n / (2 * half);
+      for (size_t j = 0; j < half; j++) {
+        fwd[half - 1 + j] = pw[j * step];
+        inv[half - 1 + j] = pwi[j * step];
+      }
     }
     n_inv = Fr::from_u64(n).inverse();
   }
@@ -59,35 +66,46 @@ inline void bit_reverse(Fr* a, int log_n) {
   }
 }
 
-/** In place: forward (coefficients → evaluations) or inverse. */
-inline void ntt(Fr* a, const Domain& d, bool inverse, int threads) {
+/** Butterflies of one stage (half-size h) over blocks [blk_lo, blk_hi) and positions [j_lo, j_hi). */
+inline void ntt_stage(Fr* a, const Fr* tw, size_t half, size_t blk_lo, size_t blk_hi, size_t j_lo, size_t j_hi) {
+  const size_t len = half * 2;
+  for (size_t blk = blk_lo; blk < blk_hi; blk++) {
+    Fr* x = a + blk * len;
+    for (size_t j = j_lo; j < j_hi; j++) {
+      Fr t, u = x[j];
+      Fr::mul(t, x[j + half], tw[j]);
+      Fr::add(x[j], u, t);
+      Fr::sub(x[j + half], u, t);
+    }
+  }
+}
+
+/**
+ * In place: forward (coefficients → evaluations) or inverse (scaled by 1/n unless `scale` is
+ * false). With T = 2^k threads, each thread runs the early stages on its own n/T block, then the
+ * last k stages are split by position: k + 1 joins per transform.
+ */
+inline void ntt(Fr* a, const Domain& d, bool inverse, int threads, bool scale = true) {
   const size_t n = d.n;
   if (n <= 1) return;
   bit_reverse(a, d.log_n);
-  const std::vector<Fr>& tw = inverse ? d.inv_roots : d.roots;
-  for (size_t len = 2; len <= n; len <<= 1) {
-    size_t half = len >> 1, step = n / len;
-    size_t blocks = n / len;
-    // Split the work into chunks of butterflies whatever the stage shape.
-    size_t chunks = threads > 1 && n >= 4096 ? (size_t)threads * 4 : 1;
-    parallel_for(chunks, threads, [&](size_t ch) {
-      size_t total = blocks * half;
-      size_t lo = total * ch / chunks, hi = total * (ch + 1) / chunks;
-      for (size_t idx = lo; idx < hi; idx++) {
-        size_t blk = idx / half, j = idx % half;
-        size_t i0 = blk * len + j, i1 = i0 + half;
-        Fr t = a[i1] * tw[j * step];
-        Fr u = a[i0];
-        Fr::add(a[i0], u, t);
-        Fr::sub(a[i1], u, t);
-      }
+  const Fr* tw = inverse ? d.inv.data() : d.fwd.data();
+  size_t parts = 1;
+  while (parts * 2 <= (size_t)threads && parts * 2 <= n / 1024) parts *= 2;
+  const size_t block = n / parts;
+  parallel_for(parts, (int)parts, [&](size_t p) {
+    Fr* x = a + p * block;
+    for (size_t half = 1; half < block; half <<= 1) ntt_stage(x, tw + half - 1, half, 0, block / (2 * half), 0, half);
+  });
+  for (size_t half = block; half < n; half <<= 1) {
+    size_t blocks = n / (2 * half);
+    parallel_for(parts, (int)parts, [&](size_t p) {
+      ntt_stage(a, tw + half - 1, half, 0, blocks, half * p / parts, half * (p + 1) / parts);
     });
   }
-  if (inverse) {
-    parallel_for(threads > 1 && n >= 4096 ? (size_t)threads : 1, threads, [&](size_t ch) {
-      size_t lo = n * ch / (threads > 1 && n >= 4096 ? threads : 1);
-      size_t hi = n * (ch + 1) / (threads > 1 && n >= 4096 ? threads : 1);
-      for (size_t i = lo; i < hi; i++) a[i] = a[i] * d.n_inv;
+  if (inverse && scale) {
+    parallel_for(parts, (int)parts, [&](size_t p) {
+      for (size_t i = n * p / parts; i < n * (p + 1) / parts; i++) a[i] = a[i] * d.n_inv;
     });
   }
 }

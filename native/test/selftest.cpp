@@ -147,6 +147,11 @@ static void test_msm(const Affine<F>& g) {
     J two_threads = msm(bases.data(), scalars.data(), n, 2);
     CHECK((same<J, Affine<F>>(naive, one_thread)));
     CHECK((same<J, Affine<F>>(naive, two_threads)));
+    FixedBaseTable<F> table;
+    table.build(bases.data(), n, 2);
+    CHECK((same<J, Affine<F>>(naive, msm_fixed(table, scalars.data(), n, 1))));
+    CHECK((same<J, Affine<F>>(naive, msm_fixed(table, scalars.data(), n, 2))));
+    CHECK((same<J, Affine<F>>(naive, msm_fixed(table, scalars.data(), n, 3))));
   }
 }
 
@@ -193,6 +198,7 @@ int main(int argc, char** argv) {
   if (argc == 3) {
     std::vector<uint8_t> zkey = read_file(argv[1]), wit = read_file(argv[2]);
     auto key = parse_zkey(zkey.data(), zkey.size());
+    build_tables(*key, size_t(1) << 30, 2);
     std::vector<Scalar> w(wit.size() / 32);
     std::memcpy(w.data(), wit.data(), w.size() * 32);
     CpuCompute cpu(2);

@@ -12,15 +12,16 @@ import { rootOfUnity } from '../zk/setup/dev-setup.js';
 export type NativeKey = { readonly __nativeKey: unique symbol };
 
 export interface NativeAddon {
-  loadKey(zkey: Uint8Array): NativeKey;
-  keyInfo(key: NativeKey): { nVars: number; nPublic: number; domainSize: number; bytes: number };
+  /** Parses a zkey and builds the fixed-base tables that fit in `tableBudgetBytes`. */
+  loadKey(zkey: Uint8Array, tableBudgetBytes: number, threads: number): NativeKey;
+  keyInfo(key: NativeKey): { nVars: number; nPublic: number; domainSize: number; bytes: number; tableBytes: number };
   /** a ‖ b ‖ c affine coordinates (8 × 32 bytes); r and s are the blinding scalars. */
   prove(key: NativeKey, witness: Uint8Array, r: Uint8Array, s: Uint8Array, threads: number): Uint8Array;
   /** field 0 Fq, 1 Fr, 2 Fq2; op 0 add, 1 sub, 2 mul, 3 square, 4 inverse, 5 negate. */
   fieldOp(field: number, op: number, a: Uint8Array, b: Uint8Array): Uint8Array;
   /** group 1 | 2; op 0 add, 1 mixed add, 2 double, 3 scalar multiplication (q = scalar). */
   curveOp(group: number, op: number, p: Uint8Array, q: Uint8Array): Uint8Array;
-  msm(group: number, bases: Uint8Array, scalars: Uint8Array, threads: number): Uint8Array;
+  msm(group: number, bases: Uint8Array, scalars: Uint8Array, threads: number, fixedBaseTable: boolean): Uint8Array;
   ntt(values: Uint8Array, inverse: boolean, threads: number): Uint8Array;
   rootOfUnity(k: number): Uint8Array;
 }
@@ -89,7 +90,7 @@ export function nativeSelfCheck(addon: NativeAddon): string | undefined {
     if (fromLe32(kg, 0) !== want.x || fromLe32(kg, 32) !== want.y) return 'G1 scalar multiplication disagrees';
     const bases = [G, G.multiply(3n), G.multiply(7n)].map((p) => p.toAffine());
     const scalars = [FR - 1n, 1n, 0x1234n];
-    const m = addon.msm(1, concat(bases.flatMap((p) => [le32(p.x), le32(p.y)])), concat(scalars.map(le32)), 2);
+    const m = addon.msm(1, concat(bases.flatMap((p) => [le32(p.x), le32(p.y)])), concat(scalars.map(le32)), 2, true);
     const mw = G.multiply(mod(-1n + 3n + 7n * 0x1234n, FR)).toAffine();
     if (fromLe32(m, 0) !== mw.x || fromLe32(m, 32) !== mw.y) return 'G1 MSM disagrees';
     for (const log of [1, 13, 28])

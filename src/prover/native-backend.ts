@@ -20,7 +20,9 @@ interface Loaded {
   key: NativeKey;
   nPublic: number;
   wc: WitnessCalculator;
+  /** Parsing the key and building its tables, in ms. */
   loadMs: number;
+  tableBytes: number;
 }
 
 /** A uniformly random scalar below r (rejection sampling), little-endian. */
@@ -47,12 +49,14 @@ export class NativeBackend implements ProverBackend {
   private readonly addon: NativeAddon;
   private readonly keys: KeyCache<Loaded>;
   private readonly threads: number;
+  private readonly budget: number;
 
   constructor(options: BackendOptions) {
     const status = loadNativeAddon();
     if (!status.ok) throw new Error(status.reason);
     this.addon = status.addon;
     this.keys = new KeyCache(options.memoryBudgetBytes);
+    this.budget = options.memoryBudgetBytes;
     this.threads = Math.max(1, options.curveThreads ?? 1);
   }
 
@@ -64,12 +68,18 @@ export class NativeBackend implements ProverBackend {
   async load(job: ProveJob): Promise<{ loaded: Loaded; warm: boolean }> {
     const { value, warm } = this.keys.get(`${job.shape}\0${job.zkeyPath}`, job.keyBytes, async () => {
       const [zkey, wasm] = await Promise.all([readFile(job.zkeyPath), readFile(job.wasmPath)]);
+      // A key's tables may take half of what the budget leaves after the key itself, so other
+      // shapes still fit beside it; a key whose tables do not fit proves without them.
+      const tableBudget = Math.max(0, (this.budget - zkey.byteLength - wasm.byteLength) / 2);
       const t = performance.now();
-      const key = this.addon.loadKey(zkey);
+      const key = this.addon.loadKey(zkey, tableBudget, this.threads);
       const loadMs = performance.now() - t;
       const info = this.addon.keyInfo(key);
       const wc = await buildWitnessCalculator(wasm);
-      return { value: { key, nPublic: info.nPublic, wc, loadMs }, bytes: info.bytes + wasm.byteLength };
+      return {
+        value: { key, nPublic: info.nPublic, wc, loadMs, tableBytes: info.tableBytes },
+        bytes: info.bytes + info.tableBytes + wasm.byteLength,
+      };
     });
     return { loaded: await value, warm };
   }

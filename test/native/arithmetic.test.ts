@@ -113,7 +113,7 @@ describe('curves', () => {
       assert.equal(hex(addon.curveOp(group, 2, zero, zero)), hex(zero));
     });
 
-    test(`${name}: MSM equals the sum of scalar multiplications (zeros, ones, r − 1, infinity, repeats), 1 and 2 threads`, () => {
+    test(`${name}: MSM equals the sum of scalar multiplications (zeros, ones, r − 1, infinity, repeats), plain and with a fixed-base table, 1 and 2 threads`, () => {
       for (const n of [0, 1, 5, 64, 300]) {
         const points: (P1 | P2)[] = [];
         const scalars: bigint[] = [];
@@ -135,8 +135,13 @@ describe('curves', () => {
         });
         const bases = cat(points.map(encode));
         const ks = cat(scalars.map(le32));
-        assert.equal(hex(addon.msm(group, bases, ks, 1)), hex(encode(want)), `n = ${n}, 1 thread`);
-        assert.equal(hex(addon.msm(group, bases, ks, 2)), hex(encode(want)), `n = ${n}, 2 threads`);
+        for (const threads of [1, 2])
+          for (const fixed of [false, true])
+            assert.equal(
+              hex(addon.msm(group, bases, ks, threads, fixed)),
+              hex(encode(want)),
+              `n = ${n}, ${threads} thread(s), ${fixed ? 'fixed-base table' : 'plain'}`,
+            );
       }
     });
   }
