@@ -1,6 +1,7 @@
 // npm run bench [-- scenario ...]: runs the named scenarios (all when none) and prints measured figures.
 import { adapterScenario } from './scenarios/adapter.js';
 import { assetScenario } from './scenarios/asset.js';
+import { backendsScenario } from './scenarios/backends.js';
 import { proverScenario } from './scenarios/prover.js';
 import { simulateScenario } from './scenarios/simulate.js';
 import { zkScenario } from './scenarios/zk.js';
@@ -11,7 +12,14 @@ interface Scenario {
   run(): Promise<void>;
 }
 
-const SCENARIOS: Scenario[] = [adapterScenario, zkScenario, proverScenario, simulateScenario, assetScenario];
+const SCENARIOS: Scenario[] = [
+  adapterScenario,
+  zkScenario,
+  proverScenario,
+  backendsScenario,
+  simulateScenario,
+  assetScenario,
+];
 
 const wanted = process.argv.slice(2).filter((a) => !a.startsWith('-'));
 const unknown = wanted.filter((w) => !SCENARIOS.some((s) => s.name === w));

@@ -104,11 +104,19 @@ if (!version.ok) {
 }
 const started = Date.now();
 mkdirSync(out, { recursive: true });
-const tmp = `${target}.tmp`;
+const tmp = join(out, `zkgate_native.${process.pid}.tmp.node`);
 const build = run(cxx, [...flags, `-I${headers}`, `-I${src}`, ...units.map((u) => join(src, u)), '-o', tmp]);
 if (!build.ok) {
   record({ ok: false, reason: `the compiler failed: ${build.output.trim().split('\n').slice(0, 5).join(' | ')}` });
   console.warn(`zkgate: native prover not built (compiler error); the snarkjs backend will be used\n${build.output}`);
+  process.exit(0);
+}
+// A shared object links with undefined symbols (Node provides N-API's at load time): load it once
+// here so a broken build is reported now rather than when zkgate starts.
+const check = run(process.execPath, ['-e', `require(${JSON.stringify(tmp)})`]);
+if (!check.ok) {
+  record({ ok: false, reason: `the built addon does not load: ${check.output.trim().split('\n')[0]}` });
+  console.warn(`zkgate: native prover built but does not load; the snarkjs backend will be used\n${check.output}`);
   process.exit(0);
 }
 renameSync(tmp, target);

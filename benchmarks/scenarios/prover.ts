@@ -2,7 +2,9 @@
 // prover → worker threads), requests at concurrency 1, 2 and 8 per shape; in the same run, the warm
 // in-process snarkjs proving time of the same shape (the baseline the service's overhead is
 // measured against), and the gateway's RSS once the V1 shapes are loaded.
-// BENCH_PROVER_SHAPES, BENCH_PROVER_CONCURRENCY select; BENCH_PROVER_MEMORY=0 skips the memory part.
+// BENCH_PROVER_SHAPES, BENCH_PROVER_CONCURRENCY select; BENCH_PROVER_MEMORY=0 skips the memory part;
+// BENCH_PROVER_BACKEND picks the gateway's backend (snarkjs by default: the baseline is snarkjs, so
+// the difference is the service's own overhead; `npm run bench -- backends` compares backends).
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync } from 'node:fs';
 import { Agent, request } from 'node:http';
 import { tmpdir } from 'node:os';
@@ -44,7 +46,7 @@ const CONCURRENCY = list(process.env.BENCH_PROVER_CONCURRENCY, ['1', '2', '8']).
 const N_ACCOUNTS = 1000;
 
 const agent = new Agent({ keepAlive: true, maxSockets: 64 });
-function post(url: string, body: string): Promise<any> {
+export function post(url: string, body: string): Promise<any> {
   return new Promise((resolve, reject) => {
     const req = request(url, { method: 'POST', agent, headers: { 'content-type': 'application/json' } }, (res) => {
       const parts: Buffer[] = [];
@@ -58,7 +60,7 @@ function post(url: string, body: string): Promise<any> {
 
 let addressCounter = 0;
 /** A request for `shape` over the ingested accounts, with fresh addresses each time. */
-function params(shapeName: string, i: number): { method: string; params: unknown } {
+export function params(shapeName: string, i: number): { method: string; params: unknown } {
   const s = shapeByName(shapeName);
   const v = s.version;
   const tree = v === 1 ? SMT1 : BMT1;
@@ -75,7 +77,7 @@ const pct = (xs: number[], p: number) => {
   return s[Math.min(s.length - 1, Math.ceil((p / 100) * s.length) - 1)]!;
 };
 
-async function load(url: string, shape: string, concurrency: number, total: number) {
+export async function load(url: string, shape: string, concurrency: number, total: number) {
   const lat: number[] = [];
   let next = 0;
   const started = performance.now();
@@ -130,6 +132,31 @@ const rssMb = (pid: number) => {
   return m ? Number(m[1]) / 1024 : NaN;
 };
 
+/** A gateway in a child process on the bench key cache, with N_ACCOUNTS accounts in smt1 and bmt1. */
+export async function startBenchGateway(backend: string) {
+  const dataDir = mkdtempSync(join(tmpdir(), 'zkgate-bench-prover-'));
+  for (const sub of ['keys', 'circuits']) {
+    mkdirSync(join(CACHE, sub), { recursive: true });
+    symlinkSync(join(CACHE, sub), join(dataDir, sub), 'dir');
+  }
+  const gw = await startProcess(
+    [
+      join(root, 'dist/main.js'),
+      'start',
+      ...['--data-dir', dataDir, '--rpc-port', '0', '--grpc-port', '0', '--prove-port', '0'],
+      ...['--api-keys', KEY, '--log-level', 'warn', '--rate-limit', '0', '--proof-timeout-ms', '600000'],
+      ...['--prover-backend', backend],
+    ],
+    /JSON-RPC\s+(http:\/\/\S+\/)\?api-key=[\s\S]*gRPC\s+(\S+)/,
+    { timeoutMs: 60_000 },
+  );
+  const url = `${gw.match[1]}?api-key=${KEY}`;
+  const client = new ProverClient(gw.match[2]!);
+  await client.appendLeaves(SMT1, demoAccountHashes(SMT1, 1, 0, N_ACCOUNTS, 'bench'), 1n);
+  await client.appendLeaves(BMT1, demoAccountHashes(BMT1, 2, 0, N_ACCOUNTS, 'bench'), 1n);
+  return { gw, url, client, dataDir };
+}
+
 export const proverScenario = {
   name: 'prover',
   describe:
@@ -145,26 +172,8 @@ export const proverScenario = {
         console.log(`  building the dev key of ${name} (cached for later runs)`);
       await keys.ensure(name);
     }
-    const dataDir = mkdtempSync(join(tmpdir(), 'zkgate-bench-prover-'));
-    for (const sub of ['keys', 'circuits']) {
-      mkdirSync(join(CACHE, sub), { recursive: true });
-      symlinkSync(join(CACHE, sub), join(dataDir, sub), 'dir');
-    }
-    const gw = await startProcess(
-      [
-        join(root, 'dist/main.js'),
-        'start',
-        ...['--data-dir', dataDir, '--rpc-port', '0', '--grpc-port', '0', '--prove-port', '0'],
-        ...['--api-keys', KEY, '--log-level', 'warn', '--rate-limit', '0', '--proof-timeout-ms', '600000'],
-      ],
-      /JSON-RPC\s+(http:\/\/\S+\/)\?api-key=[\s\S]*gRPC\s+(\S+)/,
-      { timeoutMs: 60_000 },
-    );
-    const url = `${gw.match[1]}?api-key=${KEY}`;
-    const client = new ProverClient(gw.match[2]!);
+    const { gw, url, client, dataDir } = await startBenchGateway(process.env.BENCH_PROVER_BACKEND ?? 'snarkjs');
     try {
-      await client.appendLeaves(SMT1, demoAccountHashes(SMT1, 1, 0, N_ACCOUNTS, 'bench'), 1n);
-      await client.appendLeaves(BMT1, demoAccountHashes(BMT1, 2, 0, N_ACCOUNTS, 'bench'), 1n);
       const rows: string[][] = [];
       for (const shape of SHAPE_NAMES) {
         // Warm both workers (key loaded, witness calculator compiled) before timing.
@@ -209,7 +218,6 @@ export const proverScenario = {
     } finally {
       client.close();
       await gw.stop();
-      agent.destroy();
       await shutdownZk();
       rmSync(dataDir, { recursive: true, force: true });
     }

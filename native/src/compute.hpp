@@ -2,6 +2,9 @@
 // implementation is here; a CUDA implementation provides the same interface. An MSM may be given
 // the bases' precomputed table (kept with a proving key); an implementation may ignore it.
 #pragma once
+#include <algorithm>
+#include <memory>
+
 #include "msm.hpp"
 #include "ntt.hpp"
 
@@ -16,6 +19,11 @@ struct Compute {
   /** A transform whose inverse leaves out its 1/n (callers fold it in). */
   virtual void ntt_unscaled(Fr* data, const Domain& domain, bool inverse) = 0;
   virtual int threads() const = 0;
+  /**
+   * A Compute for one of `tasks` concurrent tasks of a proof (the CPU shares its threads out);
+   * nullptr when tasks should run one after the other on this one.
+   */
+  virtual std::unique_ptr<Compute> part(int tasks) = 0;
 };
 
 struct CpuCompute final : Compute {
@@ -33,6 +41,9 @@ struct CpuCompute final : Compute {
     zk::ntt(data, domain, inverse, n_threads, false);
   }
   int threads() const override { return n_threads; }
+  std::unique_ptr<Compute> part(int tasks) override {
+    return std::make_unique<CpuCompute>(std::max(1, n_threads / std::max(1, tasks)));
+  }
 };
 
 }  // namespace zk

@@ -169,17 +169,69 @@ std::unique_ptr<ZKey> parse_zkey(const uint8_t* data, size_t len) {
 }
 
 namespace {
-// ZKGATE_NATIVE_TRACE=1 prints each phase's milliseconds to stderr (for profiling runs).
+// ZKGATE_NATIVE_TRACE=1 prints each task's milliseconds to stderr (for profiling runs).
 struct Trace {
   bool on = std::getenv("ZKGATE_NATIVE_TRACE") != nullptr;
   std::chrono::steady_clock::time_point t = std::chrono::steady_clock::now();
-  void operator()(const char* what) {
-    if (!on) return;
+  double lap() {
     auto now = std::chrono::steady_clock::now();
-    std::fprintf(stderr, "%s %.2f ms\n", what, std::chrono::duration<double, std::milli>(now - t).count());
+    double ms = std::chrono::duration<double, std::milli>(now - t).count();
     t = now;
+    return ms;
   }
 };
+
+/** The H scalars: A·B − C on the odd coset (see the header), from the witness. */
+std::vector<Scalar> h_scalars(const ZKey& key, const Scalar* witness, Compute& compute) {
+  const size_t n = key.domain_size;
+  std::vector<Fr> abc[3] = {std::vector<Fr>(n, Fr::zero()), std::vector<Fr>(n, Fr::zero()),
+                            std::vector<Fr>(n)};
+  // Each thread takes a run of coefficients that ends on a constraint boundary, so no two threads
+  // add into the same element.
+  const int threads = compute.threads();
+  const size_t parts = (size_t)threads * 2;
+  const size_t total = key.coefs.size();
+  std::vector<size_t> cut(parts + 1);
+  cut[0] = 0;
+  cut[parts] = total;
+  for (size_t p = 1; p < parts; p++) {
+    size_t at = std::max(cut[p - 1], total * p / parts);
+    while (at > cut[p - 1] && at < total && key.coefs[at].matrix == key.coefs[at - 1].matrix &&
+           key.coefs[at].constraint == key.coefs[at - 1].constraint)
+      at++;
+    cut[p] = at;
+  }
+  parallel_for(parts, threads, [&](size_t p) {
+    for (size_t i = cut[p]; i < cut[p + 1]; i++) {
+      const Coef& c = key.coefs[i];
+      // c.value holds c·R² as an integer: times the canonical witness, Montgomery gives c·w·R.
+      const Scalar& ws = witness[c.signal];
+      Fr w{{ws.v[0], ws.v[1], ws.v[2], ws.v[3]}};
+      Fr t;
+      Fr::mul(t, c.value, w);
+      Fr& dst = abc[c.matrix][c.constraint];
+      Fr::add(dst, dst, t);
+    }
+  });
+  for (size_t i = 0; i < n; i++) Fr::mul(abc[2][i], abc[0][i], abc[1][i]);
+  // Interpolate, move to the coset g·ω^i, evaluate again. The inverse transform's 1/n is folded
+  // into the coset powers.
+  for (auto& v : abc) {
+    compute.ntt_unscaled(v.data(), *key.domain, true);
+    parallel_for((size_t)threads, threads, [&](size_t p) {
+      for (size_t i = n * p / threads; i < n * (p + 1) / threads; i++) Fr::mul(v[i], v[i], key.coset_powers[i]);
+    });
+    compute.ntt_unscaled(v.data(), *key.domain, false);
+  }
+  std::vector<Scalar> h(n);
+  for (size_t i = 0; i < n; i++) {
+    Fr t;
+    Fr::mul(t, abc[0][i], abc[1][i]);
+    Fr::sub(t, t, abc[2][i]);
+    t.to_canonical(h[i].v);
+  }
+  return h;
+}
 }  // namespace
 
 size_t build_tables(ZKey& key, size_t budget_bytes, int threads) {
@@ -209,69 +261,54 @@ Proof prove(const ZKey& key, const Scalar* witness, size_t n_witness, const Scal
                              std::to_string(key.n_vars));
   for (size_t i = 0; i < n_witness; i++)
     if (!Fr::is_canonical(witness[i].v)) throw std::runtime_error("witness value out of range");
-  const size_t n = key.domain_size;
-  std::vector<Fr> abc[3] = {std::vector<Fr>(n, Fr::zero()), std::vector<Fr>(n, Fr::zero()),
-                            std::vector<Fr>(n)};
-  // Each thread takes a run of coefficients that ends on a constraint boundary, so no two threads
-  // add into the same element.
-  {
-    const int threads = compute.threads();
-    const size_t parts = (size_t)threads * 2;
-    const size_t total = key.coefs.size();
-    std::vector<size_t> cut(parts + 1);
-    cut[0] = 0;
-    cut[parts] = total;
-    for (size_t p = 1; p < parts; p++) {
-      size_t at = std::max(cut[p - 1], total * p / parts);
-      while (at > cut[p - 1] && at < total && key.coefs[at].matrix == key.coefs[at - 1].matrix &&
-             key.coefs[at].constraint == key.coefs[at - 1].constraint)
-        at++;
-      cut[p] = at;
+  // First the H scalars (QAP evaluation and six NTTs) on every thread; then the five MSMs as
+  // concurrent tasks, each with its share of the threads, longest first: every core stays busy
+  // without splitting any one MSM finely.
+  Trace t0;
+  const std::vector<Scalar> h = h_scalars(key, witness, compute);
+  const double qap_ms = t0.lap();
+  G1 pi_a, pib1, pi_c, res_h;
+  G2 pi_b;
+  double ms[5] = {0, 0, 0, 0, 0};
+  const char* names[5] = {"msm b2", "msm h", "msm a", "msm c", "msm b1"};
+  auto job = [&](size_t task, Compute& c) {
+    Trace t;
+    switch (task) {
+      case 0:
+        pi_b = c.msm_g2(key.b2.data(), key.table_b2.get(), witness, key.n_vars);
+        break;
+      case 1:
+        res_h = c.msm_g1(key.h.data(), key.table_h.get(), h.data(), key.domain_size);
+        break;
+      case 2:
+        pi_a = c.msm_g1(key.a.data(), key.table_a.get(), witness, key.n_vars);
+        break;
+      case 3:
+        pi_c = c.msm_g1(key.c.data(), key.table_c.get(), witness + key.n_public + 1, key.c.size());
+        break;
+      case 4:
+        pib1 = c.msm_g1(key.b1.data(), key.table_b1.get(), witness, key.n_vars);
+        break;
     }
-    parallel_for(parts, threads, [&](size_t p) {
-      for (size_t i = cut[p]; i < cut[p + 1]; i++) {
-        const Coef& c = key.coefs[i];
-        // c.value holds c·R² as an integer: times the canonical witness, Montgomery gives c·w·R.
-        const Scalar& ws = witness[c.signal];
-        Fr w{{ws.v[0], ws.v[1], ws.v[2], ws.v[3]}};
-        Fr t;
-        Fr::mul(t, c.value, w);
-        Fr& dst = abc[c.matrix][c.constraint];
-        Fr::add(dst, dst, t);
-      }
+    ms[task] = t.lap();
+  };
+  const int concurrent = std::min(5, compute.threads());
+  // A backend that cannot run tasks side by side returns no part: the tasks then run in turn.
+  const bool side_by_side = concurrent > 1 && compute.part(concurrent) != nullptr;
+  if (side_by_side) {
+    parallel_for(5, concurrent, [&](size_t task) {
+      // Each task gets its own Compute: they are not shared between threads.
+      std::unique_ptr<Compute> mine = compute.part(concurrent);
+      job(task, *mine);
     });
+  } else {
+    for (size_t task = 0; task < 5; task++) job(task, compute);
   }
-  for (size_t i = 0; i < n; i++) Fr::mul(abc[2][i], abc[0][i], abc[1][i]);
-  trace("abc");
-  // Interpolate, move to the coset g·ω^i, evaluate again. The inverse transform's 1/n is folded
-  // into the coset powers.
-  for (auto& v : abc) {
-    compute.ntt_unscaled(v.data(), *key.domain, true);
-    parallel_for((size_t)compute.threads(), compute.threads(), [&](size_t p) {
-      size_t parts = (size_t)compute.threads();
-      for (size_t i = n * p / parts; i < n * (p + 1) / parts; i++) Fr::mul(v[i], v[i], key.coset_powers[i]);
-    });
-    compute.ntt_unscaled(v.data(), *key.domain, false);
+  if (trace.on) {
+    std::fprintf(stderr, "qap+ntt %.2f ms\n", qap_ms);
+    for (int i = 0; i < 5; i++) std::fprintf(stderr, "%s %.2f ms\n", names[i], ms[i]);
+    std::fprintf(stderr, "total %.2f ms\n", trace.lap());
   }
-  std::vector<Scalar> h(n);
-  for (size_t i = 0; i < n; i++) {
-    Fr t;
-    Fr::mul(t, abc[0][i], abc[1][i]);
-    Fr::sub(t, t, abc[2][i]);
-    t.to_canonical(h[i].v);
-  }
-  trace("ntt");
-
-  G1 pi_a = compute.msm_g1(key.a.data(), key.table_a.get(), witness, key.n_vars);
-  trace("msm a");
-  G1 pib1 = compute.msm_g1(key.b1.data(), key.table_b1.get(), witness, key.n_vars);
-  trace("msm b1");
-  G2 pi_b = compute.msm_g2(key.b2.data(), key.table_b2.get(), witness, key.n_vars);
-  trace("msm b2");
-  G1 pi_c = compute.msm_g1(key.c.data(), key.table_c.get(), witness + key.n_public + 1, key.c.size());
-  trace("msm c");
-  G1 res_h = compute.msm_g1(key.h.data(), key.table_h.get(), h.data(), n);
-  trace("msm h");
 
   const G1 delta1 = G1::from_affine(key.delta1);
   G1::add_mixed(pi_a, pi_a, key.alpha1);
@@ -287,9 +324,7 @@ Proof prove(const ZKey& key, const Scalar* witness, size_t n_witness, const Scal
   Scalar neg_rs;
   (-rs).to_canonical(neg_rs.v);
   G1::add(pi_c, pi_c, delta1.times(neg_rs.v));
-  Proof proof{pi_a.to_affine(), pi_b.to_affine(), pi_c.to_affine()};
-  trace("blind");
-  return proof;
+  return {pi_a.to_affine(), pi_b.to_affine(), pi_c.to_affine()};
 }
 
 }  // namespace zk

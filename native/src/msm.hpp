@@ -70,10 +70,12 @@ Jacobian<F> bucket_sum(size_t groups, size_t per_group, const int32_t* digits, P
   std::vector<A> bucket(nb);
   std::vector<uint8_t> full(nb, 0), in_batch(nb, 0);
   std::vector<J> overflow;  // allocated only if many entries pile onto the same buckets
-  const size_t batch_max = std::max<size_t>(16, std::min<size_t>(512, nb / 8));
+  const size_t batch_max = std::max<size_t>(16, std::min<size_t>(1024, nb / 2));
+  // A pending addition: bucket b plus the point at q, negated when neg (no copy of the point).
   struct Pending {
     uint32_t b;
-    A q;
+    bool neg;
+    const A* q;
   };
   std::vector<Pending> batch, deferred, retry;
   std::vector<F> den(batch_max), prefix(batch_max);
@@ -85,7 +87,7 @@ Jacobian<F> bucket_sum(size_t groups, size_t per_group, const int32_t* digits, P
     F acc = F::one();
     for (size_t e = 0; e < k; e++) {
       const A& p = bucket[batch[e].b];
-      const A& q = batch[e].q;
+      const A& q = *batch[e].q;
       if (p.x == q.x) {
         F::dbl(den[e], p.y);  // doubling: λ = 3x² / 2y
       } else {
@@ -100,15 +102,21 @@ Jacobian<F> bucket_sum(size_t groups, size_t per_group, const int32_t* digits, P
       F::mul(inv_e, inv, prefix[e]);
       F::mul(inv, inv, den[e]);
       A& p = bucket[batch[e].b];
-      const A& q = batch[e].q;
+      const A& q = *batch[e].q;
       F lambda, t;
-      if (p.x == q.x) {
+      if (p.x == q.x) {  // same x in a batch means the same point (opposite ones never get here)
         F::sqr(t, p.x);
         F::add(lambda, t, t);
         F::add(lambda, lambda, t);
         F::mul(lambda, lambda, inv_e);
       } else {
-        F::sub(t, q.y, p.y);
+        // λ = (±q.y − p.y) / (q.x − p.x)
+        if (batch[e].neg) {
+          F::add(t, q.y, p.y);
+          F::neg(t, t);
+        } else {
+          F::sub(t, q.y, p.y);
+        }
         F::mul(lambda, t, inv_e);
       }
       F x3;
@@ -127,47 +135,58 @@ Jacobian<F> bucket_sum(size_t groups, size_t per_group, const int32_t* digits, P
   // One addition into bucket b: straight in when empty, cancelled against its negation, batched
   // otherwise. A bucket already in the batch defers the point to the next batch (or, when the
   // deferred list is long, to the bucket's Jacobian overflow).
-  auto add = [&](uint32_t b, const A& q) {
+  auto add = [&](uint32_t b, const A* q, bool neg) {
     if (in_batch[b]) {
       if (deferred.size() < batch_max) {
-        deferred.push_back({b, q});
+        deferred.push_back({b, neg, q});
       } else {
         if (overflow.empty()) overflow.assign(nb, J::infinity());
-        J::add_mixed(overflow[b], overflow[b], q);
+        J::add_mixed(overflow[b], overflow[b], neg ? q->negated() : *q);
       }
       return;
     }
     if (!full[b]) {
-      bucket[b] = q;
+      bucket[b] = neg ? q->negated() : *q;
       full[b] = 1;
       return;
     }
     const A& p = bucket[b];
-    if (p.x == q.x && p.y != q.y) {  // P + (−P)
-      full[b] = 0;
-      return;
+    if (p.x == q->x) {
+      // Same x: the bucket holds ±q. Opposite points cancel; equal ones double (batched).
+      F y = q->y;
+      if (neg) F::neg(y, y);
+      if (p.y != y) {
+        full[b] = 0;
+        return;
+      }
     }
     in_batch[b] = 1;
-    batch.push_back({b, q});
+    batch.push_back({b, neg, q});
     if (batch.size() == batch_max) {
       flush();
       retry.swap(deferred);
       deferred.clear();
       for (const Pending& d : retry) {
-        // Re-entering cannot flush recursively more than once per batch: the batch was just emptied.
         if (in_batch[d.b] || batch.size() + 1 >= batch_max) {
           deferred.push_back(d);
           continue;
         }
+        const A& dp = bucket[d.b];
         if (!full[d.b]) {
-          bucket[d.b] = d.q;
+          bucket[d.b] = d.neg ? d.q->negated() : *d.q;
           full[d.b] = 1;
-        } else if (bucket[d.b].x == d.q.x && bucket[d.b].y != d.q.y) {
-          full[d.b] = 0;
-        } else {
-          in_batch[d.b] = 1;
-          batch.push_back(d);
+          continue;
         }
+        if (dp.x == d.q->x) {
+          F y = d.q->y;
+          if (d.neg) F::neg(y, y);
+          if (dp.y != y) {
+            full[d.b] = 0;
+            continue;
+          }
+        }
+        in_batch[d.b] = 1;
+        batch.push_back(d);
       }
       retry.clear();
     }
@@ -182,7 +201,7 @@ Jacobian<F> bucket_sum(size_t groups, size_t per_group, const int32_t* digits, P
       if (m < lo || m > hi) continue;
       const A& src = point(g, i);
       if (src.is_infinity()) continue;
-      add((uint32_t)(m - lo), d < 0 ? src.negated() : src);
+      add((uint32_t)(m - lo), &src, d < 0);
     }
   }
   // Drain: batches until nothing is deferred.
@@ -190,7 +209,7 @@ Jacobian<F> bucket_sum(size_t groups, size_t per_group, const int32_t* digits, P
     flush();
     retry.swap(deferred);
     deferred.clear();
-    for (const Pending& d : retry) add(d.b, d.q);
+    for (const Pending& d : retry) add(d.b, d.q, d.neg);
     retry.clear();
   }
 
