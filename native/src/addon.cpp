@@ -16,6 +16,7 @@ namespace {
 
 struct KeyHandle {
   std::unique_ptr<ZKey> key;
+  size_t planned_table_bytes = 0;
 };
 
 napi_value throw_error(napi_env env, const std::string& msg) {
@@ -97,19 +98,31 @@ void g2_out(const G2Affine& a, uint8_t* p) {
     return throw_error(env, e.what());     \
   }
 
-/** loadKey(zkey, tableBudgetBytes, threads): parses the key and builds the tables that fit. */
+/**
+ * loadKey(zkey, tableBudgetBytes, threads, background): parses the key, then builds the tables that
+ * fit, on a thread of their own when `background` (the key proves without them until they are done).
+ */
 napi_value LoadKey(napi_env env, napi_callback_info info) {
-  napi_value argv[3];
-  if (!args(env, info, argv)) return throw_error(env, "loadKey(zkey: Uint8Array, tableBudgetBytes, threads)");
+  napi_value argv[4];
+  if (!args(env, info, argv))
+    return throw_error(env, "loadKey(zkey: Uint8Array, tableBudgetBytes, threads, background)");
   double budget = 0;
   napi_get_value_double(env, argv[1], &budget);
   int threads = get_int(env, argv[2], 1);
+  bool background = false;
+  napi_get_value_bool(env, argv[3], &background);
   const uint8_t* data;
   size_t len;
   if (!get_bytes(env, argv[0], &data, &len)) return throw_error(env, "loadKey: zkey must be a Uint8Array");
   GUARD_BEGIN
   auto handle = new KeyHandle{parse_zkey(data, len)};
-  if (budget > 0) build_tables(*handle->key, (size_t)budget, threads);
+  if (budget > 0) {
+    if (background)
+      build_tables_in_background(*handle->key, (size_t)budget, threads);
+    else
+      build_tables(*handle->key, (size_t)budget, threads);
+  }
+  handle->planned_table_bytes = budget > 0 ? planned_table_bytes(*handle->key, (size_t)budget) : 0;
   napi_value ext;
   napi_create_external(
       env, handle, [](napi_env, void* d, void*) { delete static_cast<KeyHandle*>(d); }, nullptr, &ext);
@@ -138,9 +151,23 @@ napi_value KeyInfo(napi_env env, napi_callback_info info) {
   napi_set_named_property(env, obj, "domainSize", v);
   napi_create_double(env, (double)h->key->bytes, &v);
   napi_set_named_property(env, obj, "bytes", v);
-  napi_create_double(env, (double)h->key->table_bytes, &v);
+  napi_create_double(env, (double)h->planned_table_bytes, &v);
   napi_set_named_property(env, obj, "tableBytes", v);
+  napi_get_boolean(env, h->key->tables_ready.load(), &v);
+  napi_set_named_property(env, obj, "tablesReady", v);
   return obj;
+}
+
+/** waitTables(key): blocks until a background table build has finished (benchmarks, tests). */
+napi_value WaitTables(napi_env env, napi_callback_info info) {
+  napi_value argv[1];
+  if (!args(env, info, argv)) return throw_error(env, "waitTables(key)");
+  KeyHandle* h = get_key(env, argv[0]);
+  if (!h) return throw_error(env, "waitTables: not a key");
+  if (h->key->table_builder.joinable()) h->key->table_builder.join();
+  napi_value v;
+  napi_get_boolean(env, h->key->tables_ready.load(), &v);
+  return v;
 }
 
 /** prove(key, witness (n × 32 bytes), r (32), s (32), threads) → a ‖ b ‖ c (256 bytes). */
@@ -331,6 +358,7 @@ napi_value Init(napi_env env, napi_value exports) {
   napi_property_descriptor props[] = {
       {"loadKey", nullptr, LoadKey, nullptr, nullptr, nullptr, napi_default, nullptr},
       {"keyInfo", nullptr, KeyInfo, nullptr, nullptr, nullptr, napi_default, nullptr},
+      {"waitTables", nullptr, WaitTables, nullptr, nullptr, nullptr, napi_default, nullptr},
       {"prove", nullptr, Prove, nullptr, nullptr, nullptr, napi_default, nullptr},
       {"fieldOp", nullptr, FieldOp, nullptr, nullptr, nullptr, napi_default, nullptr},
       {"curveOp", nullptr, CurveOp, nullptr, nullptr, nullptr, napi_default, nullptr},

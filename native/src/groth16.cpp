@@ -234,23 +234,61 @@ std::vector<Scalar> h_scalars(const ZKey& key, const Scalar* witness, Compute& c
 }
 }  // namespace
 
+namespace {
+/** The tables that fit, in order of benefit per byte: G2 first, then H, A, B1, C. */
+template <class Visit>
+void plan(const ZKey& key, size_t budget_bytes, Visit&& visit) {
+  size_t used = 0;
+  size_t b2 = FixedBaseTable<Fq2>::bytes_for(key.b2.size());
+  if (used + b2 <= budget_bytes) {
+    used += b2;
+    visit(-1);
+  }
+  const std::vector<G1Affine>* g1[4] = {&key.h, &key.a, &key.b1, &key.c};
+  for (int i = 0; i < 4; i++) {
+    size_t b = FixedBaseTable<Fq>::bytes_for(g1[i]->size());
+    if (used + b > budget_bytes) continue;
+    used += b;
+    visit(i);
+  }
+}
+}  // namespace
+
+size_t planned_table_bytes(const ZKey& key, size_t budget_bytes) {
+  size_t total = 0;
+  plan(key, budget_bytes, [&](int which) {
+    total += which < 0 ? FixedBaseTable<Fq2>::bytes_for(key.b2.size())
+                       : FixedBaseTable<Fq>::bytes_for(
+                             (which == 0 ? key.h : which == 1 ? key.a : which == 2 ? key.b1 : key.c).size());
+  });
+  return total;
+}
+
 size_t build_tables(ZKey& key, size_t budget_bytes, int threads) {
   size_t used = 0;
-  auto fits = [&](size_t b) { return used + b <= budget_bytes; };
-  if (fits(FixedBaseTable<Fq2>::bytes_for(key.b2.size()))) {
-    key.table_b2 = std::make_unique<FixedBaseTable<Fq2>>();
-    key.table_b2->build(key.b2.data(), key.b2.size(), threads);
-    used += key.table_b2->bytes();
-  }
-  for (auto [bases, table] : {std::pair{&key.h, &key.table_h}, std::pair{&key.a, &key.table_a},
-                              std::pair{&key.b1, &key.table_b1}, std::pair{&key.c, &key.table_c}}) {
-    if (!fits(FixedBaseTable<Fq>::bytes_for(bases->size()))) continue;
-    *table = std::make_unique<FixedBaseTable<Fq>>();
-    (*table)->build(bases->data(), bases->size(), threads);
-    used += (*table)->bytes();
-  }
+  bool ok = true;
+  std::unique_ptr<FixedBaseTable<Fq>>* g1t[4] = {&key.table_h, &key.table_a, &key.table_b1, &key.table_c};
+  const std::vector<G1Affine>* g1[4] = {&key.h, &key.a, &key.b1, &key.c};
+  plan(key, budget_bytes, [&](int which) {
+    if (!ok) return;
+    if (which < 0) {
+      key.table_b2 = std::make_unique<FixedBaseTable<Fq2>>();
+      ok = key.table_b2->build(key.b2.data(), key.b2.size(), threads, &key.cancel_tables);
+      used += key.table_b2->bytes();
+    } else {
+      *g1t[which] = std::make_unique<FixedBaseTable<Fq>>();
+      ok = (*g1t[which])->build(g1[which]->data(), g1[which]->size(), threads, &key.cancel_tables);
+      used += (*g1t[which])->bytes();
+    }
+  });
+  if (!ok) return 0;
   key.table_bytes = used;
+  key.tables_ready.store(true, std::memory_order_release);
   return used;
+}
+
+void build_tables_in_background(ZKey& key, size_t budget_bytes, int threads) {
+  key.table_builder = std::thread([&key, budget_bytes, threads] { build_tables(key, budget_bytes, threads); });
 }
 
 Proof prove(const ZKey& key, const Scalar* witness, size_t n_witness, const Scalar& r, const Scalar& s,
@@ -266,6 +304,13 @@ Proof prove(const ZKey& key, const Scalar* witness, size_t n_witness, const Scal
   // without splitting any one MSM finely.
   Trace t0;
   const std::vector<Scalar> h = h_scalars(key, witness, compute);
+  // Tables only once their builder has finished with them.
+  const bool tables = key.tables_ready.load(std::memory_order_acquire);
+  const FixedBaseTable<Fq>* t_a = tables ? key.table_a.get() : nullptr;
+  const FixedBaseTable<Fq>* t_b1 = tables ? key.table_b1.get() : nullptr;
+  const FixedBaseTable<Fq>* t_c = tables ? key.table_c.get() : nullptr;
+  const FixedBaseTable<Fq>* t_h = tables ? key.table_h.get() : nullptr;
+  const FixedBaseTable<Fq2>* t_b2 = tables ? key.table_b2.get() : nullptr;
   const double qap_ms = t0.lap();
   G1 pi_a, pib1, pi_c, res_h;
   G2 pi_b;
@@ -275,19 +320,19 @@ Proof prove(const ZKey& key, const Scalar* witness, size_t n_witness, const Scal
     Trace t;
     switch (task) {
       case 0:
-        pi_b = c.msm_g2(key.b2.data(), key.table_b2.get(), witness, key.n_vars);
+        pi_b = c.msm_g2(key.b2.data(), t_b2, witness, key.n_vars);
         break;
       case 1:
-        res_h = c.msm_g1(key.h.data(), key.table_h.get(), h.data(), key.domain_size);
+        res_h = c.msm_g1(key.h.data(), t_h, h.data(), key.domain_size);
         break;
       case 2:
-        pi_a = c.msm_g1(key.a.data(), key.table_a.get(), witness, key.n_vars);
+        pi_a = c.msm_g1(key.a.data(), t_a, witness, key.n_vars);
         break;
       case 3:
-        pi_c = c.msm_g1(key.c.data(), key.table_c.get(), witness + key.n_public + 1, key.c.size());
+        pi_c = c.msm_g1(key.c.data(), t_c, witness + key.n_public + 1, key.c.size());
         break;
       case 4:
-        pib1 = c.msm_g1(key.b1.data(), key.table_b1.get(), witness, key.n_vars);
+        pib1 = c.msm_g1(key.b1.data(), t_b1, witness, key.n_vars);
         break;
     }
     ms[task] = t.lap();

@@ -4,8 +4,10 @@
 // domain size) and evaluated again; the H scalars are A·B − C on that coset, whose points the key's
 // H section holds.
 #pragma once
+#include <atomic>
 #include <cstdint>
 #include <memory>
+#include <thread>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -28,10 +30,21 @@ struct ZKey {
   size_t coefs_a = 0;       // how many belong to A
   std::vector<G1Affine> a, b1, c, h;
   std::vector<G2Affine> b2;
-  // Precomputed tables of the fixed bases (empty when the memory budget left no room).
+  // Precomputed tables of the fixed bases (none for those the memory budget left no room for).
+  // They may be built in the background after loading: provers use them once `tables_ready`.
   std::unique_ptr<FixedBaseTable<Fq>> table_a, table_b1, table_c, table_h;
   std::unique_ptr<FixedBaseTable<Fq2>> table_b2;
   size_t table_bytes = 0;
+  std::atomic<bool> tables_ready{false}, cancel_tables{false};
+  std::thread table_builder;
+
+  ZKey() = default;
+  ZKey(const ZKey&) = delete;
+  ZKey& operator=(const ZKey&) = delete;
+  ~ZKey() {
+    cancel_tables = true;
+    if (table_builder.joinable()) table_builder.join();
+  }
   std::unique_ptr<Domain> domain, coset_domain;
   Fr coset_shift;               // ω of order 2 × domain size
   std::vector<Fr> coset_powers;  // shift^i / domain size
@@ -49,9 +62,16 @@ std::unique_ptr<ZKey> parse_zkey(const uint8_t* data, size_t len);
 
 /**
  * Builds fixed-base tables for the key's MSMs while they fit in `budget_bytes` (G2 first: its
- * table saves the most time per byte). Returns the bytes used.
+ * table saves the most time per byte), then marks them ready. Stops early (tables unused) when the
+ * key is being destroyed. Returns the bytes used.
  */
 size_t build_tables(ZKey& key, size_t budget_bytes, int threads);
+
+/** What build_tables would use under this budget. */
+size_t planned_table_bytes(const ZKey& key, size_t budget_bytes);
+
+/** Starts build_tables on a thread of its own; the key proves without tables until it is done. */
+void build_tables_in_background(ZKey& key, size_t budget_bytes, int threads);
 
 /**
  * Proves with a witness of n_vars canonical scalars (the .wtns section-2 layout: 32-byte little-

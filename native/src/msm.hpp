@@ -16,6 +16,7 @@
 // Zero scalars are skipped and scalars equal to one are added directly: witnesses have many.
 #pragma once
 #include <algorithm>
+#include <atomic>
 #include <cmath>
 #include <cstdint>
 #include <vector>
@@ -314,7 +315,8 @@ struct FixedBaseTable {
     return (size_t)window_count(window_for(n)) * n * sizeof(Affine<F>);
   }
 
-  void build(const Affine<F>* bases, size_t count, int threads) {
+  /** Builds the table; returns false (table unusable) when `cancel` was set meanwhile. */
+  bool build(const Affine<F>* bases, size_t count, int threads, const std::atomic<bool>* cancel = nullptr) {
     using J = Jacobian<F>;
     n = count;
     c = window_for(n);
@@ -328,6 +330,7 @@ struct FixedBaseTable {
       for (size_t i = lo; i < hi; i++) cur[i - lo] = J::from_affine(bases[i]);
       std::vector<F> zs(hi - lo), prefix(hi - lo);
       for (int w = 0; w < windows; w++) {
+        if (cancel && cancel->load(std::memory_order_relaxed)) return;
         if (w > 0)
           for (auto& p : cur)
             for (int k = 0; k < c; k++) J::dbl(p, p);
@@ -354,6 +357,7 @@ struct FixedBaseTable {
         }
       }
     });
+    return !(cancel && cancel->load());
   }
 };
 

@@ -197,21 +197,32 @@ int main(int argc, char** argv) {
   test_ntt();
   if (argc == 3) {
     std::vector<uint8_t> zkey = read_file(argv[1]), wit = read_file(argv[2]);
-    auto key = parse_zkey(zkey.data(), zkey.size());
-    build_tables(*key, size_t(1) << 30, 2);
     std::vector<Scalar> w(wit.size() / 32);
     std::memcpy(w.data(), wit.data(), w.size() * 32);
     CpuCompute cpu(2);
-    Proof p = prove(*key, w.data(), w.size(), random_scalar(), random_scalar(), cpu);
-    const Fq* coords[8] = {&p.a.x, &p.a.y, &p.b.x.c0, &p.b.x.c1, &p.b.y.c0, &p.b.y.c1, &p.c.x, &p.c.y};
-    std::printf("proof ");
-    for (const Fq* c : coords) {
-      u64 x[4];
-      c->to_canonical(x);
-      for (int i = 3; i >= 0; i--) std::printf("%016llx", (unsigned long long)x[i]);
-      std::printf(" ");
+    {
+      // A key dropped while its tables are still being built: the builder stops and is joined.
+      auto dropped = parse_zkey(zkey.data(), zkey.size());
+      build_tables_in_background(*dropped, size_t(1) << 30, 2);
     }
-    std::printf("\n");
+    auto key = parse_zkey(zkey.data(), zkey.size());
+    build_tables_in_background(*key, size_t(1) << 30, 2);
+    // One proof while the tables are being built (without them), one after (with them).
+    Proof before = prove(*key, w.data(), w.size(), random_scalar(), random_scalar(), cpu);
+    key->table_builder.join();
+    CHECK(key->tables_ready.load());
+    Proof after = prove(*key, w.data(), w.size(), random_scalar(), random_scalar(), cpu);
+    for (const Proof* p : {&before, &after}) {
+      const Fq* coords[8] = {&p->a.x, &p->a.y, &p->b.x.c0, &p->b.x.c1, &p->b.y.c0, &p->b.y.c1, &p->c.x, &p->c.y};
+      std::printf("proof ");
+      for (const Fq* c : coords) {
+        u64 x[4];
+        c->to_canonical(x);
+        for (int i = 3; i >= 0; i--) std::printf("%016llx", (unsigned long long)x[i]);
+        std::printf(" ");
+      }
+      std::printf("\n");
+    }
   }
   if (failures) {
     std::fprintf(stderr, "%d checks failed\n", failures);

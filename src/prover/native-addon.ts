@@ -12,9 +12,22 @@ import { rootOfUnity } from '../zk/setup/dev-setup.js';
 export type NativeKey = { readonly __nativeKey: unique symbol };
 
 export interface NativeAddon {
-  /** Parses a zkey and builds the fixed-base tables that fit in `tableBudgetBytes`. */
-  loadKey(zkey: Uint8Array, tableBudgetBytes: number, threads: number): NativeKey;
-  keyInfo(key: NativeKey): { nVars: number; nPublic: number; domainSize: number; bytes: number; tableBytes: number };
+  /**
+   * Parses a zkey, then builds the fixed-base tables that fit in `tableBudgetBytes` (on a thread
+   * of their own when `background`: the key proves without them until they are ready).
+   */
+  loadKey(zkey: Uint8Array, tableBudgetBytes: number, threads: number, background: boolean): NativeKey;
+  keyInfo(key: NativeKey): {
+    nVars: number;
+    nPublic: number;
+    domainSize: number;
+    bytes: number;
+    /** Bytes the key's tables take (or will take once built). */
+    tableBytes: number;
+    tablesReady: boolean;
+  };
+  /** Waits for a background table build; true when the tables are ready. */
+  waitTables(key: NativeKey): boolean;
   /** a ‖ b ‖ c affine coordinates (8 × 32 bytes); r and s are the blinding scalars. */
   prove(key: NativeKey, witness: Uint8Array, r: Uint8Array, s: Uint8Array, threads: number): Uint8Array;
   /** field 0 Fq, 1 Fr, 2 Fq2; op 0 add, 1 sub, 2 mul, 3 square, 4 inverse, 5 negate. */

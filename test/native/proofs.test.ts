@@ -71,13 +71,14 @@ after(async () => {
 });
 
 describe('native backend', () => {
-  test('proofs of every test shape verify; the key loads once and stays', async () => {
+  test('proofs of every test shape verify, before and after the fixed-base tables are built; the key stays', async () => {
     const backend = new NativeBackend({ memoryBudgetBytes: budget, curveThreads: 2 });
     for (const name of TEST_SHAPES) {
       const j = job(name, 1);
       const first = await backend.prove(j);
       assert.equal(first.timings.keyLoaded, false);
       await assertVerifies(j.key.vk, first.publicSignals, first.points);
+      assert.equal(await backend.waitForTables(j), true);
       const again = await backend.prove(job(name, 2));
       assert.equal(again.timings.keyLoaded, true);
       await assertVerifies(j.key.vk, again.publicSignals, again.points);
@@ -119,7 +120,7 @@ test('backend choice: auto takes native (built, self-check passes); explicit cho
   assert.equal(nativeSelfCheck(status.addon), undefined);
 });
 
-test('the C++ core under AddressSanitizer + UBSan: self-test passes and its proof verifies', async () => {
+test('the C++ core under AddressSanitizer + UBSan: self-test passes; proofs with and without tables (and a key dropped mid-build) verify', async () => {
   const j = job('v1_inclusion_26_1', 9);
   const wc = await buildWitnessCalculator(await readFile(j.wasmPath));
   const witness = witnessValues(await calculateWitness(wc, j.shape, j.inputs));
@@ -131,22 +132,27 @@ test('the C++ core under AddressSanitizer + UBSan: self-test passes and its proo
     env: { ...process.env, ASAN_OPTIONS: 'detect_leaks=1' },
   });
   assert.match(stdout, /selftest ok/);
-  const words = stdout
+  // Two proofs: one made while the key's tables were still being built, one with them.
+  const proofs = stdout
     .split('\n')
-    .find((l) => l.startsWith('proof '))!
-    .trim()
-    .split(' ')
-    .slice(1);
-  const f = words.map((w) => BigInt('0x' + w));
-  const points = {
-    a: { x: f[0]!, y: f[1]! },
-    b: { x: { c0: f[2]!, c1: f[3]! }, y: { c0: f[4]!, c1: f[5]! } },
-    c: { x: f[6]!, y: f[7]! },
-  };
+    .filter((l) => l.startsWith('proof '))
+    .map((l) => {
+      const f = l
+        .trim()
+        .split(' ')
+        .slice(1)
+        .map((w) => BigInt('0x' + w));
+      return {
+        a: { x: f[0]!, y: f[1]! },
+        b: { x: { c0: f[2]!, c1: f[3]! }, y: { c0: f[4]!, c1: f[5]! } },
+        c: { x: f[6]!, y: f[7]! },
+      };
+    });
+  assert.equal(proofs.length, 2);
   const publicSignals = [1, 2].map((i) => {
     let v = 0n;
     for (let b = 31; b >= 0; b--) v = (v << 8n) | BigInt(witness[i * 32 + b]!);
     return v;
   });
-  await assertVerifies(j.key.vk, publicSignals, points);
+  for (const points of proofs) await assertVerifies(j.key.vk, publicSignals, points);
 });
