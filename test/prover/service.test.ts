@@ -20,7 +20,13 @@ before(async () => {
 describe('capacity and deadlines', () => {
   let gw: ProverGateway;
   before(async () => {
-    gw = await startProverGateway({ proverThreads: 1, proverQueue: 1, proofTimeoutMs: 60_000 });
+    // The snarkjs backend: these tests need proofs slow enough (about a second) to queue behind.
+    gw = await startProverGateway({
+      proverThreads: 1,
+      proverQueue: 1,
+      proofTimeoutMs: 60_000,
+      proverBackend: 'snarkjs',
+    });
   });
   after(() => gw.stop());
 
@@ -63,7 +69,7 @@ describe('capacity and deadlines', () => {
 
 describe('per-request timeout', () => {
   test('a proof slower than --proof-timeout-ms answers -32012', async () => {
-    const gw = await startProverGateway({ proofTimeoutMs: 150 });
+    const gw = await startProverGateway({ proofTimeoutMs: 150, proverBackend: 'snarkjs' });
     try {
       const r = await gw.rpc('getValidityProof', {
         newAddressesWithTrees: [{ address: b58(demoAddress(700)), tree: AMT1 }],
@@ -77,7 +83,11 @@ describe('per-request timeout', () => {
 
   test('a shape whose key is still being built answers "circuit warming up" (-32013) at its deadline', async () => {
     // A data dir without the suite's key cache: the key has to be built first.
-    const gw = await startTestGateway({ proofTimeoutMs: 300 }, {}, { prover: true, linkKeys: false });
+    const gw = await startTestGateway(
+      { proofTimeoutMs: 300, proverBackend: 'snarkjs' },
+      {},
+      { prover: true, linkKeys: false },
+    );
     try {
       const json = await rpcCall(gw.url, 'getValidityProof', {
         newAddressesWithTrees: [{ address: b58(demoAddress(701)), tree: AMT1 }],
