@@ -12,7 +12,8 @@ import { fileURLToPath } from 'node:url';
 
 const here = dirname(fileURLToPath(import.meta.url));
 const src = join(here, 'src');
-const out = join(here, 'build');
+// ZKGATE_NATIVE_BUILD_DIR builds elsewhere (the tests of the no-compiler path use it).
+const out = process.env.ZKGATE_NATIVE_BUILD_DIR || join(here, 'build');
 const statusFile = join(out, 'status.json');
 const args = new Set(process.argv.slice(2));
 const cxx = process.env.CXX || 'g++';

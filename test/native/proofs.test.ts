@@ -4,7 +4,7 @@
 // public signals); and the C++ core under AddressSanitizer + UBSan makes a proof that verifies.
 import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
-import { rmSync, statSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
@@ -155,4 +155,17 @@ test('the C++ core under AddressSanitizer + UBSan: self-test passes; proofs with
     return v;
   });
   for (const points of proofs) await assertVerifies(j.key.vk, publicSignals, points);
+});
+
+test('without a compiler the install still succeeds and records why (zkgate then runs snarkjs)', async () => {
+  const out = join(dir, 'no-compiler-build');
+  const script = new URL('../../native/build.mjs', import.meta.url).pathname;
+  const { stderr } = await promisify(execFile)(process.execPath, [script], {
+    env: { ...process.env, CXX: 'zkgate-no-such-compiler', ZKGATE_NATIVE_BUILD_DIR: out },
+  });
+  assert.match(stderr, /native prover not built: zkgate-no-such-compiler not found; the snarkjs backend will be used/);
+  const status = JSON.parse(readFileSync(join(out, 'status.json'), 'utf8'));
+  assert.equal(status.ok, false);
+  assert.match(status.reason, /^no C\+\+ compiler \(zkgate-no-such-compiler\)/);
+  assert.equal(existsSync(join(out, 'zkgate_native.node')), false);
 });
