@@ -134,7 +134,7 @@ export const backendsScenario = {
           (globalThis as { gc?: () => void }).gc?.();
           const before = rssMb();
           const t = performance.now();
-          const handle = status.addon.loadKey(zkey, budget, 2, false);
+          const handle = status.addon.loadKey(zkey, budget, 2, false, '');
           const ms = performance.now() - t;
           const info = status.addon.keyInfo(handle);
           return { ms, rss: rssMb() - before, info };

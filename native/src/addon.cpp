@@ -4,7 +4,9 @@
 #include <node_api.h>
 
 #include <cstring>
+#include <map>
 #include <memory>
+#include <mutex>
 #include <string>
 #include <vector>
 
@@ -14,10 +16,34 @@ using namespace zk;
 
 namespace {
 
+// Keys are shared by every thread of the process (the prover's workers each load the addon, but
+// it is one library): a key loaded under a cache key (path, size, mtime) by one worker is found by
+// the others, so the process holds one copy of its points and tables.
 struct KeyHandle {
-  std::unique_ptr<ZKey> key;
+  std::shared_ptr<ZKey> key;
   size_t planned_table_bytes = 0;
 };
+
+std::mutex registry_mutex;
+std::map<std::string, std::weak_ptr<KeyHandle>> registry;
+
+napi_value wrap(napi_env env, std::shared_ptr<KeyHandle> shared) {
+  auto* holder = new std::shared_ptr<KeyHandle>(std::move(shared));
+  napi_value ext;
+  napi_create_external(
+      env, holder, [](napi_env, void* d, void*) { delete static_cast<std::shared_ptr<KeyHandle>*>(d); }, nullptr,
+      &ext);
+  return ext;
+}
+
+bool get_string(napi_env env, napi_value v, std::string& out) {
+  size_t len = 0;
+  if (napi_get_value_string_utf8(env, v, nullptr, 0, &len) != napi_ok) return false;
+  std::vector<char> buf(len + 1);
+  if (napi_get_value_string_utf8(env, v, buf.data(), len + 1, &len) != napi_ok) return false;
+  out.assign(buf.data(), len);
+  return true;
+}
 
 napi_value throw_error(napi_env env, const std::string& msg) {
   napi_throw_error(env, nullptr, msg.c_str());
@@ -98,14 +124,35 @@ void g2_out(const G2Affine& a, uint8_t* p) {
     return throw_error(env, e.what());     \
   }
 
+/** findKey(cacheKey): the key another thread of this process loaded under that name, or null. */
+napi_value FindKey(napi_env env, napi_callback_info info) {
+  napi_value argv[1];
+  std::string name;
+  if (!args(env, info, argv) || !get_string(env, argv[0], name)) return throw_error(env, "findKey(cacheKey: string)");
+  std::shared_ptr<KeyHandle> found;
+  {
+    std::lock_guard<std::mutex> lock(registry_mutex);
+    auto it = registry.find(name);
+    if (it != registry.end()) found = it->second.lock();
+  }
+  if (!found) {
+    napi_value nul;
+    napi_get_null(env, &nul);
+    return nul;
+  }
+  return wrap(env, std::move(found));
+}
+
 /**
- * loadKey(zkey, tableBudgetBytes, threads, background): parses the key, then builds the tables that
- * fit, on a thread of their own when `background` (the key proves without them until they are done).
+ * loadKey(zkey, tableBudgetBytes, threads, background, cacheKey): parses the key, then builds the
+ * tables that fit, on a thread of their own when `background` (the key proves without them until
+ * they are done); registers it under `cacheKey` (when not empty) for the process's other threads.
  */
 napi_value LoadKey(napi_env env, napi_callback_info info) {
-  napi_value argv[4];
-  if (!args(env, info, argv))
-    return throw_error(env, "loadKey(zkey: Uint8Array, tableBudgetBytes, threads, background)");
+  napi_value argv[5];
+  std::string name;
+  if (!args(env, info, argv) || !get_string(env, argv[4], name))
+    return throw_error(env, "loadKey(zkey: Uint8Array, tableBudgetBytes, threads, background, cacheKey)");
   double budget = 0;
   napi_get_value_double(env, argv[1], &budget);
   int threads = get_int(env, argv[2], 1);
@@ -115,25 +162,30 @@ napi_value LoadKey(napi_env env, napi_callback_info info) {
   size_t len;
   if (!get_bytes(env, argv[0], &data, &len)) return throw_error(env, "loadKey: zkey must be a Uint8Array");
   GUARD_BEGIN
-  auto handle = new KeyHandle{parse_zkey(data, len)};
+  auto handle = std::make_shared<KeyHandle>();
+  handle->key = std::shared_ptr<ZKey>(parse_zkey(data, len));
+  handle->planned_table_bytes = budget > 0 ? planned_table_bytes(*handle->key, (size_t)budget) : 0;
+  if (!name.empty()) {
+    std::lock_guard<std::mutex> lock(registry_mutex);
+    auto& slot = registry[name];
+    // Another thread loaded it meanwhile: share that one, drop ours before any tables are built.
+    if (auto other = slot.lock()) return wrap(env, std::move(other));
+    slot = handle;
+  }
   if (budget > 0) {
     if (background)
       build_tables_in_background(*handle->key, (size_t)budget, threads);
     else
       build_tables(*handle->key, (size_t)budget, threads);
   }
-  handle->planned_table_bytes = budget > 0 ? planned_table_bytes(*handle->key, (size_t)budget) : 0;
-  napi_value ext;
-  napi_create_external(
-      env, handle, [](napi_env, void* d, void*) { delete static_cast<KeyHandle*>(d); }, nullptr, &ext);
-  return ext;
+  return wrap(env, std::move(handle));
   GUARD_END
 }
 
 KeyHandle* get_key(napi_env env, napi_value v) {
   void* d = nullptr;
-  if (napi_get_value_external(env, v, &d) != napi_ok) return nullptr;
-  return static_cast<KeyHandle*>(d);
+  if (napi_get_value_external(env, v, &d) != napi_ok || d == nullptr) return nullptr;
+  return static_cast<std::shared_ptr<KeyHandle>*>(d)->get();
 }
 
 napi_value KeyInfo(napi_env env, napi_callback_info info) {
@@ -164,9 +216,8 @@ napi_value WaitTables(napi_env env, napi_callback_info info) {
   if (!args(env, info, argv)) return throw_error(env, "waitTables(key)");
   KeyHandle* h = get_key(env, argv[0]);
   if (!h) return throw_error(env, "waitTables: not a key");
-  if (h->key->table_builder.joinable()) h->key->table_builder.join();
   napi_value v;
-  napi_get_boolean(env, h->key->tables_ready.load(), &v);
+  napi_get_boolean(env, h->key->wait_tables(), &v);
   return v;
 }
 
@@ -358,6 +409,7 @@ napi_value Init(napi_env env, napi_value exports) {
   napi_property_descriptor props[] = {
       {"loadKey", nullptr, LoadKey, nullptr, nullptr, nullptr, napi_default, nullptr},
       {"keyInfo", nullptr, KeyInfo, nullptr, nullptr, nullptr, napi_default, nullptr},
+      {"findKey", nullptr, FindKey, nullptr, nullptr, nullptr, napi_default, nullptr},
       {"waitTables", nullptr, WaitTables, nullptr, nullptr, nullptr, napi_default, nullptr},
       {"prove", nullptr, Prove, nullptr, nullptr, nullptr, napi_default, nullptr},
       {"fieldOp", nullptr, FieldOp, nullptr, nullptr, nullptr, napi_default, nullptr},

@@ -7,8 +7,9 @@
 #include <atomic>
 #include <cstdint>
 #include <memory>
-#include <thread>
+#include <mutex>
 #include <stdexcept>
+#include <thread>
 #include <string>
 #include <vector>
 
@@ -37,12 +38,21 @@ struct ZKey {
   size_t table_bytes = 0;
   std::atomic<bool> tables_ready{false}, cancel_tables{false};
   std::thread table_builder;
+  std::mutex builder_mutex;  // joins may come from several threads (keys are shared by workers)
+
+  /** Waits for a background table build; true when the tables are ready. */
+  bool wait_tables() {
+    std::lock_guard<std::mutex> lock(builder_mutex);
+    if (table_builder.joinable()) table_builder.join();
+    return tables_ready.load();
+  }
 
   ZKey() = default;
   ZKey(const ZKey&) = delete;
   ZKey& operator=(const ZKey&) = delete;
   ~ZKey() {
     cancel_tables = true;
+    std::lock_guard<std::mutex> lock(builder_mutex);
     if (table_builder.joinable()) table_builder.join();
   }
   std::unique_ptr<Domain> domain, coset_domain;

@@ -209,8 +209,7 @@ int main(int argc, char** argv) {
     build_tables_in_background(*key, size_t(1) << 30, 2);
     // One proof while the tables are being built (without them), one after (with them).
     Proof before = prove(*key, w.data(), w.size(), random_scalar(), random_scalar(), cpu);
-    key->table_builder.join();
-    CHECK(key->tables_ready.load());
+    CHECK(key->wait_tables());
     Proof after = prove(*key, w.data(), w.size(), random_scalar(), random_scalar(), cpu);
     for (const Proof* p : {&before, &after}) {
       const Fq* coords[8] = {&p->a.x, &p->a.y, &p->b.x.c0, &p->b.x.c1, &p->b.y.c0, &p->b.y.c1, &p->c.x, &p->c.y};

@@ -16,7 +16,16 @@ export interface NativeAddon {
    * Parses a zkey, then builds the fixed-base tables that fit in `tableBudgetBytes` (on a thread
    * of their own when `background`: the key proves without them until they are ready).
    */
-  loadKey(zkey: Uint8Array, tableBudgetBytes: number, threads: number, background: boolean): NativeKey;
+  loadKey(
+    zkey: Uint8Array,
+    tableBudgetBytes: number,
+    threads: number,
+    background: boolean,
+    /** Registers the key for the process's other threads under this name ('' for none). */
+    cacheKey: string,
+  ): NativeKey;
+  /** A key another thread of this process loaded under `cacheKey`, or null. */
+  findKey(cacheKey: string): NativeKey | null;
   keyInfo(key: NativeKey): {
     nVars: number;
     nPublic: number;

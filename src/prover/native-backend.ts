@@ -2,7 +2,7 @@
 // (native/) on the same .zkey. Keys are parsed once per worker into native memory and kept (LRU
 // within the byte budget); a proof reads nothing from disk and copies nothing but the witness.
 import { randomBytes } from 'node:crypto';
-import { readFile } from 'node:fs/promises';
+import { readFile, stat } from 'node:fs/promises';
 import { performance } from 'node:perf_hooks';
 import { FR } from '../zk/field.js';
 import type { ProofPoints } from '../zk/proof-format.js';
@@ -67,13 +67,21 @@ export class NativeBackend implements ProverBackend {
   /** Loads (or finds) a shape's key; loading is its own measured step. */
   async load(job: ProveJob): Promise<{ loaded: Loaded; warm: boolean }> {
     const { value, warm } = this.keys.get(`${job.shape}\0${job.zkeyPath}`, job.keyBytes, async () => {
-      const [zkey, wasm] = await Promise.all([readFile(job.zkeyPath), readFile(job.wasmPath)]);
-      // A key's tables may take half of what the budget leaves after the key itself, so other
-      // shapes still fit beside it; a key whose tables do not fit proves without them.
-      const tableBudget = Math.max(0, (this.budget - zkey.byteLength - wasm.byteLength) / 2);
+      // The process's workers share parsed keys and tables (the addon is one library): a key
+      // another worker loaded from the same file is taken as it is.
+      const st = await stat(job.zkeyPath);
+      const cacheKey = `${job.zkeyPath}\0${st.size}\0${st.mtimeMs}`;
+      const wasm = await readFile(job.wasmPath);
       const t = performance.now();
-      // Tables build in the background: the first proofs run without them rather than wait.
-      const key = this.addon.loadKey(zkey, tableBudget, this.threads, true);
+      let key = this.addon.findKey(cacheKey);
+      if (!key) {
+        const zkey = await readFile(job.zkeyPath);
+        // A key's tables may take half of what the budget leaves after the key itself, so other
+        // shapes still fit beside it; a key whose tables do not fit proves without them. Tables
+        // build in the background: the first proofs run without them rather than wait.
+        const tableBudget = Math.max(0, (this.budget - zkey.byteLength - wasm.byteLength) / 2);
+        key = this.addon.loadKey(zkey, tableBudget, this.threads, true, cacheKey);
+      }
       const loadMs = performance.now() - t;
       const info = this.addon.keyInfo(key);
       const wc = await buildWitnessCalculator(wasm);

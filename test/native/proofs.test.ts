@@ -8,6 +8,7 @@ import { existsSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
+import { Worker } from 'node:worker_threads';
 import { after, before, describe, test } from 'node:test';
 import type { ProveJob } from '../../src/prover/backend.js';
 import { chooseBackend } from '../../src/prover/index.js';
@@ -168,4 +169,33 @@ test('without a compiler the install still succeeds and records why (zkgate then
   assert.equal(status.ok, false);
   assert.match(status.reason, /^no C\+\+ compiler \(zkgate-no-such-compiler\)/);
   assert.equal(existsSync(join(out, 'zkgate_native.node')), false);
+});
+
+test("the process's threads share a loaded key (one copy of its points and tables)", async () => {
+  const backend = new NativeBackend({ memoryBudgetBytes: budget, curveThreads: 2 });
+  const j = job('v1_inclusion_26_1', 11);
+  await backend.prove(j);
+  const st = statSync(j.zkeyPath);
+  const cacheKey = `${j.zkeyPath}\0${st.size}\0${st.mtimeMs}`;
+  const addonPath = new URL('../../native/build/zkgate_native.node', import.meta.url).pathname;
+  // Another thread (as a second prover worker would be) finds the same key without loading it.
+  const worker = new Worker(
+    `const { parentPort, workerData } = require('node:worker_threads');
+     const addon = require(workerData.addonPath);
+     const key = addon.findKey(workerData.cacheKey);
+     parentPort.postMessage(key === null ? null : addon.keyInfo(key));`,
+    { eval: true, workerData: { addonPath, cacheKey } },
+  );
+  const info = await new Promise((resolve, reject) => {
+    worker.once('message', resolve);
+    worker.once('error', reject);
+  });
+  await worker.terminate();
+  assert.deepEqual(
+    { nVars: (info as { nVars: number }).nVars, nPublic: (info as { nPublic: number }).nPublic },
+    { nVars: j.key.entry.nVars, nPublic: 2 },
+  );
+  const status = loadNativeAddon();
+  if (!status.ok) throw new Error(status.reason);
+  assert.equal(status.addon.findKey('no such key'), null);
 });
