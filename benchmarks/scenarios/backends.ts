@@ -45,6 +45,11 @@ function table(head: string[], rows: string[][]): void {
   for (const r of rows) console.log(fmt(r));
 }
 
+const childRssMb = (pid: number) => {
+  const m = readFileSync(`/proc/${pid}/status`, 'utf8').match(/VmRSS:\s+(\d+) kB/);
+  return m ? Number(m[1]) / 1024 : NaN;
+};
+
 const rssMb = () => {
   const m = readFileSync('/proc/self/status', 'utf8').match(/VmRSS:\s+(\d+) kB/);
   return m ? Number(m[1]) / 1024 : NaN;
@@ -185,7 +190,15 @@ export const backendsScenario = {
           const total =
             backend === 'snarkjs' ? (shape === 'v1_inclusion_26_1' ? 10 : 4) : shape === 'v1_inclusion_26_1' ? 60 : 12;
           const r = await load(url, shape, 2, total);
-          rpcRows.push([backend, shape, String(total), r.p50.toFixed(0), r.p99.toFixed(0), r.perSec.toFixed(2)]);
+          rpcRows.push([
+            backend,
+            shape,
+            String(total),
+            r.p50.toFixed(0),
+            r.p99.toFixed(0),
+            r.perSec.toFixed(2),
+            childRssMb(gw.child.pid!).toFixed(0),
+          ]);
         }
       } finally {
         client.close();
@@ -194,6 +207,6 @@ export const backendsScenario = {
       }
     }
     console.log('\nThrough JSON-RPC at concurrency 2 (gateway in a child process, 2 workers)');
-    table(['backend', 'shape', 'requests', 'p50 ms', 'p99 ms', 'proofs/s'], rpcRows);
+    table(['backend', 'shape', 'requests', 'p50 ms', 'p99 ms', 'proofs/s', 'gateway RSS MB'], rpcRows);
   },
 };
