@@ -26,10 +26,10 @@ import {
   verifyGroth16,
 } from '../../src/zk/index.js';
 import { load, params, post, startBenchGateway } from './prover.js';
+import { envList as list, table } from '../lib/table.js';
 
 const root = fileURLToPath(new URL('../../', import.meta.url));
 const CACHE = join(root, 'node_modules/.cache/zkgate-bench');
-const list = (env: string | undefined, dflt: string[]) => (env ? env.split(',').map((s) => s.trim()) : dflt);
 const SHAPES = list(process.env.BENCH_BACKENDS_SHAPES, [
   'v1_inclusion_26_1',
   'v1_inclusion_26_8',
@@ -37,13 +37,6 @@ const SHAPES = list(process.env.BENCH_BACKENDS_SHAPES, [
   'v2_inclusion_32_20',
 ]);
 const BUDGET = 4 * 1024 ** 3;
-
-function table(head: string[], rows: string[][]): void {
-  const w = head.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i]!.length)));
-  const fmt = (r: string[]) => r.map((x, i) => (i === 0 ? x.padEnd(w[i]!) : x.padStart(w[i]!))).join('  ');
-  console.log(fmt(head));
-  for (const r of rows) console.log(fmt(r));
-}
 
 const childRssMb = (pid: number) => {
   const m = readFileSync(`/proc/${pid}/status`, 'utf8').match(/VmRSS:\s+(\d+) kB/);

@@ -25,6 +25,7 @@ import {
   shutdownZk,
 } from '../../src/zk/index.js';
 import { startProcess } from '../lib/processes.js';
+import { envList as list, table } from '../lib/table.js';
 
 const root = fileURLToPath(new URL('../../', import.meta.url));
 /** Keys built for benchmarks persist here between runs (like the test suite's cache). */
@@ -34,7 +35,6 @@ const SMT1 = 'smt1NamzXdq4AMqS2fS2F1i5KTYPZRhoHgWx38d8WsT';
 const BMT1 = 'bmt1LryLZUMmF7ZtqESaw7wifBXLfXHQYoE4GAmrahU';
 const AMT1 = 'amt1Ayt45jfbdw5YSo7iz6WZxUmnZsQTYXy82hVwyC2';
 const AMT2 = 'amt2kaJA14v3urZbZvnc5v2np8jqvc4Z8zDep5wbtzx';
-const list = (env: string | undefined, dflt: string[]) => (env ? env.split(',').map((s) => s.trim()) : dflt);
 const SHAPE_NAMES = list(process.env.BENCH_PROVER_SHAPES, [
   'v1_inclusion_26_1',
   'v1_inclusion_26_8',
@@ -197,11 +197,7 @@ export const proverScenario = {
         }
       }
       console.log('\nValidity proofs through JSON-RPC (gateway in a child process, 2 worker threads), ms');
-      const head = ['shape', 'conc.', 'reqs', 'p50', 'p99', 'proofs/s', 'in-process snarkjs', 'overhead at c=1'];
-      const w = head.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i]!.length)));
-      const fmt = (r: string[]) => r.map((x, i) => (i === 0 ? x.padEnd(w[i]!) : x.padStart(w[i]!))).join('  ');
-      console.log(fmt(head));
-      for (const r of rows) console.log(fmt(r));
+      table(['shape', 'conc.', 'reqs', 'p50', 'p99', 'proofs/s', 'in-process snarkjs', 'overhead at c=1'], rows);
       console.log('overhead = (p50 at concurrency 1 − warm in-process snarkjs) / warm in-process snarkjs');
 
       if (memory) {

@@ -27,11 +27,11 @@ import {
   type NonInclusionWitness,
   type Shape,
 } from '../../src/zk/index.js';
+import { envList as list, table } from '../lib/table.js';
 
 const run = promisify(execFile);
 const SNARKJS_CLI = join(dirname(createRequire(import.meta.url).resolve('snarkjs')), 'cli.cjs');
 const parts = (process.env.BENCH_ZK_PARTS ?? 'poseidon,setup,prove,trees').split(',');
-const list = (env: string | undefined, dflt: string[]) => (env ? env.split(',').map((s) => s.trim()) : dflt);
 const V1 = SHAPES.filter((s) => s.version === 1).map((s) => s.name);
 const V2_PROVE = [
   'v2_inclusion_32_1',
@@ -42,13 +42,6 @@ const V2_PROVE = [
   'v2_non-inclusion_40_8',
   'v2_non-inclusion_40_32',
 ];
-
-function table(head: string[], rows: string[][]): void {
-  const w = head.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i]!.length)));
-  const fmt = (r: string[]) => r.map((c, i) => (i === 0 ? c.padEnd(w[i]!) : c.padStart(w[i]!))).join('  ');
-  console.log(fmt(head));
-  for (const r of rows) console.log(fmt(r));
-}
 
 async function benchPoseidon(): Promise<void> {
   await loadPoseidon();

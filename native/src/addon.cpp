@@ -252,6 +252,19 @@ napi_value Prove(napi_env env, napi_callback_info info) {
 
 // ---- Test entry points: each takes and returns canonical little-endian bytes. ----
 
+template <class F>
+F field_op(int op, const F& x, const F& y) {
+  switch (op) {
+    case 0: return x + y;
+    case 1: return x - y;
+    case 2: return x * y;
+    case 3: return x.squared();
+    case 4: return x.inverse();
+    case 5: return -x;
+  }
+  throw std::runtime_error("unknown op");
+}
+
 napi_value FieldOp(napi_env env, napi_callback_info info) {
   napi_value argv[4];
   if (!args(env, info, argv)) return throw_error(env, "fieldOp(field, op, a, b)");
@@ -260,40 +273,21 @@ napi_value FieldOp(napi_env env, napi_callback_info info) {
   size_t al, bl;
   if (!get_bytes(env, argv[2], &a, &al) || !get_bytes(env, argv[3], &b, &bl)) return throw_error(env, "bytes");
   GUARD_BEGIN
+  const size_t size = field == 2 ? 64 : 32;
+  if (al != size || bl != size) throw std::runtime_error("operands are " + std::to_string(size) + " bytes");
   uint8_t out[64];
-  size_t out_len = 32;
-  auto run = [&](auto tag) {
-    using F = decltype(tag);
-    F x = field_in<F>(a), y = field_in<F>(b), z;
-    switch (op) {
-      case 0: z = x + y; break;
-      case 1: z = x - y; break;
-      case 2: z = x * y; break;
-      case 3: z = x.squared(); break;
-      case 4: z = x.inverse(); break;
-      case 5: z = -x; break;
-      default: throw std::runtime_error("unknown op");
-    }
-    field_out(z, out);
-  };
-  if (field == 0) run(Fq{});
-  else if (field == 1) run(Fr{});
-  else if (field == 2) {
-    if (al != 64 || bl != 64) throw std::runtime_error("fq2 operands are 64 bytes");
-    Fq2 x{field_in<Fq>(a), field_in<Fq>(a + 32)}, y{field_in<Fq>(b), field_in<Fq>(b + 32)}, z;
-    switch (op) {
-      case 0: z = x + y; break;
-      case 1: z = x - y; break;
-      case 2: z = x * y; break;
-      case 3: z = x.squared(); break;
-      case 4: z = x.inverse(); break;
-      default: throw std::runtime_error("unknown op");
-    }
+  if (field == 0) {
+    field_out(field_op(op, field_in<Fq>(a), field_in<Fq>(b)), out);
+  } else if (field == 1) {
+    field_out(field_op(op, field_in<Fr>(a), field_in<Fr>(b)), out);
+  } else if (field == 2) {
+    Fq2 z = field_op(op, Fq2{field_in<Fq>(a), field_in<Fq>(a + 32)}, Fq2{field_in<Fq>(b), field_in<Fq>(b + 32)});
     field_out(z.c0, out);
     field_out(z.c1, out + 32);
-    out_len = 64;
-  } else throw std::runtime_error("unknown field");
-  return make_bytes(env, out, out_len);
+  } else {
+    throw std::runtime_error("unknown field");
+  }
+  return make_bytes(env, out, size);
   GUARD_END
 }
 
@@ -308,6 +302,7 @@ napi_value CurveOp(napi_env env, napi_callback_info info) {
   GUARD_BEGIN
   auto run = [&](auto jac_tag, auto in, auto outf, size_t size) {
     using J = decltype(jac_tag);
+    if (pl != size || ql != (op == 3 ? 32 : size)) throw std::runtime_error("operands have the wrong size");
     auto a = in(p);
     J r;
     if (op == 3) {

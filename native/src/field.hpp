@@ -340,6 +340,11 @@ struct Fq2 {
     sqr(r, *this);
     return r;
   }
+  Fq2 operator-() const {
+    Fq2 r;
+    neg(r, *this);
+    return r;
+  }
   /** 1 / (c0 + c1 u) = (c0 − c1 u) / (c0² + c1²). */
   Fq2 inverse() const {
     Fq n = c0.squared() + c1.squared();

@@ -18,20 +18,16 @@ struct Reader {
   void need(size_t n) const {
     if (at + n > len || at + n < at) throw std::runtime_error("zkey ends early");
   }
-  uint32_t u32() {
-    need(4);
-    uint32_t v;
-    std::memcpy(&v, p + at, 4);
-    at += 4;
+  template <class T>
+  T scalar() {
+    need(sizeof(T));
+    T v;
+    std::memcpy(&v, p + at, sizeof(T));
+    at += sizeof(T);
     return v;
   }
-  uint64_t u64v() {
-    need(8);
-    uint64_t v;
-    std::memcpy(&v, p + at, 8);
-    at += 8;
-    return v;
-  }
+  uint32_t u32() { return scalar<uint32_t>(); }
+  uint64_t u64v() { return scalar<uint64_t>(); }
   void limbs(u64 out[4]) {
     need(32);
     std::memcpy(out, p + at, 32);

@@ -133,64 +133,48 @@ Jacobian<F> bucket_sum(size_t groups, size_t per_group, const int32_t* digits, P
     batch.clear();
   };
 
-  // One addition into bucket b: straight in when empty, cancelled against its negation, batched
-  // otherwise. A bucket already in the batch defers the point to the next batch (or, when the
-  // deferred list is long, to the bucket's Jacobian overflow).
-  auto add = [&](uint32_t b, const A* q, bool neg) {
-    if (in_batch[b]) {
-      if (deferred.size() < batch_max) {
-        deferred.push_back({b, neg, q});
-      } else {
-        if (overflow.empty()) overflow.assign(nb, J::infinity());
-        J::add_mixed(overflow[b], overflow[b], neg ? q->negated() : *q);
-      }
-      return;
+  // Puts one addition in place: straight into an empty bucket, cancelled against its negation, or
+  // into the batch. False when its bucket is already in the batch (it must wait).
+  auto place = [&](const Pending& d) -> bool {
+    if (in_batch[d.b]) return false;
+    if (!full[d.b]) {
+      bucket[d.b] = d.neg ? d.q->negated() : *d.q;
+      full[d.b] = 1;
+      return true;
     }
-    if (!full[b]) {
-      bucket[b] = neg ? q->negated() : *q;
-      full[b] = 1;
-      return;
-    }
-    const A& p = bucket[b];
-    if (p.x == q->x) {
+    const A& p = bucket[d.b];
+    if (p.x == d.q->x) {
       // Same x: the bucket holds ±q. Opposite points cancel; equal ones double (batched).
-      F y = q->y;
-      if (neg) F::neg(y, y);
+      F y = d.q->y;
+      if (d.neg) F::neg(y, y);
       if (p.y != y) {
-        full[b] = 0;
-        return;
+        full[d.b] = 0;
+        return true;
       }
     }
-    in_batch[b] = 1;
-    batch.push_back({b, neg, q});
-    if (batch.size() == batch_max) {
-      flush();
-      retry.swap(deferred);
-      deferred.clear();
-      for (const Pending& d : retry) {
-        if (in_batch[d.b] || batch.size() + 1 >= batch_max) {
-          deferred.push_back(d);
-          continue;
-        }
-        const A& dp = bucket[d.b];
-        if (!full[d.b]) {
-          bucket[d.b] = d.neg ? d.q->negated() : *d.q;
-          full[d.b] = 1;
-          continue;
-        }
-        if (dp.x == d.q->x) {
-          F y = d.q->y;
-          if (d.neg) F::neg(y, y);
-          if (dp.y != y) {
-            full[d.b] = 0;
-            continue;
-          }
-        }
-        in_batch[d.b] = 1;
-        batch.push_back(d);
-      }
-      retry.clear();
+    in_batch[d.b] = 1;
+    batch.push_back(d);
+    return true;
+  };
+  // A waiting addition goes to the next batch, or, when too many wait, to its bucket's Jacobian
+  // overflow.
+  auto defer = [&](const Pending& d) {
+    if (deferred.size() < batch_max) {
+      deferred.push_back(d);
+      return;
     }
+    if (overflow.empty()) overflow.assign(nb, J::infinity());
+    J::add_mixed(overflow[d.b], overflow[d.b], d.neg ? d.q->negated() : *d.q);
+  };
+  // Runs the batch, then gives the waiting additions their turn (leaving room, so this never
+  // flushes again from inside).
+  auto flush_and_retry = [&]() {
+    flush();
+    retry.swap(deferred);
+    deferred.clear();
+    for (const Pending& d : retry)
+      if (batch.size() + 1 >= batch_max || !place(d)) deferred.push_back(d);
+    retry.clear();
   };
 
   for (size_t g = 0; g < groups; g++) {
@@ -202,17 +186,15 @@ Jacobian<F> bucket_sum(size_t groups, size_t per_group, const int32_t* digits, P
       if (m < lo || m > hi) continue;
       const A& src = point(g, i);
       if (src.is_infinity()) continue;
-      add((uint32_t)(m - lo), &src, d < 0);
+      const Pending e{(uint32_t)(m - lo), d < 0, &src};
+      if (!place(e))
+        defer(e);
+      else if (batch.size() == batch_max)
+        flush_and_retry();
     }
   }
-  // Drain: batches until nothing is deferred.
-  while (!batch.empty() || !deferred.empty()) {
-    flush();
-    retry.swap(deferred);
-    deferred.clear();
-    for (const Pending& d : retry) add(d.b, d.q, d.neg);
-    retry.clear();
-  }
+  // Drain: batches until nothing waits.
+  while (!batch.empty() || !deferred.empty()) flush_and_retry();
 
   // Σ (m − lo + 1)·B_m by running sums from the top, plus (lo − 1)·Σ B_m.
   J running = J::infinity(), sum = J::infinity();

@@ -273,6 +273,12 @@ function collectionUri(index: AssetIndex, key: string): string | undefined {
 const clean = (s: string) => s.replace(/\0/g, '').trim();
 const SYSTEM_PROGRAM = '11111111111111111111111111111111';
 
+/** A Core collection's update authority ("" while the collection is not indexed). */
+function collectionAuthority(index: AssetIndex, collection: string): string {
+  const ua = index.coreOf(collection)?.core.updateAuthority;
+  return ua && ua.kind !== 'None' ? ua.address : '';
+}
+
 /** An MPL Core asset or collection (get-asset.md §2.4–§2.14, the reference's Core transformer). */
 function coreAsset(
   index: AssetIndex,
@@ -285,11 +291,7 @@ function coreAsset(
   const ua = a.updateAuthority;
   // An asset in a collection is governed by the collection's authority ("" while it is not indexed).
   const authority =
-    ua.kind === 'None'
-      ? SYSTEM_PROGRAM
-      : ua.kind === 'Address'
-        ? ua.address
-        : ((index.coreOf(ua.address)?.core.updateAuthority as { address?: string } | undefined)?.address ?? '');
+    ua.kind === 'None' ? SYSTEM_PROGRAM : ua.kind === 'Address' ? ua.address : collectionAuthority(index, ua.address);
   const owner = a.kind === 'collection' ? authority : (a.owner ?? '');
   const td = a.transferDelegate;
   const delegate =
