@@ -2,12 +2,24 @@
 // /prove API) and the backends from a Config, and stops them in order. `--role` picks the parts:
 // all (default), rpc (adapter only, prover elsewhere via --prover-url) or prover (no JSON-RPC).
 // Tests start whole gateways through here on ephemeral ports.
+import { mkdirSync } from 'node:fs';
 import { mkdir } from 'node:fs/promises';
 import type { Config } from './config.js';
 import { checkHealth, closeHealthClients, startGrpcServer, type GrpcServer } from './grpc/index.js';
 import { HealthRegistry } from './obs/health.js';
 import { join } from 'node:path';
-import { ForkSource, Ledger, lightLocalnet, readAccountDir, readProgramSpec } from './ledger/index.js';
+import {
+  ForkSource,
+  LIGHT_SYSTEM_PROGRAM_FILE,
+  Ledger,
+  lightLocalnet,
+  lightSystemProgram,
+  readAccountDir,
+  readProgramSpec,
+  type PatchedProgram,
+} from './ledger/index.js';
+import { writeFileAtomicSync } from './util/atomic-file.js';
+import { solanaVerifyingKeyBytes, type SnarkjsVerificationKey } from './zk/index.js';
 import { ProverClient, startProver, type Prover } from './prover/index.js';
 import { AssetIndex, getAsset, MetadataFetcher, PriceSource } from './das/index.js';
 import type { GetAssetParams } from './rpc/methods/get-asset.js';
@@ -60,14 +72,34 @@ export interface Gateway {
  * The embedded ledger with Light's localnet and the configured fixtures (fixtures win on
  * conflicts), and the DAS asset index kept in step with its accounts.
  */
-function openLedger(config: Config): { ledger: Ledger; assets: AssetIndex; fetcher: MetadataFetcher } {
+interface EmbeddedChain {
+  ledger: Ledger;
+  assets: AssetIndex;
+  fetcher: MetadataFetcher;
+  /** Light's system program as deployed: it verifies proofs with zkgate's keys once they are installed. */
+  lightSystem: PatchedProgram;
+}
+
+function openLedger(config: Config): EmbeddedChain {
   const light = lightLocalnet();
+  const programs = [...light.programs, ...config.program.map(readProgramSpec)];
+  // Located before the ledger opens: a system program without the expected key records fails the start.
+  const programsDir = join(config.dataDir, 'programs');
+  let ledger: Ledger | undefined;
+  const lightSystem = lightSystemProgram(
+    programs,
+    (id, bytes) => ledger!.deployProgram(id, bytes),
+    (bytes) => {
+      mkdirSync(programsDir, { recursive: true });
+      writeFileAtomicSync(join(programsDir, LIGHT_SYSTEM_PROGRAM_FILE), bytes);
+    },
+  );
   let assets: AssetIndex | undefined;
   let fetcher: MetadataFetcher | undefined;
-  const ledger = Ledger.open({
+  ledger = Ledger.open({
     dir: join(config.dataDir, 'ledger'),
     accounts: [...config.accountDir.flatMap(readAccountDir), ...light.accounts],
-    programs: [...light.programs, ...config.program.map(readProgramSpec)],
+    programs,
     indexers: [
       (root) => {
         fetcher = new MetadataFetcher(root, {
@@ -81,7 +113,12 @@ function openLedger(config: Config): { ledger: Ledger; assets: AssetIndex; fetch
     ],
   });
   fetcher!.resume();
-  return { ledger, assets: assets!, fetcher: fetcher! };
+  return { ledger, assets: assets!, fetcher: fetcher!, lightSystem };
+}
+
+/** Installs a proving key's verifying key into the ledger's Light system program. */
+function installKey(chain: EmbeddedChain, key: { shape: string; sha256: string; vk: SnarkjsVerificationKey }): void {
+  chain.lightSystem.install([{ shape: key.shape, keyId: key.sha256, vk: solanaVerifyingKeyBytes(key.vk) }]);
 }
 
 /** Where a client on this machine reaches a server bound to `host`. */
@@ -109,7 +146,16 @@ export async function startGateway({
   const ledger = chain?.ledger;
   let prover: Prover | undefined;
   try {
-    prover = config.role !== 'rpc' && embeddedProver ? await startProver(config, log, registry) : undefined;
+    prover =
+      config.role !== 'rpc' && embeddedProver
+        ? await startProver(config, log, registry, {
+            ...(chain
+              ? { onKey: (k) => installKey(chain, { shape: k.shape.name, sha256: k.entry.sha256, vk: k.vk }) }
+              : {}),
+          })
+        : undefined;
+    // Keys built in earlier runs: their shapes verify on the ledger from the start.
+    if (chain && prover) for (const k of prover.keys.usableVerificationKeys()) installKey(chain, k);
   } catch (e) {
     await ledger?.close();
     throw e;

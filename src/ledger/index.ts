@@ -31,3 +31,16 @@ export {
   type ProgramFixture,
 } from './fixtures.js';
 export { ForkSource } from './fork.js';
+export {
+  LIGHT_SYSTEM_PROGRAM_FILE,
+  PatchedProgram,
+  VerifierKeyError,
+  expectedRecords,
+  lightSystemProgram,
+  locateVkRecords,
+  patchVkRecords,
+  publicInputCount,
+  type InstalledKey,
+  type VkRecordLocation,
+} from './verifier-keys.js';
+export { LIGHT_IDS, LIGHT_SYSTEM_PROGRAM_ID } from './light-ids.js';

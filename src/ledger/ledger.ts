@@ -220,6 +220,11 @@ export class Ledger {
     });
   }
 
+  /** Deploys (or redeploys) a program into the VM; it is not persisted: programs load at every start. */
+  deployProgram(id: Uint8Array, bytes: Uint8Array): void {
+    this.vm.addProgram(id, bytes);
+  }
+
   minimumBalanceForRentExemption(len: number): bigint {
     return this.vm.minimumBalanceForRentExemption(BigInt(len));
   }

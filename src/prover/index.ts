@@ -8,7 +8,7 @@ import type { Logger } from '../obs/log.js';
 import type { MetricsRegistry } from '../obs/metrics.js';
 import { TreeStore } from '../state/index.js';
 import { shutdownZk } from '../zk/index.js';
-import { KeyStore } from '../zk/keys.js';
+import { KeyStore, type ProvingKey } from '../zk/keys.js';
 import { SHAPES, shapeByName } from '../zk/shapes.js';
 import type { BackendName } from './backend.js';
 import { bootstrapLocalnetTrees } from './bootstrap.js';
@@ -36,6 +36,7 @@ export type * from './types.js';
 export interface Prover {
   readonly service: ProverService;
   readonly store: TreeStore;
+  readonly keys: KeyStore;
   readonly pool: ProverPool;
   readonly grpcServices: GrpcServiceSpec[];
   /** Port of the Light-compatible HTTP API once started. */
@@ -69,7 +70,17 @@ export function chooseBackend(choice: ProverBackendChoice, log: Logger): Backend
   return 'snarkjs';
 }
 
-export async function startProver(config: Config, log: Logger, metrics?: MetricsRegistry): Promise<Prover> {
+export interface ProverHooks {
+  /** Called with each proof's key before the proof is made (see ProverServiceOptions.onKey). */
+  onKey?: (key: ProvingKey) => void;
+}
+
+export async function startProver(
+  config: Config,
+  log: Logger,
+  metrics?: MetricsRegistry,
+  hooks: ProverHooks = {},
+): Promise<Prover> {
   const preload = expandShapeList(config.preloadCircuits);
   const store = await TreeStore.open(join(config.dataDir, 'trees'));
   let pool: ProverPool | undefined;
@@ -87,10 +98,11 @@ export async function startProver(config: Config, log: Logger, metrics?: Metrics
       memoryBudgetBytes: config.proverMemoryMb * 1024 * 1024,
       ...(metrics ? { metrics } : {}),
     });
-    const service = new ProverService({ store, keys, pool, log });
+    const service = new ProverService({ store, keys, pool, log, ...(hooks.onKey ? { onKey: hooks.onKey } : {}) });
     const p: Prover = {
       service,
       store,
+      keys,
       pool,
       grpcServices: [
         {

@@ -33,6 +33,11 @@ export interface ProverServiceOptions {
   keys: KeyStore;
   pool: ProverPool;
   log: Logger;
+  /**
+   * Called with the key of every proof before the proof is made (the embedded ledger installs its
+   * verifying key into Light's programs here, so the proof verifies there when it is returned).
+   */
+  onKey?: (key: ProvingKey) => void;
 }
 
 export class ProverService {
@@ -103,6 +108,7 @@ export class ProverService {
     run: RunOptions,
   ): Promise<Proof> {
     const key = await this.key(shape, run);
+    this.o.onKey?.(key);
     const inputs = circuitInputs(shape, accounts, addresses);
     const r = await this.o.pool.run(
       {

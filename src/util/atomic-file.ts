@@ -1,4 +1,5 @@
 // Crash-safe file writes: a reader sees the old content or the new, never a torn file.
+import { closeSync, fsyncSync, openSync, renameSync, rmSync, writeSync } from 'node:fs';
 import { open, rename, unlink, type FileHandle } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
 
@@ -26,3 +27,21 @@ export async function writeAtomic(path: string, write: (fh: FileHandle) => Promi
 
 export const writeFileAtomic = (path: string, data: string | Uint8Array, mode = 0o644): Promise<void> =>
   writeAtomic(path, (fh) => fh.writeFile(data), mode);
+
+/** The same, synchronously (for writes that must be ordered with the caller's other work). */
+export function writeFileAtomicSync(path: string, data: string | Uint8Array, mode = 0o644): void {
+  const tmp = join(dirname(path), `.${basename(path)}.${process.pid}.${Date.now()}.tmp`);
+  try {
+    const fd = openSync(tmp, 'w', mode);
+    try {
+      writeSync(fd, typeof data === 'string' ? Buffer.from(data) : data);
+      fsyncSync(fd);
+    } finally {
+      closeSync(fd);
+    }
+    renameSync(tmp, path);
+  } catch (e) {
+    rmSync(tmp, { force: true });
+    throw e;
+  }
+}

@@ -14,6 +14,8 @@ export {
   KeyError,
   DEFAULT_DEV_SEED,
   solanaVerifyingKey,
+  solanaVerifyingKeyBytes,
+  type SolanaVerifyingKeyBytes,
   type KeyEntry,
   type KeyListing,
   type ProvingKey,

@@ -119,13 +119,29 @@ export class KeyStore {
     return { shape, entry, zkeyPath: join(this.dir, entry.zkey), wasmPath: compiled.wasm, vk };
   }
 
+  /** Whether `ensure` uses the key on file as it is: ready, or imported for older sources (never rebuilt). */
+  private usable(shape: Shape, entry: KeyEntry | undefined): entry is KeyEntry {
+    const status = this.status(shape, entry);
+    return status === 'ready' || (status === 'stale' && entry!.setup === 'imported');
+  }
+
   /** The shape's key, building a dev key first if there is none (or it is for older sources). */
   ensure(name: string, progress?: Progress): Promise<ProvingKey> {
     const shape = shapeByName(name);
     const entry = this.manifest()[shape.name];
-    const status = this.status(shape, entry);
-    if (status === 'ready' || (status === 'stale' && entry!.setup === 'imported')) return this.load(shape, entry!);
+    if (this.usable(shape, entry)) return this.load(shape, entry);
     return this.build(name, progress);
+  }
+
+  /** Verification keys of every shape whose key `ensure` would use as it is (no compiling, no building). */
+  usableVerificationKeys(): { shape: string; sha256: string; vk: SnarkjsVerificationKey }[] {
+    const m = this.manifest();
+    return SHAPES.flatMap((shape) => {
+      const entry = m[shape.name];
+      if (!this.usable(shape, entry)) return [];
+      const vk = JSON.parse(readFileSync(join(this.dir, entry.vk), 'utf8')) as SnarkjsVerificationKey;
+      return [{ shape: shape.name, sha256: entry.sha256, vk }];
+    });
   }
 
   /** (Re)builds the dev key of a shape: compile if needed, deterministic setup, vk export. */
@@ -238,30 +254,51 @@ function countAbTerms(constraints: Buffer, nConstraints: number, n8: number): nu
   return count;
 }
 
-/**
- * The byte layout Solana's groth16 verifiers take (groth16-solana's Groth16Verifyingkey): G1 as
- * x ‖ y, G2 as x.c1 ‖ x.c0 ‖ y.c1 ‖ y.c0, all big-endian; as JSON arrays of byte values.
- */
-export function solanaVerifyingKey(vk: SnarkjsVerificationKey): Record<string, unknown> {
+/** A verification key in the byte layout Solana's groth16 verifiers take (groth16-solana's Groth16Verifyingkey). */
+export interface SolanaVerifyingKeyBytes {
+  nPublic: number;
+  /** G1: x ‖ y, 64 bytes big-endian. */
+  alpha: Uint8Array;
+  /** G2: x.c1 ‖ x.c0 ‖ y.c1 ‖ y.c0, 128 bytes big-endian (the alt_bn128 syscalls' order). */
+  beta: Uint8Array;
+  gamma: Uint8Array;
+  delta: Uint8Array;
+  ic: Uint8Array[];
+}
+
+export function solanaVerifyingKeyBytes(vk: SnarkjsVerificationKey): SolanaVerifyingKeyBytes {
+  const join = (parts: bigint[]) => {
+    const out = new Uint8Array(32 * parts.length);
+    parts.forEach((v, i) => out.set(bigIntToBytes32(v), 32 * i));
+    return out;
+  };
   const g1 = (v: string[]) => {
     const p = vkG1(v);
-    return [...bigIntToBytes32(p.x), ...bigIntToBytes32(p.y)];
+    return join([p.x, p.y]);
   };
   const g2 = (v: string[][]) => {
     const p = vkG2(v);
-    return [
-      ...bigIntToBytes32(p.x.c1),
-      ...bigIntToBytes32(p.x.c0),
-      ...bigIntToBytes32(p.y.c1),
-      ...bigIntToBytes32(p.y.c0),
-    ];
+    return join([p.x.c1, p.x.c0, p.y.c1, p.y.c0]);
   };
   return {
-    nr_pubinputs: vk.nPublic,
-    vk_alpha_g1: g1(vk.vk_alpha_1),
-    vk_beta_g2: g2(vk.vk_beta_2),
-    vk_gamme_g2: g2(vk.vk_gamma_2),
-    vk_delta_g2: g2(vk.vk_delta_2),
-    vk_ic: vk.IC.map(g1),
+    nPublic: vk.nPublic,
+    alpha: g1(vk.vk_alpha_1),
+    beta: g2(vk.vk_beta_2),
+    gamma: g2(vk.vk_gamma_2),
+    delta: g2(vk.vk_delta_2),
+    ic: vk.IC.map(g1),
+  };
+}
+
+/** The same as groth16-solana's Rust struct would print it: JSON arrays of byte values. */
+export function solanaVerifyingKey(vk: SnarkjsVerificationKey): Record<string, unknown> {
+  const k = solanaVerifyingKeyBytes(vk);
+  return {
+    nr_pubinputs: k.nPublic,
+    vk_alpha_g1: [...k.alpha],
+    vk_beta_g2: [...k.beta],
+    vk_gamme_g2: [...k.gamma],
+    vk_delta_g2: [...k.delta],
+    vk_ic: k.ic.map((p) => [...p]),
   };
 }
