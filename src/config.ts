@@ -43,6 +43,7 @@ export interface Config {
   simulateUpstream: string;
   upstreamTimeoutMs: number;
   dasUpstream: string;
+  validityProofUpstream: string;
   cdnPrefix: string;
   priceSource: string;
   metadataTimeoutMs: number;
@@ -196,13 +197,19 @@ export const OPTIONS: readonly OptionSpec[] = [
     key: 'upstreamTimeoutMs',
     kind: 'count',
     default: 10_000,
-    help: 'timeout of calls to --simulate-upstream, --das-upstream and --fork-url',
+    help: 'timeout of calls to --simulate-upstream, --das-upstream, --validity-proof-upstream and --fork-url',
   },
   {
     key: 'dasUpstream',
     kind: 'string',
     default: '',
     help: 'DAS provider URL to forward getAsset to instead of answering from the local index',
+  },
+  {
+    key: 'validityProofUpstream',
+    kind: 'string',
+    default: '',
+    help: "Photon/Helius URL to forward getValidityProof(V2) and the Photon indexer methods to (public clusters, where proofs must verify against Light's ceremony keys)",
   },
   {
     key: 'cdnPrefix',

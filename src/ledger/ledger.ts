@@ -39,6 +39,39 @@ export interface AccountIndexer {
   markBackfilled(slot: bigint): void;
 }
 
+/** An instruction a program invoked (CPI), as the VM reports it; indices are into the transaction's keys. */
+export interface InnerInstruction {
+  programIdIndex: number;
+  accounts: Uint8Array;
+  data: Uint8Array;
+  /** 2 for an instruction invoked by a top-level one, 3 for one it invoked, … */
+  stackHeight: number;
+}
+
+/** A transaction as transaction indexers see it: committed, inside the LMDB transaction committing it. */
+export interface CommittedTransaction {
+  signature: Uint8Array;
+  slot: bigint;
+  blockTime: number;
+  tx: ParsedTransaction;
+  /** Every key the transaction loads, in index order: static keys, lookup writables, lookup readonlys. */
+  accountKeys: Uint8Array[];
+  err: SolanaTxError | null;
+  logs: string[];
+  /** The instructions each top-level instruction invoked, in order (read from the VM on first use). */
+  innerInstructions(): InnerInstruction[][];
+  /** An account as the transaction left it. */
+  account(pubkey: Uint8Array): StoredAccount | undefined;
+}
+
+/**
+ * Something kept in step with the ledger's transactions (the compression index): it sees every
+ * committed transaction inside the LMDB transaction that writes its accounts and its record.
+ */
+export interface TransactionIndexer {
+  applyTransaction(t: CommittedTransaction): void;
+}
+
 export interface LedgerOptions {
   dir: string;
   slotMs?: number;
@@ -48,6 +81,10 @@ export interface LedgerOptions {
   programs?: { id: Uint8Array; bytes: Uint8Array }[];
   /** Indexers over the ledger's accounts, created on its store (they may open their own tables). */
   indexers?: ((root: RootDatabase) => AccountIndexer)[];
+  /** Indexers over its committed transactions, likewise. */
+  transactionIndexers?: ((root: RootDatabase) => TransactionIndexer)[];
+  /** Told when a transaction indexer throws (its writes for that transaction are dropped). */
+  onIndexerError?: (error: unknown, t: CommittedTransaction) => void;
 }
 
 export interface ExecutionResult {
@@ -81,6 +118,8 @@ export class Ledger {
   private blockhashBytes = new Map<string, bigint>();
   private timer?: NodeJS.Timeout;
   private readonly indexers: AccountIndexer[];
+  private readonly txIndexers: TransactionIndexer[];
+  private readonly onIndexerError: (error: unknown, t: CommittedTransaction) => void;
 
   private constructor(
     private readonly dbs: LedgerDbs,
@@ -105,6 +144,8 @@ export class Ledger {
     for (const { key, value } of dbs.accounts.getRange())
       this.vm.setAccount(new Uint8Array(key), toVm(decodeAccount(value)));
     this.indexers = (opts.indexers ?? []).map((make) => make(dbs.root));
+    this.txIndexers = (opts.transactionIndexers ?? []).map((make) => make(dbs.root));
+    this.onIndexerError = opts.onIndexerError ?? (() => {});
     for (const ix of this.indexers) {
       if (!ix.needsBackfill()) continue;
       dbs.root.transactionSync(() => {
@@ -207,17 +248,15 @@ export class Ledger {
     });
   }
 
-  /** Persists the VM's current state of these accounts (after a committed transaction). */
+  /** Persists the VM's current state of these accounts (inside the committing transaction). */
   private persist(keys: readonly Uint8Array[]): void {
-    this.dbs.root.transactionSync(() => {
-      for (const k of keys) {
-        const vmAccount = this.vm.getAccount(k);
-        const a = vmAccount && vmAccount.lamports() > 0n ? toStored(vmAccount) : undefined;
-        if (a) this.dbs.accounts.put(Buffer.from(k), encodeAccount(a));
-        else this.dbs.accounts.remove(Buffer.from(k));
-        this.notify(k, a);
-      }
-    });
+    for (const k of keys) {
+      const vmAccount = this.vm.getAccount(k);
+      const a = vmAccount && vmAccount.lamports() > 0n ? toStored(vmAccount) : undefined;
+      if (a) this.dbs.accounts.put(Buffer.from(k), encodeAccount(a));
+      else this.dbs.accounts.remove(Buffer.from(k));
+      this.notify(k, a);
+    }
   }
 
   /** Deploys (or redeploys) a program into the VM; it is not persisted: programs load at every start. */
@@ -332,7 +371,10 @@ export class Ledger {
     return [...tx.staticKeys.filter((_, i) => isStaticWritable(tx, i)), ...writableLookups];
   }
 
-  /** Executes and commits a transaction (fees are charged even when it fails), and records it. */
+  /**
+   * Executes and commits a transaction (fees are charged even when it fails), and records it: its
+   * account writes, its record and what transaction indexers derive from it commit together.
+   */
   send(tx: ParsedTransaction): { signature: Uint8Array; err: SolanaTxError | null } {
     if (this.isRecentSignature(tx.signatures[0]!))
       return { signature: tx.signatures[0]!, err: txError('AlreadyProcessed') };
@@ -342,21 +384,58 @@ export class Ledger {
     const failed = 'err' in r;
     const meta = failed ? r.meta() : r;
     const err = failed ? solanaTxError(r.err()) : null;
-    // Only writable accounts can change; read-only ones (programs, sysvars) stay the VM's own.
-    this.persist(this.writableKeys(tx, writableLookups));
     const post = keys.map((k) => this.vm.getBalance(k) ?? 0n);
     const signature = tx.signatures[0]!;
-    this.record(signature, {
+    const logs = meta.logs();
+    const blockTime = Math.floor(Date.now() / 1000);
+    const rec: TxRecord = {
       slot: this.slotValue.toString(),
       err: err?.json ?? null,
-      logs: meta.logs(),
+      logs,
       fee: this.fee(tx).toString(),
       computeUnits: meta.computeUnitsConsumed().toString(),
       preBalances: pre.map(String),
       postBalances: post.map(String),
       tx: Buffer.from(tx.bytes).toString('base64'),
-      blockTime: Math.floor(Date.now() / 1000),
+      blockTime,
+    };
+    let inner: InnerInstruction[][] | undefined;
+    const committed: CommittedTransaction = {
+      signature,
+      slot: this.slotValue,
+      blockTime,
+      tx,
+      accountKeys: keys,
+      err,
+      logs,
+      innerInstructions: () =>
+        (inner ??= meta.innerInstructions().map((list) =>
+          list.map((i) => {
+            const c = i.instruction();
+            return {
+              programIdIndex: c.programIdIndex(),
+              accounts: c.accounts(),
+              data: c.data(),
+              stackHeight: i.stackHeight(),
+            };
+          }),
+        )),
+      account: (k) => this.getAccount(k),
+    };
+    this.dbs.root.transactionSync(() => {
+      // Only writable accounts can change; read-only ones (programs, sysvars) stay the VM's own.
+      this.persist(this.writableKeys(tx, writableLookups));
+      this.dbs.txs.put(Buffer.from(signature), rec);
+      for (const ix of this.txIndexers) {
+        // A failing indexer loses its own writes (a nested transaction), never the transaction's.
+        try {
+          this.dbs.root.transactionSync(() => ix.applyTransaction(committed));
+        } catch (e) {
+          this.onIndexerError(e, committed);
+        }
+      }
     });
+    this.noteSignature(signature);
     return { signature, err };
   }
 
@@ -367,23 +446,25 @@ export class Ledger {
       ? { ...current, lamports: current.lamports + lamports }
       : { lamports, data: new Uint8Array(0), owner: SYSTEM_PROGRAM, executable: false, rentEpoch: 0n };
     const signature = new Uint8Array(randomBytes(64));
-    this.dbs.root.transactionSync(() => this.writeAccount(pubkey, next));
-    this.record(signature, {
-      slot: this.slotValue.toString(),
-      err: null,
-      logs: [],
-      fee: '0',
-      computeUnits: '0',
-      preBalances: [(current?.lamports ?? 0n).toString()],
-      postBalances: [next.lamports.toString()],
-      tx: '',
-      blockTime: Math.floor(Date.now() / 1000),
+    this.dbs.root.transactionSync(() => {
+      this.writeAccount(pubkey, next);
+      this.dbs.txs.put(Buffer.from(signature), {
+        slot: this.slotValue.toString(),
+        err: null,
+        logs: [],
+        fee: '0',
+        computeUnits: '0',
+        preBalances: [(current?.lamports ?? 0n).toString()],
+        postBalances: [next.lamports.toString()],
+        tx: '',
+        blockTime: Math.floor(Date.now() / 1000),
+      });
     });
+    this.noteSignature(signature);
     return signature;
   }
 
-  private record(signature: Uint8Array, rec: TxRecord): void {
-    this.dbs.txs.putSync(Buffer.from(signature), rec);
+  private noteSignature(signature: Uint8Array): void {
     this.recentSignatures.set(Buffer.from(signature).toString('hex'), this.slotValue);
     if (this.recentSignatures.size > 200_000) {
       for (const [k, slot] of this.recentSignatures)

@@ -32,7 +32,8 @@ export interface LedgerDbs {
 }
 
 export function openLedgerDbs(path: string): LedgerDbs {
-  const root = open({ path, maxDbs: 32, compression: false });
+  // Room for the indexes that live in the ledger's environment (DAS, trees, compression).
+  const root = open({ path, maxDbs: 128, compression: false });
   return {
     root,
     accounts: root.openDB<Buffer, Buffer>({ name: 'accounts', keyEncoding: 'binary', encoding: 'binary' }),

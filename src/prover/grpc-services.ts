@@ -168,6 +168,15 @@ function field(b: Bytes, name: string): bigint {
 }
 
 export function stateSyncImplementation(store: TreeStore, log: Logger) {
+  /** Trees the embedded ledger feeds follow its transactions only: an outside write would fork them from the chain. */
+  const writable = (tree: string) => {
+    if (store.info(tree).ledger)
+      throw new StateError(
+        'tree_read_only',
+        `tree ${tree} is fed by the embedded ledger's transactions; StateSync writes only to trees it registered`,
+      );
+    return tree;
+  };
   const slotOf = (s: string) => {
     const v = BigInt(s ?? '0');
     return v === 0n ? undefined : v;
@@ -189,13 +198,13 @@ export function stateSyncImplementation(store: TreeStore, log: Logger) {
       );
     }),
     AppendLeaves: unary<AppendLeavesRequestMsg>(log, 'AppendLeaves', (req) => {
-      const tree = pubkey(req.tree, 'tree');
+      const tree = writable(pubkey(req.tree, 'tree'));
       const leaves = req.leaves.map((l, i) => field(l, `leaves[${i}]`));
       const r = store.stateTree(tree).append(leaves, slotOf(req.slot));
       return { tree: treeStateMsg(store.info(tree)), firstLeafIndex: String(r.firstIndex) };
     }),
     NullifyLeaves: unary<NullifyLeavesRequestMsg>(log, 'NullifyLeaves', (req) => {
-      const tree = pubkey(req.tree, 'tree');
+      const tree = writable(pubkey(req.tree, 'tree'));
       const st = store.stateTree(tree);
       const entries = req.leaves.map((n, i) => {
         let leafIndex = num(n.leafIndex, `leaves[${i}].leaf_index`);
@@ -212,7 +221,7 @@ export function stateSyncImplementation(store: TreeStore, log: Logger) {
       return treeStateMsg(store.info(tree));
     }),
     InsertAddresses: unary<InsertAddressesRequestMsg>(log, 'InsertAddresses', (req) => {
-      const tree = pubkey(req.tree, 'tree');
+      const tree = writable(pubkey(req.tree, 'tree'));
       const addresses = req.addresses.map((a, i) => value32(a, `addresses[${i}]`));
       store.addressTree(tree).insert(addresses, slotOf(req.slot));
       return treeStateMsg(store.info(tree));

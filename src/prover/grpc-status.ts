@@ -25,6 +25,7 @@ export const GRPC_STATUS: Record<string, grpc.status> = {
   leaf_not_found: S.NOT_FOUND,
   address_exists: S.ALREADY_EXISTS,
   address_out_of_range: S.INVALID_ARGUMENT,
+  tree_read_only: S.FAILED_PRECONDITION,
   // src/zk
   witness_shape: S.INVALID_ARGUMENT,
   unknown_shape: S.INVALID_ARGUMENT,

@@ -88,8 +88,12 @@ export function buildWitnesses(store: TreeStore, req: ValidityRequest): Witnesse
     seen.set(h, i);
   });
 
-  // Accounts: where each hash lives; unknown and spent ones are reported together.
-  const located = hashes.map((h) => ({ hash: h, loc: store.locateAccount(h) }));
+  // Accounts: where each hash lives; unknown and spent ones are reported together. An account
+  // still in a V2 output queue is proved by index (V2 API only: the V1 API knows tree leaves only).
+  const located = hashes.map((h) => {
+    const loc = store.locateAccount(h);
+    return { hash: h, loc: loc && (!loc.queued || api === 2) ? loc : undefined };
+  });
   const missing = located.filter((x) => !x.loc).map((x) => x.hash);
   const spent = located.filter((x) => x.loc?.spent);
   if (spent.length > 0) {
@@ -134,9 +138,16 @@ export function buildWitnesses(store: TreeStore, req: ValidityRequest): Witnesse
     if (store.addressTree(tree).has(address)) throw validationError(`Address ${b58(address)} already exists`);
   });
 
-  // One circuit version: heights may not mix.
+  // One circuit version: heights may not mix (accounts proved by index take no part in the proof).
+  const infos = new Map<string, TreeInfo>();
+  const infoOf = (tree: string) => {
+    let i = infos.get(tree);
+    if (!i) infos.set(tree, (i = store.info(tree)));
+    return i;
+  };
+  const proved = located.filter((x) => !x.loc!.queued);
   const stateInfos = new Map<string, TreeInfo>();
-  for (const x of located) if (!stateInfos.has(x.loc!.tree)) stateInfos.set(x.loc!.tree, store.info(x.loc!.tree));
+  for (const x of proved) stateInfos.set(x.loc!.tree, infoOf(x.loc!.tree));
   const stateHeights = new Set([...stateInfos.values()].map((t) => t.height));
   const addrHeights = new Set([...addrTrees.values()].map((t) => t.height));
   if (stateHeights.size > 1) throw validationError('All state trees for account proofs must have the same height');
@@ -147,20 +158,35 @@ export function buildWitnesses(store: TreeStore, req: ValidityRequest): Witnesse
       `Cannot mix V1 and V2 trees in one proof: state trees of height ${[...stateHeights].join('/')} with address trees of height ${[...addrHeights].join('/')}`,
     );
   }
-  const version = [...versions][0]!;
-  const shape = pickShape(version, hashes.length, addresses.length);
+  const nothingToProve = proved.length === 0 && addresses.length === 0;
+  const version = [...versions][0] ?? 2;
+  const shape = nothingToProve ? undefined : pickShape(version, proved.length, addresses.length);
   const unsupported = [...stateInfos.values(), ...addrTrees.values()].find((t) =>
-    t.kind === 'state' ? t.height !== shape.stateHeight : t.height !== shape.addressHeight,
+    t.kind === 'state' ? t.height !== shape!.stateHeight : t.height !== shape!.addressHeight,
   );
   if (unsupported)
     throw validationError(
-      `Tree ${unsupported.pubkey} has height ${unsupported.height}; ${shape.name.split('_')[0]} circuits need ${unsupported.kind} trees of height ${unsupported.kind === 'state' ? shape.stateHeight : shape.addressHeight}`,
+      `Tree ${unsupported.pubkey} has height ${unsupported.height}; ${shape!.name.split('_')[0]} circuits need ${unsupported.kind} trees of height ${unsupported.kind === 'state' ? shape!.stateHeight : shape!.addressHeight}`,
     );
 
   const accounts: AccountEntry[] = [];
   const accountWitnesses: InclusionWitness[] = [];
   for (const { hash, loc } of located) {
-    const info = stateInfos.get(loc!.tree)!;
+    const info = infoOf(loc!.tree);
+    if (loc!.queued) {
+      // Photon's prove-by-index entry: no root, no proof; the program finds the leaf in the queue.
+      accounts.push({
+        hash,
+        root: 0n,
+        rootIndex: 0,
+        leafIndex: loc!.leafIndex,
+        proveByIndex: true,
+        tree: info.pubkey,
+        treeType: treeType(info),
+        queue: queueOf(info),
+      });
+      continue;
+    }
     const p = store.stateTree(info.pubkey).proofByIndex(loc!.leafIndex);
     if (p.leaf !== hash) throw new StateError('leaf_not_found', `leaf ${loc!.leafIndex} of ${info.pubkey} changed`);
     accountWitnesses.push(inclusionWitness(p));
@@ -192,6 +218,6 @@ export function buildWitnesses(store: TreeStore, req: ValidityRequest): Witnesse
     });
   }
   let slot = 0n;
-  for (const t of [...stateInfos.values(), ...addrTrees.values()]) if (t.slot > slot) slot = t.slot;
-  return { shape, accounts, addresses: addressEntries, accountWitnesses, addressWitnesses, slot };
+  for (const t of [...infos.values(), ...addrTrees.values()]) if (t.slot > slot) slot = t.slot;
+  return { ...(shape ? { shape } : {}), accounts, addresses: addressEntries, accountWitnesses, addressWitnesses, slot };
 }

@@ -8,7 +8,8 @@ export type StateErrorKind =
   | 'invalid_argument'
   | 'leaf_not_found'
   | 'address_exists'
-  | 'address_out_of_range';
+  | 'address_out_of_range'
+  | 'tree_read_only';
 
 /** Errors of the tree store; `kind` is mapped to JSON-RPC / gRPC codes by the serving layers. */
 export class StateError extends AppError {

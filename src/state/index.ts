@@ -3,6 +3,7 @@
 // synchronous transactions, so any synchronous run of reads (building a witness) sees one
 // consistent state.
 import { mkdirSync } from 'node:fs';
+import type { RootDatabase } from 'lmdb';
 import { toHex32 } from '../zk/field.js';
 import { loadPoseidon } from '../zk/poseidon.js';
 import { StateError } from './errors.js';
@@ -26,13 +27,28 @@ const NEXT_ID = 'next-tree-id';
 const MAX_HEIGHT = 40;
 
 export class TreeStore {
-  private constructor(private readonly dbs: Dbs) {}
+  private constructor(
+    private readonly dbs: Dbs,
+    /** Whether closing the store closes its environment (not when it lives in the ledger's). */
+    private readonly ownsEnv: boolean,
+  ) {}
 
-  /** Opens (creating if needed) the store in `dir`. */
+  /** Opens (creating if needed) the store in its own environment in `dir`. */
   static async open(dir: string): Promise<TreeStore> {
     await loadPoseidon();
     mkdirSync(dir, { recursive: true });
-    return new TreeStore(openDbs(dir));
+    return new TreeStore(openDbs(dir), true);
+  }
+
+  /** The store inside another LMDB environment (the embedded ledger's), its tables named `state-…`. */
+  static async attach(root: RootDatabase): Promise<TreeStore> {
+    await loadPoseidon();
+    return new TreeStore(openDbs(root, 'state-'), false);
+  }
+
+  /** Runs `fn` in one write transaction of the store's environment (nested when one is open). */
+  transaction<T>(fn: () => T): T {
+    return this.dbs.root.transactionSync(fn);
   }
 
   registerTree(spec: TreeSpec): TreeInfo {
@@ -48,8 +64,8 @@ export class TreeStore {
     this.dbs.root.transactionSync(() => {
       if (this.dbs.trees.get(spec.pubkey))
         throw new StateError('tree_exists', `tree ${spec.pubkey} is already registered`);
-      const id = ((this.dbs.root.get(NEXT_ID) as number | undefined) ?? 1) as number;
-      this.dbs.root.put(NEXT_ID, id + 1);
+      const id = ((this.dbs.meta.get(NEXT_ID) as number | undefined) ?? 1) as number;
+      this.dbs.meta.put(NEXT_ID, id + 1);
       const m: TreeMetaRecord = {
         id,
         kind: spec.kind,
@@ -61,23 +77,52 @@ export class TreeStore {
         rootSeq: '0',
         root: toHex32(zeroValues(height)[height]!),
         slot: '0',
+        ...(spec.ledger ? { ledger: true } : {}),
+        ...(spec.outputNext ? { outputNext: spec.outputNext } : {}),
+        ...(spec.inputNext ? { inputNext: spec.inputNext } : {}),
+        ...(spec.addressNext ? { addressNext: spec.addressNext } : {}),
       };
       this.dbs.trees.put(spec.pubkey, m);
       if (spec.kind === 'address') new AddressTree(this.dbs, spec.pubkey, id, height).initialise(m);
       else new StateTree(this.dbs, spec.pubkey, id, height).initialise(m);
     });
+    this.treeIds = undefined;
     return this.info(spec.pubkey);
   }
 
-  /** The state tree and leaf an account hash was appended at, across all trees; spent once nullified. */
-  locateAccount(hash: bigint): { tree: string; leafIndex: number; spent: boolean } | undefined {
+  /**
+   * The state tree and leaf an account hash was appended at (or queued for), across all trees;
+   * spent once nullified or queued for nullification; queued while in a V2 output queue.
+   */
+  locateAccount(hash: bigint): { tree: string; leafIndex: number; spent: boolean; queued: boolean } | undefined {
     const v = this.dbs.accounts.get(fieldBuf(hash));
     if (!v) return undefined;
     const loc = readAccountRecord(v);
+    const tree = this.treeById(loc.treeId);
+    return tree === undefined ? undefined : { tree, leafIndex: loc.leafIndex, spent: loc.spent, queued: loc.queued };
+  }
+
+  private treeIds?: Map<number, string>;
+  private queueTrees?: Map<string, string>;
+
+  private treeById(id: number): string | undefined {
+    if (!this.treeIds?.has(id)) this.indexTrees();
+    return this.treeIds!.get(id);
+  }
+
+  private indexTrees(): void {
+    this.treeIds = new Map();
+    this.queueTrees = new Map();
     for (const { key, value } of this.dbs.trees.getRange()) {
-      if (value.id === loc.treeId) return { tree: key, leafIndex: loc.leafIndex, spent: loc.spent };
+      this.treeIds.set(value.id, key);
+      if (value.queue) this.queueTrees.set(value.queue, key);
     }
-    return undefined;
+  }
+
+  /** The tree a queue account belongs to (V1 nullifier/address queue, V2 output queue). */
+  treeOfQueue(queue: string): string | undefined {
+    if (!this.queueTrees?.has(queue)) this.indexTrees();
+    return this.queueTrees!.get(queue);
   }
 
   has(pubkey: string): boolean {
@@ -117,6 +162,6 @@ export class TreeStore {
   }
 
   async close(): Promise<void> {
-    await this.dbs.root.close();
+    if (this.ownsEnv) await this.dbs.root.close();
   }
 }

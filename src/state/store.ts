@@ -7,6 +7,8 @@ import { open, type Database, type RootDatabase } from 'lmdb';
 
 export interface Dbs {
   root: RootDatabase;
+  /** Where the next tree id is kept: the root itself in the store's own environment. */
+  meta: Database;
   /** tree pubkey (base58) → TreeMeta (JSON) */
   trees: Database<TreeMetaRecord, string>;
   /** [treeId u32][level u8][index u64] → 32-byte node; nodes equal to the empty subtree are absent. */
@@ -19,8 +21,15 @@ export interface Dbs {
   elements: Database<Buffer, Buffer>;
   /** [treeId u32][value 32] → index u64: indexed-tree elements ordered by value. */
   values: Database<Buffer, Buffer>;
-  /** [leaf hash 32] → treeId u32 ‖ leaf index u64 ‖ spent u8: where an account hash lives, across trees. */
+  /**
+   * [leaf hash 32] → treeId u32 ‖ leaf index u64 ‖ spent u8 ‖ queued u8: where an account hash
+   * lives across trees; queued while it waits in a V2 output queue (not in the tree yet).
+   */
   accounts: Database<Buffer, Buffer>;
+  /** [treeId u32][queue kind u8][position u64] → entry: the queues in front of a tree (queues.ts). */
+  queues: Database<Buffer, Buffer>;
+  /** [treeId u32][queue kind u8][value 32] → position u64: queued values by value. */
+  queued: Database<Buffer, Buffer>;
 }
 
 /** Numbers are decimal strings where they may exceed 2^53; roots are 0x-hex. */
@@ -35,20 +44,37 @@ export interface TreeMetaRecord {
   rootSeq: string;
   root: string;
   slot: string;
+  /** Fed by the embedded ledger's ingest: external writes (StateSync) are refused. */
+  ledger?: boolean;
+  /** V2 state: the output queue's next index (= the leaf index the next queued output gets). */
+  outputNext?: number;
+  /** Nullifier queue (V1) / input queue (V2) positions used; for V2 the on-chain next index. */
+  inputNext?: number;
+  /** Address queue positions used; for V2 the on-chain next index (amt2 starts at 1). */
+  addressNext?: number;
 }
 
-export function openDbs(path: string): Dbs {
-  const root = open({ path, maxDbs: 12, compression: false });
+/**
+ * The tables in their own environment at `path` (the prover role's store), or inside another
+ * environment (the embedded ledger's, so ingest writes trees in the ledger's transaction), with
+ * their names prefixed there.
+ */
+export function openDbs(where: string | RootDatabase, prefix = ''): Dbs {
+  const root = typeof where === 'string' ? open({ path: where, maxDbs: 16, compression: false }) : where;
   const bin = { keyEncoding: 'binary', encoding: 'binary' } as const;
+  const name = (n: string) => prefix + n;
   return {
     root,
-    trees: root.openDB<TreeMetaRecord, string>({ name: 'trees', encoding: 'json' }),
-    nodes: root.openDB<Buffer, Buffer>({ name: 'nodes', ...bin }),
-    roots: root.openDB<Buffer, Buffer>({ name: 'roots', ...bin }),
-    leaves: root.openDB<Buffer, Buffer>({ name: 'leaves', ...bin }),
-    elements: root.openDB<Buffer, Buffer>({ name: 'elements', ...bin }),
-    values: root.openDB<Buffer, Buffer>({ name: 'values', ...bin }),
-    accounts: root.openDB<Buffer, Buffer>({ name: 'accounts', ...bin }),
+    meta: typeof where === 'string' ? root : root.openDB({ name: name('meta'), encoding: 'json' }),
+    trees: root.openDB<TreeMetaRecord, string>({ name: name('trees'), encoding: 'json' }),
+    nodes: root.openDB<Buffer, Buffer>({ name: name('nodes'), ...bin }),
+    roots: root.openDB<Buffer, Buffer>({ name: name('roots'), ...bin }),
+    leaves: root.openDB<Buffer, Buffer>({ name: name('leaves'), ...bin }),
+    elements: root.openDB<Buffer, Buffer>({ name: name('elements'), ...bin }),
+    values: root.openDB<Buffer, Buffer>({ name: name('values'), ...bin }),
+    accounts: root.openDB<Buffer, Buffer>({ name: name('accounts'), ...bin }),
+    queues: root.openDB<Buffer, Buffer>({ name: name('queues'), ...bin }),
+    queued: root.openDB<Buffer, Buffer>({ name: name('queued'), ...bin }),
   };
 }
 

@@ -20,10 +20,18 @@ export interface TreeSpec {
   rootHistoryCapacity?: number;
   /** Queue account: nullifier queue (V1 state), output queue (V2 state), address queue (V1 address). */
   queue?: string;
+  /** Fed by the embedded ledger's ingest: StateSync refuses to write it. */
+  ledger?: boolean;
+  /** Queue positions the tree starts with (a V2 address tree's queue starts at 1). */
+  outputNext?: number;
+  inputNext?: number;
+  addressNext?: number;
 }
 
 export interface TreeInfo {
   pubkey: string;
+  /** Fed by the embedded ledger's ingest (StateSync may not write it). */
+  ledger: boolean;
   kind: TreeKind;
   version: TreeVersion;
   height: number;
@@ -36,6 +44,10 @@ export interface TreeInfo {
   root: bigint;
   /** Solana slot of the last change (0 before any). */
   slot: bigint;
+  /** V2 state: next output-queue index; nullifier/input queue and address queue positions used. */
+  outputNext: number;
+  inputNext: number;
+  addressNext: number;
 }
 
 export const DEFAULT_HEIGHT: Record<TreeKind, Record<TreeVersion, number>> = {
@@ -74,24 +86,53 @@ export interface NonInclusionProof extends RootRef {
   pathElements: bigint[];
 }
 
-/** Where an account hash was appended, and whether its leaf has been nullified since. */
+/**
+ * Where an account hash was appended, whether it has been spent since (nullified, or waiting in a
+ * nullifier queue), and whether it still waits in a V2 output queue rather than in the tree.
+ */
 export interface AccountLocation {
   treeId: number;
   leafIndex: number;
   spent: boolean;
+  queued: boolean;
 }
 
-function accountRecord(treeId: number, leafIndex: number, spent: boolean): Buffer {
-  const b = Buffer.allocUnsafe(13);
+function accountRecord(treeId: number, leafIndex: number, spent: boolean, queued = false): Buffer {
+  const b = Buffer.allocUnsafe(14);
   b.writeUInt32BE(treeId, 0);
   u64Buf(leafIndex).copy(b, 4);
   b.writeUInt8(spent ? 1 : 0, 12);
+  b.writeUInt8(queued ? 1 : 0, 13);
   return b;
 }
 
 export function readAccountRecord(b: Buffer): AccountLocation {
-  return { treeId: b.readUInt32BE(0), leafIndex: readU64(b, 4), spent: b.readUInt8(12) === 1 };
+  return {
+    treeId: b.readUInt32BE(0),
+    leafIndex: readU64(b, 4),
+    spent: b.readUInt8(12) === 1,
+    queued: b.length > 13 && b.readUInt8(13) === 1,
+  };
 }
+
+/** The queues in front of a tree, as Light's programs keep them until a forester moves them in. */
+export const QUEUE = { output: 0x6f, nullifier: 0x6e, address: 0x61 } as const;
+export type QueueKind = keyof typeof QUEUE;
+
+/** One spent account waiting to be nullified in its tree. */
+export interface NullifierEntry {
+  position: number;
+  hash: bigint;
+  leafIndex: number;
+  /** V2: Poseidon(hash, leafIndex, txHash), what the tree's leaf becomes. */
+  nullifier?: bigint;
+  txHash?: bigint;
+}
+
+const queueKey = (tree: number, kind: QueueKind, position: number) =>
+  prefixed(tree, Buffer.of(QUEUE[kind]), u64Buf(position));
+const queuedKey = (tree: number, kind: QueueKind, value: bigint) =>
+  prefixed(tree, Buffer.of(QUEUE[kind]), fieldBuf(value));
 
 function toInfo(pubkey: string, m: TreeMetaRecord): TreeInfo {
   return {
@@ -105,6 +146,10 @@ function toInfo(pubkey: string, m: TreeMetaRecord): TreeInfo {
     rootSeq: BigInt(m.rootSeq),
     root: BigInt(m.root),
     slot: BigInt(m.slot),
+    ledger: m.ledger === true,
+    outputNext: m.outputNext ?? 0,
+    inputNext: m.inputNext ?? 0,
+    addressNext: m.addressNext ?? 0,
   };
 }
 
@@ -128,6 +173,34 @@ abstract class Tree {
 
   info(): TreeInfo {
     return toInfo(this.pubkey, this.meta());
+  }
+
+  /** The queued value at a position of one of the tree's queues. */
+  protected queueEntry(kind: QueueKind, position: number): Buffer | undefined {
+    return this.dbs.queues.get(queueKey(this.id, kind, position));
+  }
+
+  protected putQueueEntry(kind: QueueKind, position: number, value: bigint, entry: Buffer): void {
+    this.dbs.queues.put(queueKey(this.id, kind, position), entry);
+    this.dbs.queued.put(queuedKey(this.id, kind, value), u64Buf(position));
+  }
+
+  /** Where a value waits in one of the tree's queues. */
+  queuePosition(kind: QueueKind, value: bigint): number | undefined {
+    const v = this.dbs.queued.get(queuedKey(this.id, kind, value));
+    return v ? readU64(v) : undefined;
+  }
+
+  /** Entries of a queue in position order, from `start`. */
+  *queueEntries(kind: QueueKind, start = 0, limit = Infinity): Generator<{ position: number; entry: Buffer }> {
+    let n = 0;
+    for (const { key, value } of this.dbs.queues.getRange({
+      start: queueKey(this.id, kind, start),
+      end: queueKey(this.id, kind, Number.MAX_SAFE_INTEGER),
+    })) {
+      if (n++ >= limit) return;
+      yield { position: readU64(key, 5), entry: value };
+    }
   }
 
   rootRef(m: TreeMetaRecord = this.meta()): RootRef {
@@ -233,6 +306,95 @@ export class StateTree extends Tree {
     });
   }
 
+  /**
+   * V2: outputs enter the output queue at `firstIndex` (the queue's next index, which is also the
+   * leaf index they get in the tree): provable by index, not in the tree until a batch append.
+   */
+  enqueue(firstIndex: number, leaves: readonly bigint[], slot?: bigint): void {
+    this.dbs.root.transactionSync(() => {
+      const m = this.meta();
+      if (m.version !== 2) throw new StateError('invalid_tree', `state tree ${this.pubkey} has no output queue (V1)`);
+      const next = m.outputNext ?? 0;
+      if (firstIndex !== next)
+        throw new StateError(
+          'invalid_argument',
+          `output queue of ${this.pubkey}: outputs start at ${firstIndex}, the queue's next index is ${next}`,
+        );
+      if (firstIndex + leaves.length > this.merkle.capacity)
+        throw new StateError('tree_full', `state tree ${this.pubkey} is full`);
+      leaves.forEach((leaf, i) => {
+        const index = firstIndex + i;
+        const entry = Buffer.alloc(33);
+        fieldBuf(leaf).copy(entry);
+        this.putQueueEntry('output', index, leaf, entry);
+        this.dbs.accounts.put(fieldBuf(leaf), accountRecord(this.id, index, false, true));
+      });
+      m.outputNext = firstIndex + leaves.length;
+      if (slot !== undefined && slot > BigInt(m.slot)) m.slot = slot.toString();
+      this.dbs.trees.put(this.pubkey, m);
+    });
+  }
+
+  /** The account hash queued at an output-queue index (zero once spent from the queue). */
+  queuedOutput(index: number): { hash: bigint; spent: boolean } | undefined {
+    const e = this.queueEntry('output', index);
+    return e ? { hash: bufField(e), spent: e[32] === 1 } : undefined;
+  }
+
+  /**
+   * Spends accounts as Light's programs do for user transactions: each goes into the tree's
+   * nullifier queue (V1) or input queue (V2, with its nullifier Poseidon(hash, leafIndex, txHash));
+   * an account still in the V2 output queue is marked spent there. The tree itself is unchanged
+   * until a forester nullifies the batch. Returns the queue positions used.
+   */
+  spend(entries: readonly { hash: bigint; leafIndex: number; txHash?: bigint }[]): number[] {
+    return this.dbs.root.transactionSync(() => {
+      const m = this.meta();
+      let position = m.inputNext ?? 0;
+      const out: number[] = [];
+      for (const { hash, leafIndex, txHash } of entries) {
+        const rec = this.dbs.accounts.get(fieldBuf(hash));
+        const loc = rec ? readAccountRecord(rec) : undefined;
+        if (!loc || loc.treeId !== this.id || loc.leafIndex !== leafIndex)
+          throw new StateError('leaf_not_found', `account ${toHex32(hash)} is not leaf ${leafIndex} of ${this.pubkey}`);
+        if (loc.spent) throw new StateError('leaf_not_found', `account ${toHex32(hash)} is already spent`);
+        const entry = Buffer.alloc(m.version === 2 ? 104 : 40);
+        fieldBuf(hash).copy(entry, 0);
+        u64Buf(leafIndex).copy(entry, 32);
+        if (m.version === 2) {
+          const tx = txHash ?? 0n;
+          fieldBuf(poseidon([hash, BigInt(leafIndex), tx])).copy(entry, 40);
+          fieldBuf(tx).copy(entry, 72);
+          if (loc.queued) {
+            const q = this.queueEntry('output', leafIndex);
+            if (q) {
+              q[32] = 1;
+              this.dbs.queues.put(queueKey(this.id, 'output', leafIndex), q);
+            }
+          }
+        }
+        this.putQueueEntry('nullifier', position, hash, entry);
+        this.dbs.accounts.put(fieldBuf(hash), accountRecord(this.id, leafIndex, true, loc.queued));
+        out.push(position++);
+      }
+      m.inputNext = position;
+      this.dbs.trees.put(this.pubkey, m);
+      return out;
+    });
+  }
+
+  /** The spent accounts waiting in the nullifier / input queue, in order. */
+  *nullifierQueue(start = 0, limit = Infinity): Generator<NullifierEntry> {
+    for (const { position, entry } of this.queueEntries('nullifier', start, limit)) {
+      yield {
+        position,
+        hash: bufField(entry, 0),
+        leafIndex: readU64(entry, 32),
+        ...(entry.length >= 104 ? { nullifier: bufField(entry, 40), txHash: bufField(entry, 72) } : {}),
+      };
+    }
+  }
+
   /** Index of a live leaf by its hash. */
   findLeaf(hash: bigint): number | undefined {
     const v = this.dbs.leaves.get(prefixed(this.id, fieldBuf(hash)));
@@ -257,6 +419,18 @@ export class StateTree extends Tree {
       leaf: this.merkle.leaf(index),
       pathElements: this.merkle.siblings(index),
       ...this.rootRef(m),
+    };
+  }
+
+  /** The path at any index below the capacity (a queued V2 leaf's future position reads as zero). */
+  pathAt(index: number): LeafProof {
+    if (!Number.isInteger(index) || index < 0 || index >= this.merkle.capacity)
+      throw new StateError('leaf_not_found', `leaf index ${index} is outside state tree ${this.pubkey}`);
+    return {
+      leafIndex: index,
+      leaf: this.merkle.leaf(index),
+      pathElements: this.merkle.siblings(index),
+      ...this.rootRef(),
     };
   }
 
@@ -312,8 +486,40 @@ export class AddressTree extends Tree {
     }
   }
 
+  /** Whether the address is in the tree or waits in its address queue. */
   has(address: bigint): boolean {
-    return this.floor(address)?.value === address;
+    return this.floor(address)?.value === address || this.queuePosition('address', address) !== undefined;
+  }
+
+  /**
+   * New addresses of a user transaction: they wait in the address queue (V1: the address queue
+   * account; V2: the tree's own queue) until a forester inserts them. Returns their positions.
+   */
+  enqueue(addresses: readonly bigint[], firstPosition?: number): number[] {
+    return this.dbs.root.transactionSync(() => {
+      const m = this.meta();
+      let position = firstPosition ?? m.addressNext ?? 0;
+      const out: number[] = [];
+      for (const address of addresses) {
+        this.checkRange(address);
+        if (this.has(address))
+          throw new StateError(
+            'address_exists',
+            `address ${toHex32(address)} already exists in address tree ${this.pubkey}`,
+          );
+        this.putQueueEntry('address', position, address, fieldBuf(address));
+        out.push(position++);
+      }
+      m.addressNext = position;
+      this.dbs.trees.put(this.pubkey, m);
+      return out;
+    });
+  }
+
+  /** Queued addresses in position order. */
+  *addressQueue(start = 0, limit = Infinity): Generator<{ position: number; address: bigint }> {
+    for (const { position, entry } of this.queueEntries('address', start, limit))
+      yield { position, address: bufField(entry) };
   }
 
   /** Writes the initial elements of an empty tree (inside the registering transaction). */

@@ -224,3 +224,57 @@ test('persistence: reopening gives the same roots, paths and elements', async ()
   );
   await again.close();
 });
+
+describe('queues in front of the trees (what user transactions do before a forester runs)', () => {
+  test('V2 outputs wait in the output queue, provable by index; spending one queues its nullifier', async () => {
+    const { store: s } = await freshStore();
+    s.registerTree({ pubkey: 'bmt', kind: 'state', version: 2, queue: 'oq', ledger: true });
+    const t = s.stateTree('bmt');
+    const root = t.info().root;
+    t.enqueue(0, [71n, 72n, 73n], 4n);
+    assert.throws(() => t.enqueue(5, [74n]), /outputs start at 5, the queue's next index is 3/);
+    const info = t.info();
+    assert.deepEqual([info.root, info.rootSeq, info.nextIndex, info.outputNext, info.slot], [root, 0n, 0, 3, 4n]);
+    assert.deepEqual(s.locateAccount(72n), { tree: 'bmt', leafIndex: 1, spent: false, queued: true });
+    assert.equal(s.treeOfQueue('oq'), 'bmt');
+    assert.deepEqual(t.queuedOutput(2), { hash: 73n, spent: false });
+
+    assert.deepEqual(t.spend([{ hash: 72n, leafIndex: 1, txHash: 9n }]), [0]);
+    assert.deepEqual(s.locateAccount(72n), { tree: 'bmt', leafIndex: 1, spent: true, queued: true });
+    assert.deepEqual(t.queuedOutput(1), { hash: 72n, spent: true });
+    assert.deepEqual(
+      [...t.nullifierQueue()],
+      [{ position: 0, hash: 72n, leafIndex: 1, nullifier: poseidon([72n, 1n, 9n]), txHash: 9n }],
+    );
+    assert.equal(t.info().inputNext, 1);
+    assert.equal(t.info().root, root, 'the tree itself is unchanged');
+    assert.throws(() => t.spend([{ hash: 72n, leafIndex: 1 }]), /already spent/);
+    assert.throws(() => t.spend([{ hash: 71n, leafIndex: 2 }]), /is not leaf 2 of bmt/);
+  });
+
+  test('V1 spends go to the nullifier queue without touching the tree; addresses wait in the address queue', async () => {
+    const { store: s } = await freshStore();
+    s.registerTree({ pubkey: 'smt', kind: 'state', version: 1, queue: 'nfq' });
+    s.registerTree({ pubkey: 'amt', kind: 'address', version: 1, queue: 'aq' });
+    s.registerTree({ pubkey: 'amt2', kind: 'address', version: 2, addressNext: 1 });
+    const t = s.stateTree('smt');
+    t.append([5n, 6n]);
+    const before = t.info();
+    assert.deepEqual(t.spend([{ hash: 6n, leafIndex: 1 }]), [0]);
+    assert.deepEqual([t.info().root, t.info().rootSeq], [before.root, before.rootSeq]);
+    assert.deepEqual(s.locateAccount(6n), { tree: 'smt', leafIndex: 1, spent: true, queued: false });
+    assert.deepEqual([...t.nullifierQueue()], [{ position: 0, hash: 6n, leafIndex: 1 }]);
+
+    const a = s.addressTree('amt');
+    const aRoot = a.info().root;
+    assert.deepEqual(a.enqueue([1000n, 2000n]), [0, 1]);
+    assert.ok(a.has(1000n));
+    assert.equal(a.info().root, aRoot);
+    assert.throws(
+      () => a.enqueue([2000n]),
+      (e: unknown) => e instanceof StateError && e.kind === 'address_exists',
+    );
+    assert.deepEqual(s.addressTree('amt2').enqueue([77n]), [1]);
+    assert.deepEqual([...s.addressTree('amt2').addressQueue()], [{ position: 1, address: 77n }]);
+  });
+});
