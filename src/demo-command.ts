@@ -1,22 +1,26 @@
-// `zkgate demo --accounts N`: ingests N realistic compressed accounts (Light's hash rules) into the
-// localnet trees smt1 (V1) and bmt1 (V2) of a running gateway through StateSync, and prints
-// ready-to-paste curl commands for getValidityProof and getValidityProofV2.
+// `zkgate demo --accounts N`: ingests N realistic compressed accounts (Light's hash rules) into two
+// demo state trees (V1 and V2, registered through StateSync on first use) of a running gateway,
+// and prints ready-to-paste curl commands for getValidityProof and getValidityProofV2. Light's own
+// localnet trees follow the embedded ledger's transactions, so the demo keeps to trees of its own.
+import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { ConfigError, resolveConfig, flagName, OPTIONS } from './config.js';
 import { demoAccountHashes, demoAddress, ProverClient } from './prover/index.js';
 import { API_KEY_FILE } from './rpc/api-keys.js';
-import { bigIntToBase58, loadPoseidon } from './zk/index.js';
+import { bigIntToBase58, encodeBase58, loadPoseidon } from './zk/index.js';
 
 export const DEMO_HELP = `Usage:
-  zkgate demo [--accounts N]    ingest N demo accounts (default 100) into smt1 and bmt1 of a running
-                                gateway and print curl commands for both validity-proof methods
+  zkgate demo [--accounts N]    ingest N demo accounts (default 100) into two demo trees (V1, V2) of a
+                                running gateway and print curl commands for both validity-proof methods
 Options: as for zkgate start (--rpc-port, --grpc-port or --prover-url, --host, --data-dir, --api-keys).
 `;
 
-const SMT1 = 'smt1NamzXdq4AMqS2fS2F1i5KTYPZRhoHgWx38d8WsT';
-const BMT1 = 'bmt1LryLZUMmF7ZtqESaw7wifBXLfXHQYoE4GAmrahU';
+/** The demo's own state trees: pubkeys derived from fixed labels, so every run finds the same trees. */
+const demoTree = (label: string) => encodeBase58(createHash('sha256').update(`zkgate-demo:${label}`).digest());
+export const DEMO_V1_TREE = demoTree('state-v1');
+export const DEMO_V2_TREE = demoTree('state-v2');
 const AMT1 = 'amt1Ayt45jfbdw5YSo7iz6WZxUmnZsQTYXy82hVwyC2';
 const AMT2 = 'amt2kaJA14v3urZbZvnc5v2np8jqvc4Z8zDep5wbtzx';
 const BATCH = 5000;
@@ -53,10 +57,11 @@ export async function demoCommand(argv: string[]): Promise<number> {
   try {
     const samples: Record<string, bigint> = {};
     for (const [tree, version] of [
-      [SMT1, 1],
-      [BMT1, 2],
+      [DEMO_V1_TREE, 1],
+      [DEMO_V2_TREE, 2],
     ] as const) {
-      const state = await client.getTree(tree).catch((e: Error) => {
+      const state = await client.getTree(tree).catch((e: Error & { kind?: string }) => {
+        if (e.kind === 'tree_not_found') return client.registerTree({ pubkey: tree, treeType: version === 1 ? 1 : 3 });
         throw new ConfigError(`cannot reach the prover at ${address} (is zkgate start running?): ${e.message}`);
       });
       let slot = state.slot + 1n;
@@ -80,15 +85,15 @@ export async function demoCommand(argv: string[]): Promise<number> {
     process.stdout.write(
       [
         '',
-        '# V1: inclusion of an smt1 account and non-inclusion of a new address in amt1 (combined proof)',
+        '# V1: inclusion of a demo account and non-inclusion of a new address in amt1 (combined proof)',
         curl('getValidityProof', {
-          hashes: [bigIntToBase58(samples[SMT1]!)],
+          hashes: [bigIntToBase58(samples[DEMO_V1_TREE]!)],
           newAddressesWithTrees: [{ address: fresh(1), tree: AMT1 }],
         }),
         '',
-        '# V2: inclusion of a bmt1 account and non-inclusion of a new address in amt2',
+        '# V2: inclusion of a demo account and non-inclusion of a new address in amt2',
         curl('getValidityProofV2', {
-          hashes: [bigIntToBase58(samples[BMT1]!)],
+          hashes: [bigIntToBase58(samples[DEMO_V2_TREE]!)],
           newAddressesWithTrees: [{ address: fresh(2), tree: AMT2 }],
         }),
         '',

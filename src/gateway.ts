@@ -9,6 +9,7 @@ import { checkHealth, closeHealthClients, startGrpcServer, type GrpcServer } fro
 import { HealthRegistry } from './obs/health.js';
 import { join } from 'node:path';
 import {
+  bootstrapLocalnetTrees,
   ForkSource,
   LIGHT_SYSTEM_PROGRAM_FILE,
   Ledger,
@@ -19,7 +20,8 @@ import {
   type PatchedProgram,
 } from './ledger/index.js';
 import { writeFileAtomicSync } from './util/atomic-file.js';
-import { solanaVerifyingKeyBytes, type SnarkjsVerificationKey } from './zk/index.js';
+import { openCompression, type Compression } from './compression/index.js';
+import { encodeBase58, loadPoseidon, solanaVerifyingKeyBytes, type SnarkjsVerificationKey } from './zk/index.js';
 import { ProverClient, startProver, type Prover } from './prover/index.js';
 import { AssetIndex, getAsset, MetadataFetcher, PriceSource } from './das/index.js';
 import type { GetAssetParams } from './rpc/methods/get-asset.js';
@@ -35,8 +37,10 @@ import {
   RateLimiter,
   RpcHttpServer,
   type Backends,
+  type CompressionIndex,
   type LoadedKeys,
 } from './rpc/index.js';
+import { transactionJson } from './rpc/methods/transaction-json.js';
 
 export interface GatewayOptions {
   config: Config;
@@ -78,9 +82,12 @@ interface EmbeddedChain {
   fetcher: MetadataFetcher;
   /** Light's system program as deployed: it verifies proofs with zkgate's keys once they are installed. */
   lightSystem: PatchedProgram;
+  /** The trees and compressed-account index its Light transactions feed. */
+  compression: Compression;
 }
 
-function openLedger(config: Config): EmbeddedChain {
+async function openLedger(config: Config, log: Logger, registry: MetricsRegistry): Promise<EmbeddedChain> {
+  await loadPoseidon();
   const light = lightLocalnet();
   const programs = [...light.programs, ...config.program.map(readProgramSpec)];
   // Located before the ledger opens: a system program without the expected key records fails the start.
@@ -96,6 +103,7 @@ function openLedger(config: Config): EmbeddedChain {
   );
   let assets: AssetIndex | undefined;
   let fetcher: MetadataFetcher | undefined;
+  let compression: Compression | undefined;
   ledger = Ledger.open({
     dir: join(config.dataDir, 'ledger'),
     accounts: [...config.accountDir.flatMap(readAccountDir), ...light.accounts],
@@ -111,9 +119,36 @@ function openLedger(config: Config): EmbeddedChain {
         return assets;
       },
     ],
+    transactionIndexers: [
+      (root) => {
+        compression = openCompression(root, log, registry);
+        bootstrapLocalnetTrees(compression.trees, log, { ledger: true });
+        return compression.ingester;
+      },
+    ],
+    onIndexerError: (e, t) =>
+      log.error('transaction indexer failed; its writes for the transaction are dropped', {
+        signature: encodeBase58(t.signature),
+        error: String((e as Error)?.stack ?? e),
+      }),
   });
   fetcher!.resume();
-  return { ledger, assets: assets!, fetcher: fetcher!, lightSystem };
+  // A ledger whose Light transactions were not ingested (or a tampered store) shows up here.
+  compression!.ingester.checkAll((k) => ledger!.getAccount(k));
+  return { ledger, assets: assets!, fetcher: fetcher!, lightSystem, compression: compression! };
+}
+
+/** What Photon's methods read: the index and trees ingest keeps, at the ledger's slot. */
+function compressionIndex(chain: EmbeddedChain): CompressionIndex {
+  const { ledger, compression } = chain;
+  return {
+    store: compression.store,
+    trees: compression.trees,
+    slot: () => ledger.slot,
+    divergent: () => compression.ingester.divergent,
+    transaction: (signature) =>
+      transactionJson(ledger, signature, { encoding: 'base64', maxSupportedTransactionVersion: 0 }),
+  };
 }
 
 /** Installs a proving key's verifying key into the ledger's Light system program. */
@@ -142,7 +177,8 @@ export async function startGateway({
   registerProcessMetrics(registry);
 
   // Opened first: a bad fixture fails the start before any server is up.
-  const chain = config.role !== 'prover' && embeddedLedger && !given.chain ? openLedger(config) : undefined;
+  const chain =
+    config.role !== 'prover' && embeddedLedger && !given.chain ? await openLedger(config, log, registry) : undefined;
   const ledger = chain?.ledger;
   let prover: Prover | undefined;
   try {
@@ -150,7 +186,10 @@ export async function startGateway({
       config.role !== 'rpc' && embeddedProver
         ? await startProver(config, log, registry, {
             ...(chain
-              ? { onKey: (k) => installKey(chain, { shape: k.shape.name, sha256: k.entry.sha256, vk: k.vk }) }
+              ? {
+                  onKey: (k) => installKey(chain, { shape: k.shape.name, sha256: k.entry.sha256, vk: k.vk }),
+                  store: chain.compression.trees,
+                }
               : {}),
           })
         : undefined;
@@ -206,6 +245,17 @@ export async function startGateway({
             },
           }
         : {}),
+    ...(config.validityProofUpstream
+      ? {
+          photon: {
+            forwardsRaw: true,
+            call: (method: string, params: unknown) =>
+              forwardTo(config.validityProofUpstream, method, config.upstreamTimeoutMs)(params),
+          },
+        }
+      : chain
+        ? { photon: { index: compressionIndex(chain) } }
+        : {}),
     ...given,
     ...(client ? { validityProof: client } : {}),
   };
@@ -247,6 +297,22 @@ export async function startGateway({
   health.add('validityProof', () => (backends.validityProof ? { status: 'ready' } : notConfigured));
   health.add('simulateBundle', () => (backends.bundleSimulator ? { status: 'ready' } : notConfigured));
   health.add('getAsset', () => (backends.assets ? { status: 'ready' } : notConfigured));
+  if (chain) {
+    const { compression, lightSystem } = chain;
+    health.add('compression', () => {
+      const bad = [...compression.ingester.divergent];
+      return bad.length === 0
+        ? { status: 'ready', detail: `indexed through slot ${chain.ledger.slot}` }
+        : {
+            status: 'degraded',
+            detail: `indexed state differs from the ledger: ${bad.map(([t, d]) => `${t} (${d})`).join('; ')}`,
+          };
+    });
+    health.add('lightPrograms', () => ({
+      status: 'ready',
+      detail: `dev chain: Light's system program verifies zkgate's keys (${lightSystem.installedCount()} of ${lightSystem.shapes.length} shapes installed so far)`,
+    }));
+  }
 
   const dispatcher = new Dispatcher(createMethodTable(backends, version), config.maxBatchSize, metrics, log);
   const server = new RpcHttpServer({

@@ -47,3 +47,12 @@ export {
   type VkRecordLocation,
 } from './verifier-keys.js';
 export { LIGHT_IDS, LIGHT_SYSTEM_PROGRAM_ID } from './light-ids.js';
+export {
+  GenesisError,
+  genesisAccountsDir,
+  parseOutputQueue,
+  parseTreeAccount,
+  readGenesisTrees,
+  type GenesisTree,
+} from './light-accounts.js';
+export { bootstrapLocalnetTrees } from './light-trees.js';

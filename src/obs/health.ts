@@ -1,15 +1,17 @@
 // Readiness of the gateway's parts. 'disabled' parts (a backend not configured) do not make the
-// gateway unhealthy; an 'unavailable' one does.
+// gateway unhealthy; an 'unavailable' one does; a 'degraded' one (serving, but something is wrong,
+// e.g. an indexed tree differs from the chain) makes the report degraded.
 
 export type ComponentStatus =
   | { status: 'ready'; detail?: string }
+  | { status: 'degraded'; detail: string }
   | { status: 'unavailable'; detail: string }
   | { status: 'disabled'; detail: string };
 
 export type HealthCheck = () => Promise<ComponentStatus> | ComponentStatus;
 
 export interface HealthReport {
-  status: 'ok' | 'unavailable';
+  status: 'ok' | 'degraded' | 'unavailable';
   components: Record<string, ComponentStatus>;
 }
 
@@ -40,7 +42,11 @@ export class HealthRegistry {
       }),
     );
     const components = Object.fromEntries(entries);
-    const ok = entries.every(([, s]) => s.status !== 'unavailable');
-    return { status: ok ? 'ok' : 'unavailable', components };
+    const status = entries.some(([, s]) => s.status === 'unavailable')
+      ? 'unavailable'
+      : entries.some(([, s]) => s.status === 'degraded')
+        ? 'degraded'
+        : 'ok';
+    return { status, components };
   }
 }

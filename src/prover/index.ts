@@ -11,7 +11,7 @@ import { shutdownZk } from '../zk/index.js';
 import { KeyStore, type ProvingKey } from '../zk/keys.js';
 import { SHAPES, shapeByName } from '../zk/shapes.js';
 import type { BackendName } from './backend.js';
-import { bootstrapLocalnetTrees } from './bootstrap.js';
+import { bootstrapLocalnetTrees } from '../ledger/light-trees.js';
 import {
   PROVER_PROTO,
   PROVER_SERVICE,
@@ -29,7 +29,7 @@ export { ProverClient, RemoteProverError, type ClientValidityProof, type TreeSta
 export { ProverError, type ProverErrorKind } from './errors.js';
 export { ProverService } from './service.js';
 export { ProverPool } from './pool.js';
-export { readGenesisTrees, type GenesisTree } from './genesis.js';
+export { readGenesisTrees, type GenesisTree } from '../ledger/light-accounts.js';
 export { allowedCounts } from './witness.js';
 export type * from './types.js';
 
@@ -73,6 +73,11 @@ export function chooseBackend(choice: ProverBackendChoice, log: Logger): Backend
 export interface ProverHooks {
   /** Called with each proof's key before the proof is made (see ProverServiceOptions.onKey). */
   onKey?: (key: ProvingKey) => void;
+  /**
+   * The trees to prove against when this process holds them already (the embedded ledger's,
+   * fed by its ingest); otherwise the prover opens its own store in the data dir.
+   */
+  store?: TreeStore;
 }
 
 export async function startProver(
@@ -82,7 +87,7 @@ export async function startProver(
   hooks: ProverHooks = {},
 ): Promise<Prover> {
   const preload = expandShapeList(config.preloadCircuits);
-  const store = await TreeStore.open(join(config.dataDir, 'trees'));
+  const store = hooks.store ?? (await TreeStore.open(join(config.dataDir, 'trees')));
   let pool: ProverPool | undefined;
   let http: LightHttpServer | undefined;
   try {

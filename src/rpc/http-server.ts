@@ -201,6 +201,12 @@ export class RpcHttpServer {
         `HTTP method ${req.method} is not allowed on /: send JSON-RPC requests with POST`,
       );
     }
+    if (path === '/liveness' || path === '/readiness') {
+      note.route = path.slice(1);
+      if (req.method !== 'GET' && req.method !== 'HEAD')
+        throw new MethodNotAllowedError(`HTTP method ${req.method} is not allowed on ${path}: use GET`);
+      return this.probeReply(path);
+    }
     if (path === '/health' || path === '/metrics') {
       note.route = path.slice(1);
       if (req.method !== 'GET' && req.method !== 'HEAD') {
@@ -270,7 +276,16 @@ export class RpcHttpServer {
       report.status = 'unavailable';
       report.components.rpc = { status: 'unavailable', detail: 'shutting down' };
     }
-    return { status: report.status === 'ok' ? 200 : 503, body: JSON.stringify(report) };
+    return { status: report.status === 'unavailable' ? 503 : 200, body: JSON.stringify(report) };
+  }
+
+  /** Photon's GET /liveness and /readiness: `null` with 200, or its internal-error body with 500. */
+  private async probeReply(path: '/liveness' | '/readiness'): Promise<Reply> {
+    const ready =
+      path === '/liveness' || (!this.draining && (await this.deps.health.report()).status !== 'unavailable');
+    return ready
+      ? { status: 200, body: 'null' }
+      : { status: 500, body: stringifyJson(errorResponse({ code: -32603, message: 'Internal error' }, null)) };
   }
 
   private transportError(err: unknown, note: RequestNote, reqId: string): Reply {

@@ -2,6 +2,6 @@ export { loadApiKeys, ApiKeys, keyId, API_KEY_FILE, type LoadedKeys } from './ap
 export { Dispatcher } from './dispatch.js';
 export { ERROR_CODES, mapError } from './errors.js';
 export { RpcHttpServer } from './http-server.js';
-export { createMethodTable, type Backends } from './methods/index.js';
+export { createMethodTable, type Backends, type CompressionIndex } from './methods/index.js';
 export { RateLimiter } from './rate-limit.js';
 export { createRpcMetrics } from './rpc-metrics.js';

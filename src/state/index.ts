@@ -40,9 +40,11 @@ export class TreeStore {
     return new TreeStore(openDbs(dir), true);
   }
 
-  /** The store inside another LMDB environment (the embedded ledger's), its tables named `state-…`. */
-  static async attach(root: RootDatabase): Promise<TreeStore> {
-    await loadPoseidon();
+  /**
+   * The store inside another LMDB environment (the embedded ledger's), its tables named `state-…`;
+   * synchronous (it opens inside the ledger's start-up), so Poseidon must be loaded already.
+   */
+  static attach(root: RootDatabase): TreeStore {
     return new TreeStore(openDbs(root, 'state-'), false);
   }
 

@@ -34,8 +34,31 @@ export class SparseMerkleTree {
     return v ? bufField(v) : this.zeros[level]!;
   }
 
+  /** A node that differs from the empty subtree of its level (undefined: it is the empty one). */
+  stored(level: number, index: number): bigint | undefined {
+    const v = this.dbs.nodes.get(nodeKey(this.treeId, level, index));
+    return v ? bufField(v) : undefined;
+  }
+
   leaf(index: number): bigint {
     return this.node(0, index);
+  }
+
+  /**
+   * The filled subtrees of an append-only tree holding `n` leaves: per level, the last left node
+   * on the path of the last leaf (what the next append combines with), or the empty subtree.
+   */
+  subtrees(n: number): bigint[] {
+    const out: bigint[] = [];
+    for (let level = 0; level < this.height; level++) {
+      if (n === 0) {
+        out.push(this.zeros[level]!);
+        continue;
+      }
+      const i = Math.floor((n - 1) / 2 ** level);
+      out.push(this.node(level, i % 2 === 0 ? i : i - 1));
+    }
+    return out;
   }
 
   root(): bigint {

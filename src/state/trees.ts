@@ -175,6 +175,21 @@ abstract class Tree {
     return toInfo(this.pubkey, this.meta());
   }
 
+  /** A node of the Merkle tree: level 0 = leaves. */
+  node(level: number, index: number): bigint {
+    return this.merkle.node(level, index);
+  }
+
+  /** The node if it was ever written (not the empty subtree of its level). */
+  storedNode(level: number, index: number): bigint | undefined {
+    return this.merkle.stored(level, index);
+  }
+
+  /** The filled subtrees for the next append (see SparseMerkleTree.subtrees). */
+  subtrees(): bigint[] {
+    return this.merkle.subtrees(this.meta().nextIndex);
+  }
+
   /** The queued value at a position of one of the tree's queues. */
   protected queueEntry(kind: QueueKind, position: number): Buffer | undefined {
     return this.dbs.queues.get(queueKey(this.id, kind, position));
@@ -189,6 +204,14 @@ abstract class Tree {
   queuePosition(kind: QueueKind, value: bigint): number | undefined {
     const v = this.dbs.queued.get(queuedKey(this.id, kind, value));
     return v ? readU64(v) : undefined;
+  }
+
+  /** How many entries wait in one of the tree's queues. */
+  queueSize(kind: QueueKind): number {
+    return this.dbs.queues.getCount({
+      start: queueKey(this.id, kind, 0),
+      end: queueKey(this.id, kind, Number.MAX_SAFE_INTEGER),
+    });
   }
 
   /** Entries of a queue in position order, from `start`. */
@@ -345,13 +368,15 @@ export class StateTree extends Tree {
    * Spends accounts as Light's programs do for user transactions: each goes into the tree's
    * nullifier queue (V1) or input queue (V2, with its nullifier Poseidon(hash, leafIndex, txHash));
    * an account still in the V2 output queue is marked spent there. The tree itself is unchanged
-   * until a forester nullifies the batch. Returns the queue positions used.
+   * until a forester nullifies the batch. Returns the queue positions used (and V2 nullifiers).
    */
-  spend(entries: readonly { hash: bigint; leafIndex: number; txHash?: bigint }[]): number[] {
+  spend(
+    entries: readonly { hash: bigint; leafIndex: number; txHash?: bigint }[],
+  ): { position: number; nullifier?: bigint }[] {
     return this.dbs.root.transactionSync(() => {
       const m = this.meta();
       let position = m.inputNext ?? 0;
-      const out: number[] = [];
+      const out: { position: number; nullifier?: bigint }[] = [];
       for (const { hash, leafIndex, txHash } of entries) {
         const rec = this.dbs.accounts.get(fieldBuf(hash));
         const loc = rec ? readAccountRecord(rec) : undefined;
@@ -361,9 +386,11 @@ export class StateTree extends Tree {
         const entry = Buffer.alloc(m.version === 2 ? 104 : 40);
         fieldBuf(hash).copy(entry, 0);
         u64Buf(leafIndex).copy(entry, 32);
+        let nullifier: bigint | undefined;
         if (m.version === 2) {
           const tx = txHash ?? 0n;
-          fieldBuf(poseidon([hash, BigInt(leafIndex), tx])).copy(entry, 40);
+          nullifier = poseidon([hash, BigInt(leafIndex), tx]);
+          fieldBuf(nullifier).copy(entry, 40);
           fieldBuf(tx).copy(entry, 72);
           if (loc.queued) {
             const q = this.queueEntry('output', leafIndex);
@@ -375,7 +402,7 @@ export class StateTree extends Tree {
         }
         this.putQueueEntry('nullifier', position, hash, entry);
         this.dbs.accounts.put(fieldBuf(hash), accountRecord(this.id, leafIndex, true, loc.queued));
-        out.push(position++);
+        out.push(nullifier === undefined ? { position: position++ } : { position: position++, nullifier });
       }
       m.inputNext = position;
       this.dbs.trees.put(this.pubkey, m);

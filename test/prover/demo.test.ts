@@ -6,7 +6,8 @@ import { after, before, test } from 'node:test';
 import { loadPoseidon, shutdownZk } from '../../src/zk/index.js';
 import { runCli, startCli, type RunningGateway } from '../helpers/cli.js';
 import { linkKeyCache, postJson, tempDir } from '../helpers/gateway.js';
-import { BMT1, SMT1, verifyV1, verifyV2, warmKeys } from './helpers.js';
+import { DEMO_V1_TREE, DEMO_V2_TREE } from '../../src/demo-command.js';
+import { verifyV1, verifyV2, warmKeys } from './helpers.js';
 
 const dataDir = tempDir();
 let gw: RunningGateway;
@@ -43,8 +44,8 @@ test('zkgate demo --accounts 40 prints curl commands whose proofs verify', async
   ]);
   const { code } = await demo.exited;
   assert.equal(code, 0, demo.stderr());
-  assert.match(demo.stderr(), new RegExp(`${SMT1}: 40 accounts appended`));
-  assert.match(demo.stderr(), new RegExp(`${BMT1}: 40 accounts appended`));
+  assert.match(demo.stderr(), new RegExp(`${DEMO_V1_TREE}: 40 accounts appended`));
+  assert.match(demo.stderr(), new RegExp(`${DEMO_V2_TREE}: 40 accounts appended`));
   const curls = demo
     .stdout()
     .split('\n')

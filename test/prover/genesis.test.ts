@@ -2,7 +2,7 @@
 // the bootstrap registers, with the heights, capacities, queues and roots the spec documents.
 import assert from 'node:assert/strict';
 import { after, test } from 'node:test';
-import { bootstrapLocalnetTrees } from '../../src/prover/bootstrap.js';
+import { bootstrapLocalnetTrees } from '../../src/ledger/light-trees.js';
 import { readGenesisTrees } from '../../src/prover/index.js';
 import { createLogger } from '../../src/obs/log.js';
 import { TreeStore } from '../../src/state/index.js';

@@ -1,7 +1,9 @@
 // What the adapter needs from each mission backend. Each is optional: a method whose backend is
 // absent answers BackendNotConfiguredError. Later issues provide the gRPC prover client, the
 // embedded simulator and the asset index (or upstream forwarders) behind these interfaces.
+import type { CompressionStore } from '../../compression/index.js';
 import type { ForkSource, Ledger } from '../../ledger/index.js';
+import type { TreeStore } from '../../state/index.js';
 import type { ClientValidityProof } from '../../prover/index.js';
 import type { SimulateBundleParams } from './simulate-bundle.js';
 import type { GetAssetParams } from './get-asset.js';
@@ -25,10 +27,28 @@ export type AssetBackend =
   /** A forwarder takes the caller's params as sent; the provider validates them. */
   | { forwardsRaw: true; getAsset(params: unknown): Promise<unknown> };
 
+/** What Photon's methods read: the compression index and trees the embedded ledger feeds. */
+export interface CompressionIndex {
+  store: CompressionStore;
+  trees: TreeStore;
+  /** The slot everything up to which is indexed (ingest is synchronous with the ledger: its slot). */
+  slot(): bigint;
+  /** Trees whose state differs from their ledger account (the ingest self-check), with what differs. */
+  divergent(): ReadonlyMap<string, string>;
+  /** Solana's getTransaction answer (base64) for a signature the ledger processed. */
+  transaction(signature: Uint8Array): unknown;
+}
+
+/** Photon's indexer methods: answered from the embedded index, or relayed verbatim to a Photon/Helius URL. */
+export type PhotonBackend =
+  | { forwardsRaw?: false; index: CompressionIndex }
+  | { forwardsRaw: true; call(method: string, params: unknown): Promise<unknown> };
+
 export interface Backends {
   /** The embedded ledger (and its fork source): serves the standard Solana RPC subset. */
   chain?: { ledger: Ledger; fork?: ForkSource };
   validityProof?: ValidityProofBackend;
+  photon?: PhotonBackend;
   bundleSimulator?: BundleSimulatorBackend;
   assets?: AssetBackend;
 }

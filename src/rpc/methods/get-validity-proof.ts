@@ -126,10 +126,13 @@ const notConfigured = (method: string) => new BackendNotConfiguredError(method, 
 
 export function validityProofMethods(backends: Backends): MethodDef[] {
   return [
-    defineMethod({
+    defineMethod<unknown, unknown>({
       name: 'getValidityProof',
-      params: validityProofParams,
-      call: async (p) => {
+      params: (v, path) => (backends.photon?.forwardsRaw ? v : validityProofParams(v, path)),
+      call: async (raw) => {
+        // A Photon/Helius upstream proves against Light's ceremony keys: relay the call as sent.
+        if (backends.photon?.forwardsRaw) return backends.photon.call('getValidityProof', raw);
+        const p = raw as ValidityProofParams;
         const backend = backends.validityProof;
         if (!backend) throw notConfigured('getValidityProof');
         const legacy = p.newAddresses ?? [];
@@ -143,10 +146,12 @@ export function validityProofMethods(backends: Backends): MethodDef[] {
         return v1Json(await backend.getValidityProof({ hashes: p.hashes ?? [], addresses, api: 1 }));
       },
     }),
-    defineMethod({
+    defineMethod<unknown, unknown>({
       name: 'getValidityProofV2',
-      params: validityProofV2Params,
-      call: async (p) => {
+      params: (v, path) => (backends.photon?.forwardsRaw ? v : validityProofV2Params(v, path)),
+      call: async (raw) => {
+        if (backends.photon?.forwardsRaw) return backends.photon.call('getValidityProofV2', raw);
+        const p = raw as ValidityProofV2Params;
         const backend = backends.validityProof;
         if (!backend) throw notConfigured('getValidityProofV2');
         const r = await backend.getValidityProof({

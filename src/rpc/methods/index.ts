@@ -2,11 +2,12 @@ import type { Backends } from './backends.js';
 import { assetMethods } from './get-asset.js';
 import { validityProofMethods } from './get-validity-proof.js';
 import { nodeInfoMethods } from './node-info.js';
+import { photonMethods } from './photon/index.js';
 import { simulateBundleMethods } from './simulate-bundle.js';
 import { solanaMethods } from './solana.js';
 import type { MethodDef } from './types.js';
 
-export type { Backends } from './backends.js';
+export type { Backends, CompressionIndex } from './backends.js';
 export type { CallContext, MethodDef } from './types.js';
 
 export function createMethodTable(backends: Backends, version: string): ReadonlyMap<string, MethodDef> {
@@ -16,6 +17,7 @@ export function createMethodTable(backends: Backends, version: string): Readonly
     ...validityProofMethods(backends),
     ...simulateBundleMethods(backends),
     ...assetMethods(backends),
+    ...photonMethods(backends),
     ...(backends.chain ? solanaMethods(backends.chain.ledger, version, backends.chain.fork) : []),
   ]) {
     if (table.has(m.name)) throw new Error(`method ${m.name} defined twice`);

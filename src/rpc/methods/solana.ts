@@ -14,6 +14,7 @@ import { decodeBase58, encodeBase58 } from '../../zk/base58.js';
 import { InvalidParamsError, TransactionRefusedError } from '../errors.js';
 import { fail, type Check } from '../validate.js';
 import { defineMethod, type MethodDef } from './types.js';
+import { transactionJson } from './transaction-json.js';
 
 type Commitment = 'processed' | 'confirmed' | 'finalized';
 const COMMITMENTS = ['processed', 'confirmed', 'finalized'];
@@ -245,66 +246,13 @@ export function solanaMethods(ledger: Ledger, apiVersion: string, fork?: ForkSou
       const [sig, cfg] = args(p, 'params', 1, 2);
       if (typeof sig !== 'string') throw invalid('signature: expected a base58 string');
       const c = typeof cfg === 'string' ? { encoding: cfg } : config(cfg);
-      const rec = ledger.transaction(decodeBase58(sig));
-      if (!rec || !rec.tx) return null;
-      const bytes = new Uint8Array(Buffer.from(rec.tx, 'base64'));
-      const tx = parseTransaction(bytes);
-      if (tx.version === 0 && c.maxSupportedTransactionVersion === undefined)
-        throw new InvalidParamsError(
-          'Transaction version (0) is not supported by the requesting client. Please try the request again with the following configuration parameter: "maxSupportedTransactionVersion": 0',
-        );
       const encoding = c.encoding ?? 'json';
-      let transaction: unknown;
-      if (encoding === 'base64') transaction = [rec.tx, 'base64'];
-      else if (encoding === 'json')
-        transaction = {
-          signatures: tx.signatures.map(encodeBase58),
-          message: {
-            accountKeys: tx.staticKeys.map(encodeBase58),
-            header: {
-              numRequiredSignatures: tx.numRequiredSignatures,
-              numReadonlySignedAccounts: tx.numReadonlySigned,
-              numReadonlyUnsignedAccounts: tx.numReadonlyUnsigned,
-            },
-            instructions: tx.instructions.map((ix) => ({
-              programIdIndex: ix.programIdIndex,
-              accounts: ix.accounts,
-              data: encodeBase58(ix.data),
-              stackHeight: null,
-            })),
-            recentBlockhash: encodeBase58(tx.recentBlockhash),
-            ...(tx.version === 0
-              ? {
-                  addressTableLookups: tx.lookups.map((l) => ({
-                    accountKey: encodeBase58(l.table),
-                    writableIndexes: l.writable,
-                    readonlyIndexes: l.readonly,
-                  })),
-                }
-              : {}),
-          },
-        };
-      else throw invalid(`unsupported encoding ${JSON.stringify(encoding)}: zkgate serves json and base64`);
-      return {
-        slot: BigInt(rec.slot),
-        blockTime: rec.blockTime,
-        meta: {
-          err: rec.err,
-          status: rec.err === null ? { Ok: null } : { Err: rec.err },
-          fee: BigInt(rec.fee),
-          preBalances: rec.preBalances.map(BigInt),
-          postBalances: rec.postBalances.map(BigInt),
-          innerInstructions: [],
-          logMessages: rec.logs,
-          preTokenBalances: [],
-          postTokenBalances: [],
-          rewards: [],
-          loadedAddresses: { writable: [], readonly: [] },
-          computeUnitsConsumed: BigInt(rec.computeUnits),
-        },
-        transaction,
-        version: tx.version,
-      };
+      if (encoding !== 'json' && encoding !== 'base64')
+        throw invalid(`unsupported encoding ${JSON.stringify(encoding)}: zkgate serves json and base64`);
+      return transactionJson(ledger, decodeBase58(sig), {
+        encoding,
+        maxSupportedTransactionVersion: c.maxSupportedTransactionVersion,
+      });
     }),
     m('getEpochInfo', raw, (p) => {
       const c = config(args(p, 'params', 0, 1)[0]);

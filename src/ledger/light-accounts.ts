@@ -1,14 +1,15 @@
-// Light's localnet genesis tree accounts, as the npm package @lightprotocol/zk-compression-cli
-// ships them (accounts/*.json, Solana account dumps). Heights, root-history capacities, queues and
-// roots are read from the account data, so zkgate's bootstrap trees are what `light
-// test-validator` starts with. Layouts: Light's account-compression program (V1 concurrent and
-// indexed Merkle tree accounts) and batched-merkle-tree (V2 BatchedMerkleTreeAccount).
+// Light's Merkle tree and queue accounts (layouts of the programs in @lightprotocol/zk-compression-cli
+// 0.28.3: V1 concurrent and indexed tree accounts, V2 BatchedMerkleTreeAccount and output queues),
+// read for two purposes: the localnet genesis trees (accounts/*.json in the CLI package), so
+// zkgate's trees start as `light test-validator`'s do; and the accounts as the ledger's programs
+// leave them, so ingest can check its trees against the chain after every transaction.
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import { bytesToBigInt } from '../zk/field.js';
 import { encodeBase58 } from '../zk/base58.js';
 import type { TreeSpec } from '../state/index.js';
+import { AppError } from '../errors.js';
 
 export interface GenesisTree extends TreeSpec {
   height: number;
@@ -16,6 +17,9 @@ export interface GenesisTree extends TreeSpec {
   /** The root and root sequence the account holds: an empty tree's. */
   root: bigint;
   rootSeq: bigint;
+  /** Leaves (V1: appended; V2: batch-appended) and, for V2 trees, the next position of the tree's own queue. */
+  nextIndex: number;
+  queueNext?: number;
   file: string;
 }
 
@@ -27,6 +31,7 @@ const V2_TREE = Buffer.from('BatchMta', 'ascii');
 const V1 = {
   queue: 160,
   height: 224,
+  nextIndex: 240,
   sequence: 248,
   filledSubtreesCapacity: 288,
   changelogCapacity: 304,
@@ -39,8 +44,10 @@ const V2 = {
   treeType: 8,
   queue: 168,
   sequence: 232,
+  nextIndex: 240,
   height: 248,
   rootHistoryCapacity: 252,
+  queueNextIndex: 312,
   rootHistoryCurrent: 680,
   rootHistoryLength: 688,
   rootHistoryData: 704,
@@ -52,7 +59,19 @@ const pk = (d: Buffer, o: number) => {
   return b.every((x) => x === 0) ? '' : encodeBase58(b);
 };
 
-export class GenesisError extends Error {}
+export class GenesisError extends AppError {
+  readonly kind = 'genesis';
+}
+
+const V2_OUTPUT_QUEUE = Buffer.from('queueacc', 'ascii');
+/** V2 output queue: associated tree @160, batch metadata next_index @280. */
+const OQ = { tree: 160, nextIndex: 280 };
+
+/** A V2 output queue account: its tree and the leaf index its next output gets. */
+export function parseOutputQueue(data: Buffer): { tree: string; nextIndex: number } | undefined {
+  if (data.length < OQ.nextIndex + 8 || !data.subarray(0, 8).equals(V2_OUTPUT_QUEUE)) return undefined;
+  return { tree: pk(data, OQ.tree), nextIndex: Number(u64(data, OQ.nextIndex)) };
+}
 
 /** One genesis account's tree, or undefined when the account is not a Merkle tree. */
 export function parseTreeAccount(file: string, pubkey: string, data: Buffer): GenesisTree | undefined {
@@ -76,6 +95,7 @@ export function parseTreeAccount(file: string, pubkey: string, data: Buffer): Ge
       rootHistoryCapacity: cap,
       queue: pk(data, V1.queue),
       rootSeq: u64(data, V1.sequence),
+      nextIndex: Number(u64(data, V1.nextIndex)),
       root: bytesToBigInt(data.subarray(rootsAt + 32 * last, rootsAt + 32 * last + 32)),
     };
   }
@@ -97,6 +117,8 @@ export function parseTreeAccount(file: string, pubkey: string, data: Buffer): Ge
       rootHistoryCapacity: cap,
       ...(queue ? { queue } : {}),
       rootSeq: u64(data, V2.sequence),
+      nextIndex: Number(u64(data, V2.nextIndex)),
+      queueNext: Number(u64(data, V2.queueNextIndex)),
       root: bytesToBigInt(data.subarray(at, at + 32)),
     };
   }
@@ -109,10 +131,15 @@ export function genesisAccountsDir(): string {
   return join(dirname(pkg), 'accounts');
 }
 
-/** Every Merkle tree among the genesis accounts, once per pubkey, sorted by pubkey. */
+/**
+ * Every Merkle tree among the genesis accounts, once per pubkey, sorted by pubkey; V2 state trees
+ * carry their output queue's next index (`outputNext`), V2 trees their own queue's (`inputNext` /
+ * `addressNext`).
+ */
 export function readGenesisTrees(dir = genesisAccountsDir()): GenesisTree[] {
   if (!existsSync(dir)) throw new GenesisError(`Light genesis accounts not found at ${dir}`);
   const byKey = new Map<string, GenesisTree>();
+  const queueNext = new Map<string, number>();
   for (const file of readdirSync(dir)
     .filter((f) => f.endsWith('.json'))
     .sort()) {
@@ -120,8 +147,18 @@ export function readGenesisTrees(dir = genesisAccountsDir()): GenesisTree[] {
       pubkey: string;
       account: { data: [string, string] };
     };
-    const tree = parseTreeAccount(file, j.pubkey, Buffer.from(j.account.data[0], 'base64'));
+    const data = Buffer.from(j.account.data[0], 'base64');
+    const oq = parseOutputQueue(data);
+    if (oq) queueNext.set(j.pubkey, oq.nextIndex);
+    const tree = parseTreeAccount(file, j.pubkey, data);
     if (tree && !byKey.has(tree.pubkey)) byKey.set(tree.pubkey, tree);
+  }
+  for (const t of byKey.values()) {
+    if (t.version !== 2) continue;
+    if (t.kind === 'state') {
+      t.inputNext = t.queueNext ?? 0;
+      t.outputNext = queueNext.get(t.queue ?? '') ?? 0;
+    } else t.addressNext = t.queueNext ?? 0;
   }
   return [...byKey.values()].sort((a, b) => a.pubkey.localeCompare(b.pubkey));
 }

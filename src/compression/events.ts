@@ -1,0 +1,106 @@
+// Finds what a committed transaction did to compressed state (compression-e2e.md §3): each
+// insert_into_queues made by the Light system program (accounts[1] = its registered-program PDA),
+// paired with the Light system instruction that executed it (walking back over the System program's
+// fee and compression transfers, as light-event does), within one top-level instruction and the
+// instructions it invoked. Only what the two instructions say is used; bodies of outputs come from
+// the system instruction (CPI-context outputs from insert_into_queues), hashes and positions from
+// insert_into_queues.
+import type { CommittedTransaction } from '../ledger/index.js';
+import { LIGHT_IDS } from '../ledger/index.js';
+import { decodeBase58 } from '../zk/base58.js';
+import {
+  decodeInsertIntoQueues,
+  decodeSystemInstruction,
+  isInsertIntoQueues,
+  systemInstructionKind,
+  type InsertIntoQueues,
+  type OutputAccount,
+} from './instructions.js';
+
+const KEY = {
+  system: Buffer.from(decodeBase58(LIGHT_IDS.system)),
+  accountCompression: Buffer.from(decodeBase58(LIGHT_IDS.accountCompression)),
+  registeredPda: Buffer.from(decodeBase58(LIGHT_IDS.registeredProgramPda)),
+  solanaSystem: Buffer.alloc(32),
+};
+
+/** One Light state change: insert_into_queues with the accounts its indices refer to, and the output bodies. */
+export interface LightEvent {
+  queues: InsertIntoQueues;
+  /** insert_into_queues' accounts from index 2: what its account / tree / queue indices point at. */
+  accounts: Uint8Array[];
+  /** Bodies of the outputs, aligned with `queues.leaves` (CPI-context outputs first). */
+  outputs: OutputAccount[];
+}
+
+/** Why part of a transaction could not be read: counted and logged by ingest, never fatal. */
+export interface SkippedEvent {
+  reason: string;
+}
+
+interface Flat {
+  program: Buffer;
+  accounts: Uint8Array[];
+  data: Uint8Array;
+}
+
+/** Light events of a committed, successful transaction, in execution order. */
+export function lightEvents(t: CommittedTransaction): { events: LightEvent[]; skipped: SkippedEvent[] } {
+  const events: LightEvent[] = [];
+  const skipped: SkippedEvent[] = [];
+  const keys = t.accountKeys;
+  // Cheap filter: no account-compression program among the keys, no Light state change.
+  if (!keys.some((k) => KEY.accountCompression.equals(k))) return { events, skipped };
+  const resolve = (programIdIndex: number, accounts: ArrayLike<number>, data: Uint8Array): Flat | undefined => {
+    const program = keys[programIdIndex];
+    if (!program) return undefined;
+    const list: Uint8Array[] = [];
+    for (let i = 0; i < accounts.length; i++) {
+      const k = keys[accounts[i]!];
+      if (!k) return undefined;
+      list.push(k);
+    }
+    return { program: Buffer.from(program), accounts: list, data };
+  };
+  const inner = t.innerInstructions();
+  t.tx.instructions.forEach((top, i) => {
+    const flat: (Flat | undefined)[] = [
+      resolve(top.programIdIndex, top.accounts, top.data),
+      ...(inner[i] ?? []).map((x) => resolve(x.programIdIndex, x.accounts, x.data)),
+    ];
+    flat.forEach((ix, at) => {
+      if (!ix || !ix.program.equals(KEY.accountCompression) || !isInsertIntoQueues(ix.data)) return;
+      if (ix.accounts.length < 3 || !KEY.registeredPda.equals(ix.accounts[1]!)) return;
+      let queues: InsertIntoQueues;
+      try {
+        queues = decodeInsertIntoQueues(ix.data);
+      } catch (e) {
+        skipped.push({ reason: `insert_into_queues in instruction ${i} is malformed: ${(e as Error).message}` });
+        return;
+      }
+      // The executing Light system instruction: the nearest one before, past System transfers only.
+      let j = at - 1;
+      while (j >= 0 && flat[j]?.program.equals(KEY.solanaSystem)) j--;
+      const exec = j >= 0 ? flat[j] : undefined;
+      if (!exec || !exec.program.equals(KEY.system) || !systemInstructionKind(exec.data)) {
+        skipped.push({ reason: `insert_into_queues in instruction ${i} follows no Light system instruction` });
+        return;
+      }
+      let outputs: OutputAccount[];
+      try {
+        outputs = [...queues.cpiContextOutputs, ...decodeSystemInstruction(exec.data)!.outputs];
+      } catch (e) {
+        skipped.push({ reason: `Light system instruction in instruction ${i} is malformed: ${(e as Error).message}` });
+        return;
+      }
+      if (outputs.length !== queues.leaves.length || queues.outputLeafIndices.length !== queues.leaves.length) {
+        skipped.push({
+          reason: `instruction ${i}: ${queues.leaves.length} leaves, ${queues.outputLeafIndices.length} leaf indices and ${outputs.length} output bodies`,
+        });
+        return;
+      }
+      events.push({ queues, accounts: ix.accounts.slice(2), outputs });
+    });
+  });
+  return { events, skipped };
+}

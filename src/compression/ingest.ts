@@ -1,0 +1,265 @@
+// Ingest of Light transactions executed on the embedded ledger, inside the LMDB transaction that
+// commits them (compression-e2e.md §3): outputs appended to V1 trees or queued in V2 output
+// queues, spent accounts queued for nullification (V2 with their nullifiers), new addresses
+// queued, and the compressed-account index (bodies, owners, addresses, tokens, balances,
+// signatures) updated. After each transaction the touched trees are checked against their ledger
+// accounts. A malformed or unexpected event is skipped (its own writes rolled back), counted and
+// logged; it never fails the ledger's transaction.
+import type { CommittedTransaction, StoredAccount, TransactionIndexer } from '../ledger/index.js';
+import type { Logger } from '../obs/log.js';
+import type { MetricsRegistry } from '../obs/metrics.js';
+import type { TreeInfo, TreeStore } from '../state/index.js';
+import { compressedAccountHash } from '../zk/account.js';
+import { decodeBase58, encodeBase58 } from '../zk/base58.js';
+import { bigIntToBytes32, bytesToBigInt } from '../zk/field.js';
+import type { LightEvent } from './events.js';
+import { lightEvents } from './events.js';
+import { compareWithChain } from './self-check.js';
+import type { AccountRecord, CompressionStore, SigIndex } from './store.js';
+import { parseTokenData } from './token-data.js';
+
+/** Why an event was not applied; the event's writes are rolled back. */
+class SkipEvent extends Error {}
+
+export interface IngestStats {
+  transactions: number;
+  lightTransactions: number;
+  opened: number;
+  closed: number;
+  skipped: number;
+}
+
+export class CompressionIngester implements TransactionIndexer {
+  /** Trees whose state differs from their ledger account: tree → what differs. */
+  readonly divergent = new Map<string, string>();
+  readonly stats: IngestStats = { transactions: 0, lightTransactions: 0, opened: 0, closed: 0, skipped: 0 };
+  private readonly counters;
+
+  constructor(
+    readonly store: CompressionStore,
+    readonly trees: TreeStore,
+    private readonly log: Logger,
+    registry?: MetricsRegistry,
+  ) {
+    this.counters = registry && {
+      txs: registry.counter('zkgate_compression_transactions_total', 'Ledger transactions seen by ingest.', ['kind']),
+      accounts: registry.counter('zkgate_compression_accounts_total', 'Compressed accounts ingested.', ['change']),
+      skipped: registry.counter(
+        'zkgate_compression_events_skipped_total',
+        'Light events ingest could not apply (logged with the reason).',
+      ),
+      divergences: registry.counter(
+        'zkgate_compression_divergences_total',
+        'Self-check failures: a tree or queue differs from its ledger account after a transaction.',
+        ['tree'],
+      ),
+    };
+    registry?.gauge('zkgate_compression_indexer_slot', 'Last ledger slot whose transactions are ingested.', [], () =>
+      Number(store.slot()),
+    );
+  }
+
+  applyTransaction(t: CommittedTransaction): void {
+    this.stats.transactions++;
+    const error = t.err ? t.err.display : null;
+    // Failed transactions change no compressed state.
+    const found = t.err ? { events: [], skipped: [] } : lightEvents(t);
+    for (const s of found.skipped) this.skip(t, s.reason);
+    if (found.events.length === 0) {
+      this.store.recordTransaction(t.signature, t.slot, t.blockTime, error);
+      this.store.setSlot(t.slot);
+      this.counters?.txs.inc([t.err ? 'failed' : 'other']);
+      return;
+    }
+    const opened: Uint8Array[] = [];
+    const closed: Uint8Array[] = [];
+    const touched: [SigIndex, Uint8Array][] = [];
+    const trees = new Set<string>();
+    for (const ev of found.events) {
+      const o = opened.length;
+      const c = closed.length;
+      const tt = touched.length;
+      try {
+        this.trees.transaction(() => this.applyEvent(ev, t, { opened, closed, touched, trees }));
+      } catch (e) {
+        opened.length = o;
+        closed.length = c;
+        touched.length = tt;
+        this.skip(t, (e as Error).message);
+      }
+    }
+    this.stats.lightTransactions++;
+    this.stats.opened += opened.length;
+    this.stats.closed += closed.length;
+    this.counters?.txs.inc(['light']);
+    this.counters?.accounts.inc(['opened'], opened.length);
+    this.counters?.accounts.inc(['closed'], closed.length);
+    this.store.recordTransaction(t.signature, t.slot, t.blockTime, null, {
+      tx: { slot: t.slot, opened, closed },
+      touched,
+    });
+    this.store.setSlot(t.slot);
+    for (const tree of trees) this.check(tree, t.account, encodeBase58(t.signature));
+  }
+
+  /** Checks every tree the ledger feeds against its account (at start, and whenever asked). */
+  checkAll(account: (pubkey: Uint8Array) => StoredAccount | undefined): void {
+    for (const info of this.trees.listTrees()) if (info.ledger) this.check(info.pubkey, account);
+  }
+
+  private check(tree: string, account: (pubkey: Uint8Array) => StoredAccount | undefined, signature?: string): void {
+    const diff = compareWithChain(this.trees.info(tree), account);
+    if (diff.length === 0) return;
+    const detail = diff.join('; ');
+    if (this.divergent.get(tree) !== detail)
+      this.log.error('compression self-check: tree differs from the ledger', { tree, signature, detail });
+    this.divergent.set(tree, detail);
+    this.counters?.divergences.inc([tree]);
+  }
+
+  private skip(t: CommittedTransaction, reason: string): void {
+    this.stats.skipped++;
+    this.counters?.skipped.inc();
+    this.log.warn('compression ingest skipped an event', { signature: encodeBase58(t.signature), reason });
+  }
+
+  private treeInfo(pubkey: string, what: string): TreeInfo {
+    if (!this.trees.has(pubkey)) throw new SkipEvent(`${what} ${pubkey} is not a tree zkgate knows`);
+    return this.trees.info(pubkey);
+  }
+
+  private applyEvent(
+    ev: LightEvent,
+    t: CommittedTransaction,
+    out: { opened: Uint8Array[]; closed: Uint8Array[]; touched: [SigIndex, Uint8Array][]; trees: Set<string> },
+  ): void {
+    const { queues } = ev;
+    const at = (i: number, what: string) => {
+      const k = ev.accounts[i];
+      if (!k)
+        throw new SkipEvent(`${what} refers to account ${i} of insert_into_queues, which has ${ev.accounts.length}`);
+      return encodeBase58(k);
+    };
+    const txHash = bytesToBigInt(queues.txHash);
+
+    // Outputs: a V1 tree takes them in the transaction; a V2 output queue keeps them for a forester.
+    const runs = new Map<string, { info: TreeInfo; target: string; first: number; leaves: bigint[] }>();
+    queues.leaves.forEach((leaf, i) => {
+      const target = at(leaf.accountIndex, `output ${i}`);
+      const tree = this.trees.has(target) ? target : this.trees.treeOfQueue(target);
+      if (!tree) throw new SkipEvent(`output ${i} goes to ${target}, not a tree or queue zkgate knows`);
+      const info = this.trees.info(tree);
+      if (info.kind !== 'state' || (info.version === 2) === (tree === target))
+        throw new SkipEvent(`output ${i} goes to ${target}, which takes no outputs`);
+      const leafIndex = queues.outputLeafIndices[i]!;
+      const hash = bytesToBigInt(leaf.leaf);
+      const body = ev.outputs[i]!.account;
+      const expected = compressedAccountHash(
+        {
+          owner: body.owner,
+          tree: decodeBase58(tree),
+          leafIndex,
+          lamports: body.lamports,
+          ...(body.address ? { address: body.address } : {}),
+          ...(body.data ? { data: { discriminator: body.data.discriminator, dataHash: body.data.dataHash } } : {}),
+        },
+        info.version,
+      );
+      if (expected !== hash)
+        throw new SkipEvent(
+          `output ${i}: its body hashes to ${encodeBase58(bigIntToBytes32(expected))}, not to its leaf`,
+        );
+      let run = runs.get(tree);
+      if (!run) runs.set(tree, (run = { info, target, first: leafIndex, leaves: [] }));
+      if (leafIndex !== run.first + run.leaves.length)
+        throw new SkipEvent(`output ${i}: leaf index ${leafIndex} does not follow the tree's run`);
+      run.leaves.push(hash);
+      const seqEntry = queues.outputSequences.find((s) => encodeBase58(s.tree) === tree);
+      const token = parseTokenData(body) ?? null;
+      const record: AccountRecord = {
+        hash: leaf.leaf,
+        owner: body.owner,
+        lamports: body.lamports,
+        address: body.address,
+        data: body.data,
+        tree,
+        queue: info.version === 1 ? info.queue : target,
+        treeType: info.version === 1 ? 1 : 3,
+        leafIndex,
+        seq: info.version === 1 && seqEntry ? seqEntry.seq + BigInt(run.leaves.length - 1) : null,
+        slotCreated: t.slot,
+        inOutputQueue: info.version === 2,
+        spent: false,
+        nullifier: null,
+        nullifierQueueIndex: null,
+        txHash: null,
+        token,
+      };
+      this.store.addAccount(record);
+      out.opened.push(leaf.leaf);
+      this.touch(out.touched, record);
+    });
+    for (const [tree, run] of runs) {
+      if (run.info.version === 1) {
+        if (run.first !== run.info.nextIndex)
+          throw new SkipEvent(
+            `outputs of ${tree} start at leaf ${run.first}; zkgate's tree is at ${run.info.nextIndex}`,
+          );
+        this.trees.stateTree(tree).append(run.leaves, t.slot);
+      } else this.trees.stateTree(tree).enqueue(run.first, run.leaves, t.slot);
+      out.trees.add(tree);
+    }
+
+    // Spent accounts: queued for nullification; V2 with Poseidon(hash, leafIndex, txHash).
+    const perTree = new Map<string, number>();
+    queues.nullifiers.forEach((n, i) => {
+      const tree = at(n.treeIndex, `input ${i}`);
+      const info = this.treeInfo(tree, `input ${i}'s tree`);
+      const hash = bytesToBigInt(n.accountHash);
+      const known = this.store.account(n.accountHash);
+      if (!known) throw new SkipEvent(`input ${i} spends ${encodeBase58(n.accountHash)}, an account zkgate never saw`);
+      const [spent] = this.trees.stateTree(tree).spend([{ hash, leafIndex: n.leafIndex, txHash }]);
+      if (info.version === 2) {
+        const seq = queues.inputSequences.find((s) => encodeBase58(s.tree) === tree);
+        const k = perTree.get(tree) ?? 0;
+        perTree.set(tree, k + 1);
+        const expected = seq ? Number(seq.seq) + k : undefined;
+        if (expected !== spent!.position)
+          throw new SkipEvent(`input ${i}: queued at ${spent!.position}, the program queued it at ${expected}`);
+      }
+      const rec = this.store.spendAccount(n.accountHash, {
+        nullifier: spent!.nullifier === undefined ? null : bigIntToBytes32(spent!.nullifier),
+        nullifierQueueIndex: info.version === 2 ? spent!.position : null,
+        txHash: info.version === 2 ? queues.txHash : null,
+      });
+      out.closed.push(n.accountHash);
+      if (rec) this.touch(out.touched, rec);
+      out.trees.add(tree);
+    });
+
+    // New addresses: queued in the address queue (V1: the queue account; V2: the tree's own).
+    const perAddressTree = new Map<string, number>();
+    queues.addresses.forEach((a, i) => {
+      const tree = at(a.treeIndex, `address ${i}`);
+      const info = this.treeInfo(tree, `address ${i}'s tree`);
+      if (info.kind !== 'address') throw new SkipEvent(`address ${i} goes to ${tree}, a state tree`);
+      let position: number | undefined;
+      if (info.version === 2) {
+        const seq = queues.addressSequences.find((s) => encodeBase58(s.tree) === tree);
+        const k = perAddressTree.get(tree) ?? 0;
+        perAddressTree.set(tree, k + 1);
+        if (!seq) throw new SkipEvent(`address ${i}: no address sequence number for ${tree}`);
+        position = Number(seq.seq) + k;
+      }
+      this.trees.addressTree(tree).enqueue([bytesToBigInt(a.address)], position);
+      out.touched.push(['address', a.address]);
+      out.trees.add(tree);
+    });
+  }
+
+  private touch(touched: [SigIndex, Uint8Array][], a: AccountRecord): void {
+    touched.push(['account', a.hash], ['owner', a.owner]);
+    if (a.address) touched.push(['address', a.address]);
+    if (a.token) touched.push(['tokenOwner', a.token.owner]);
+  }
+}
