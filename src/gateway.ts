@@ -64,6 +64,8 @@ export interface Gateway {
   readonly proverAddress: string;
   /** The prover role when this process runs it. */
   readonly prover?: Prover;
+  /** The embedded ledger with what it feeds, when this process runs it. */
+  readonly chain?: EmbeddedChain;
   /** Port of Light's /prove API when this process serves it. */
   readonly provePort?: number;
   readonly keys: LoadedKeys;
@@ -76,7 +78,7 @@ export interface Gateway {
  * The embedded ledger with Light's localnet and the configured fixtures (fixtures win on
  * conflicts), and the DAS asset index kept in step with its accounts.
  */
-interface EmbeddedChain {
+export interface EmbeddedChain {
   ledger: Ledger;
   assets: AssetIndex;
   fetcher: MetadataFetcher;
@@ -349,6 +351,7 @@ export async function startGateway({
     grpcAddress: grpc.address,
     proverAddress,
     ...(prover ? { prover, provePort: prover.provePort! } : {}),
+    ...(chain ? { chain } : {}),
     keys,
     health,
     stop,

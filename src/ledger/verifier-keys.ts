@@ -165,6 +165,16 @@ export class PatchedProgram {
     return this.keys.size;
   }
 
+  /** The program as it is deployed now (pristine plus the installed keys). */
+  bytes(): Uint8Array {
+    return patchVkRecords(this.pristine, this.locations, new Map([...this.keys].map(([s, k]) => [s, k.vk])));
+  }
+
+  /** Light's file as shipped, without zkgate's keys (what other clusters run). */
+  pristineBytes(): Uint8Array {
+    return new Uint8Array(this.pristine);
+  }
+
   /** Installs keys (shapes without a record are ignored); redeploys once when any changed. */
   install(keys: readonly InstalledKey[]): boolean {
     const changed = keys.filter((k) => this.locations.has(k.shape) && this.keys.get(k.shape)?.keyId !== k.keyId);
