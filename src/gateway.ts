@@ -22,7 +22,7 @@ import {
 import { writeFileAtomicSync } from './util/atomic-file.js';
 import { openCompression, type Compression } from './compression/index.js';
 import { encodeBase58, loadPoseidon, solanaVerifyingKeyBytes, type SnarkjsVerificationKey } from './zk/index.js';
-import { ProverClient, startProver, type Prover } from './prover/index.js';
+import { ProverClient, RemoteWitnessProver, startProver, type Prover } from './prover/index.js';
 import { AssetIndex, getAsset, MetadataFetcher, PriceSource } from './das/index.js';
 import type { GetAssetParams } from './rpc/methods/get-asset.js';
 import { BundleSimulator } from './sim/index.js';
@@ -153,6 +153,24 @@ function compressionIndex(chain: EmbeddedChain): CompressionIndex {
   };
 }
 
+/**
+ * The prover as the adapter uses it. Here (role all) the prover reads the ledger's trees itself;
+ * with a remote prover and the embedded ledger (role rpc), witnesses are built from the ledger's
+ * trees and proved remotely, and the remote key's verification key is installed into the ledger's
+ * Light system program before the proof is returned.
+ */
+function validityBackend(
+  client: ProverClient,
+  chain: EmbeddedChain | undefined,
+  prover: Prover | undefined,
+): Backends['validityProof'] {
+  if (!chain || prover) return client;
+  return new RemoteWitnessProver(chain.compression.trees, client, async (circuit, keySha256, fetchVk) => {
+    if (chain.lightSystem.keyId(circuit) !== keySha256)
+      installKey(chain, { shape: circuit, sha256: keySha256, vk: await fetchVk() });
+  });
+}
+
 /** Installs a proving key's verifying key into the ledger's Light system program. */
 function installKey(chain: EmbeddedChain, key: { shape: string; sha256: string; vk: SnarkjsVerificationKey }): void {
   chain.lightSystem.install([{ shape: key.shape, keyId: key.sha256, vk: solanaVerifyingKeyBytes(key.vk) }]);
@@ -259,7 +277,7 @@ export async function startGateway({
         ? { photon: { index: compressionIndex(chain) } }
         : {}),
     ...given,
-    ...(client ? { validityProof: client } : {}),
+    ...(client ? { validityProof: validityBackend(client, chain, prover) } : {}),
   };
   const stopProverParts = async (ms: number) => {
     await grpc.close(ms);

@@ -26,12 +26,19 @@ function banner(g: Gateway, dataDir: string): string {
       `  data dir   ${dataDir}`,
       '',
     ].join('\n');
+  const ledger = g.chain
+    ? [
+        `  ledger     embedded dev chain: Light's programs here verify zkgate's own keys, so its proofs land here`,
+        `             and nowhere else; for devnet/mainnet, forward with --validity-proof-upstream`,
+      ]
+    : [];
   return [
     `zkgate ${VERSION} is running`,
     `  JSON-RPC   ${g.rpcUrl}?api-key=${key}`,
     `  gRPC       ${g.grpcAddress}${g.prover ? '' : `  (prover at ${g.proverAddress})`}`,
     ...prove,
     `  health     ${g.rpcUrl}health    metrics ${g.rpcUrl}metrics`,
+    ...ledger,
     `  data dir   ${dataDir}`,
     `  ${keyLine}`,
     '',

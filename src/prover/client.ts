@@ -5,6 +5,7 @@ import * as grpc from '@grpc/grpc-js';
 import { AppError } from '../errors.js';
 import { clientConstructor } from '../grpc/protos.js';
 import type { CompressedProof, ProofPoints } from '../zk/proof-format.js';
+import type { SnarkjsVerificationKey } from '../zk/verify.js';
 import { bytesToBigInt } from '../zk/field.js';
 import { encodeBase58 } from '../zk/base58.js';
 import { GRPC_STATUS, KIND_TRAILER } from './grpc-status.js';
@@ -20,6 +21,7 @@ import {
   TREE_TYPE_NAMES,
   treeTypeNumber,
   type GetValidityProofResponseMsg,
+  type GetVerifyingKeyResponseMsg,
   type ProveResponseMsg,
   type TreeStateMsg,
 } from './wire.js';
@@ -41,6 +43,8 @@ export interface ClientValidityProof {
   slot: bigint;
   circuit: string;
   publicInputs: bigint[];
+  /** SHA-256 of the proving key used; empty when nothing was proved. */
+  keySha256: string;
 }
 
 export interface TreeStateView {
@@ -127,17 +131,37 @@ export class ProverClient {
       slot: BigInt(res.slot),
       circuit: res.circuit,
       publicInputs: res.publicInputs.map(bytesToBigInt),
+      keySha256: res.keySha256,
     };
   }
 
   /** Light-style explicit proving; the request is the proto message (camelCase fields). */
-  async prove(req: object): Promise<{ compressed: CompressedProof; points: ProofPoints; circuit: string }> {
+  async prove(req: object): Promise<{
+    compressed: CompressedProof;
+    points: ProofPoints;
+    circuit: string;
+    publicInputs: bigint[];
+    keySha256: string;
+  }> {
     const res = await this.call<ProveResponseMsg>(this.prover, 'Prove', req, this.timeoutMs);
     return {
       compressed: compressedFromMsg(res.compressedProof),
       points: pointsFromRawMsg(res.rawProof),
       circuit: res.circuit,
+      publicInputs: res.publicInputs.map(bytesToBigInt),
+      keySha256: res.keySha256,
     };
+  }
+
+  /** The verification key of the prover's key for a shape. */
+  async verifyingKey(circuit: string): Promise<{ keySha256: string; vk: SnarkjsVerificationKey }> {
+    const res = await this.call<GetVerifyingKeyResponseMsg>(
+      this.prover,
+      'GetVerifyingKey',
+      { circuit },
+      this.timeoutMs,
+    );
+    return { keySha256: res.keySha256, vk: JSON.parse(res.verificationKeyJson) as SnarkjsVerificationKey };
   }
 
   async listCircuits(): Promise<{ circuits: CircuitView[]; backend: string }> {

@@ -95,6 +95,7 @@ export function proverImplementation(service: ProverService, timeoutMs: number, 
         slot: r.slot.toString(),
         circuit: r.circuit,
         publicInputs: proofPublicInputs(r.proof),
+        keySha256: r.proof?.keySha256 ?? '',
       };
     }),
     Prove: unary<ProveRequestMsg>(log, 'Prove', async (req, call) => {
@@ -132,7 +133,12 @@ export function proverImplementation(service: ProverService, timeoutMs: number, 
         rawProof: rawToMsg(r.proof.points),
         circuit: r.circuit,
         publicInputs: proofPublicInputs(r.proof),
+        keySha256: r.proof.keySha256,
       };
+    }),
+    GetVerifyingKey: unary<{ circuit: string }>(log, 'GetVerifyingKey', async (req, call) => {
+      const k = await service.verifyingKey(req.circuit, runOptions(call, timeoutMs));
+      return { circuit: req.circuit, keySha256: k.keySha256, verificationKeyJson: JSON.stringify(k.vk) };
     }),
     ListCircuits: unary(log, 'ListCircuits', () => ({
       circuits: service.listCircuits().map((c) => ({

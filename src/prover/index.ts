@@ -28,6 +28,7 @@ import { ProverService } from './service.js';
 export { ProverClient, RemoteProverError, type ClientValidityProof, type TreeStateView } from './client.js';
 export { ProverError, type ProverErrorKind } from './errors.js';
 export { ProverService } from './service.js';
+export { RemoteWitnessProver } from './remote-witness.js';
 export { ProverPool } from './pool.js';
 export { readGenesisTrees, type GenesisTree } from '../ledger/light-accounts.js';
 export { allowedCounts } from './witness.js';

@@ -125,7 +125,14 @@ export class ProverService {
       compressed: compressProof(r.points),
       raw: toRaw(r.points),
       publicInputs: publicInputs(shape, inputs),
+      keySha256: key.entry.sha256,
     };
+  }
+
+  /** The verification key a shape's proofs need (its key is built first if there is none). */
+  async verifyingKey(circuit: string, run: RunOptions): Promise<{ keySha256: string; vk: ProvingKey['vk'] }> {
+    const key = await this.key(shapeByName(circuit), run);
+    return { keySha256: key.entry.sha256, vk: key.vk };
   }
 
   async getValidityProof(req: ValidityRequest, run: RunOptions): Promise<ValidityProofResult> {

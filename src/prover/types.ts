@@ -37,6 +37,8 @@ export interface Proof {
   compressed: CompressedProof;
   raw: RawProof;
   publicInputs: bigint[];
+  /** SHA-256 of the proving key used (identifies the verification key). */
+  keySha256: string;
 }
 
 export interface ValidityProofResult {

@@ -207,12 +207,19 @@ export interface GetValidityProofResponseMsg {
   slot: string;
   circuit: string;
   publicInputs: Bytes[];
+  keySha256: string;
 }
 export interface ProveResponseMsg {
   compressedProof: CompressedProofMsg;
   rawProof: { ar: Bytes; bs: Bytes; krs: Bytes };
   circuit: string;
   publicInputs: Bytes[];
+  keySha256: string;
+}
+export interface GetVerifyingKeyResponseMsg {
+  circuit: string;
+  keySha256: string;
+  verificationKeyJson: string;
 }
 export interface TreeStateMsg {
   pubkey: Bytes;

@@ -1,0 +1,48 @@
+// --role rpc with the embedded ledger and a --role prover elsewhere: witnesses come from the
+// ledger's trees on the rpc side, the remote prover proves them, and the rpc side installs the
+// remote key's verification key into its Light system program before answering.
+import assert from 'node:assert/strict';
+import { rmSync } from 'node:fs';
+import { after, before, test } from 'node:test';
+import { Keypair, PublicKey } from '@solana/web3.js';
+import { compress, confirmTx, createRpc, merkletreePubkey, transfer, type Rpc } from '@lightprotocol/stateless.js';
+import { linkKeyCache, startTestGateway, tempDir, type TestGateway } from '../helpers/gateway.js';
+
+const proverDir = tempDir();
+let prover: TestGateway;
+let gw: TestGateway;
+let rpc: Rpc;
+
+before(async () => {
+  linkKeyCache(proverDir);
+  prover = await startTestGateway({ role: 'prover' }, {}, { prover: true, dataDir: proverDir });
+  gw = await startTestGateway({ role: 'rpc', proverUrl: prover.gateway.grpcAddress }, {}, { ledger: true });
+  rpc = createRpc(gw.url, gw.url);
+});
+after(async () => {
+  await gw?.stop();
+  await prover?.stop();
+  rmSync(proverDir, { recursive: true, force: true });
+});
+
+test(
+  'a transfer proved by a remote prover over the rpc side ledger is accepted on that ledger',
+  { timeout: 600_000 },
+  async () => {
+    const chain = gw.gateway.chain!;
+    assert.equal(gw.gateway.prover, undefined);
+    assert.equal(chain.lightSystem.installedCount(), 0, 'no key known before the first proof');
+    const payer = Keypair.generate();
+    const bob = Keypair.generate();
+    await confirmTx(rpc, await rpc.requestAirdrop(payer.publicKey, 5_000_000_000));
+    const smt1 = (await rpc.getStateTreeInfos()).find((t) => t.tree.equals(new PublicKey(merkletreePubkey)))!;
+    await compress(rpc, payer, 1_000_000_000, payer.publicKey, smt1);
+    await transfer(rpc, payer, 250_000_000, payer, bob.publicKey);
+    assert.equal((await rpc.getCompressedBalanceByOwner(payer.publicKey)).toString(), '750000000');
+    assert.equal((await rpc.getCompressedBalanceByOwner(bob.publicKey)).toString(), '250000000');
+    const remote = await prover.gateway.prover!.service.verifyingKey('v1_inclusion_26_1', {
+      deadline: Date.now() + 60_000,
+    });
+    assert.equal(chain.lightSystem.keyId('v1_inclusion_26_1'), remote.keySha256);
+  },
+);
