@@ -65,28 +65,30 @@ export class CompressionIngester implements TransactionIndexer {
     // Failed transactions change no compressed state.
     const found = t.err ? { events: [], skipped: [] } : lightEvents(t);
     for (const s of found.skipped) this.skip(t, s.reason);
-    if (found.events.length === 0) {
-      this.store.recordTransaction(t.signature, t.slot, t.blockTime, error);
-      this.store.setSlot(t.slot);
-      this.counters?.txs.inc([t.err ? 'failed' : 'other']);
-      return;
-    }
     const opened: Uint8Array[] = [];
     const closed: Uint8Array[] = [];
     const touched: [SigIndex, Uint8Array][] = [];
     const trees = new Set<string>();
+    let applied = 0;
     for (const ev of found.events) {
       const o = opened.length;
       const c = closed.length;
       const tt = touched.length;
       try {
         this.trees.transaction(() => this.applyEvent(ev, t, { opened, closed, touched, trees }));
+        applied++;
       } catch (e) {
         opened.length = o;
         closed.length = c;
         touched.length = tt;
         this.skip(t, (e as Error).message);
       }
+    }
+    if (applied === 0) {
+      this.store.recordTransaction(t.signature, t.slot, t.blockTime, error);
+      this.store.setSlot(t.slot);
+      this.counters?.txs.inc([t.err ? 'failed' : 'other']);
+      return;
     }
     this.stats.lightTransactions++;
     this.stats.opened += opened.length;
