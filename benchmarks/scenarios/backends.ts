@@ -11,7 +11,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { ProveJob, ProverBackend } from '../../src/prover/backend.js';
 import { demoAccountHashes, demoAddress } from '../../src/prover/index.js';
-import { loadNativeAddon } from '../../src/prover/native-addon.js';
+import { loadNativeAddon } from '../../src/zk/native-addon.js';
 import { NativeBackend } from '../../src/prover/native-backend.js';
 import { SnarkjsBackend } from '../../src/prover/snarkjs-backend.js';
 import { TreeStore } from '../../src/state/index.js';

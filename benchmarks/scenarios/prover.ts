@@ -5,6 +5,7 @@
 // BENCH_PROVER_SHAPES, BENCH_PROVER_CONCURRENCY select; BENCH_PROVER_MEMORY=0 skips the memory part;
 // BENCH_PROVER_BACKEND picks the gateway's backend (snarkjs by default: the baseline is snarkjs, so
 // the difference is the service's own overhead; `npm run bench -- backends` compares backends).
+import { DEMO_V1_TREE, DEMO_V2_TREE } from '../../src/demo-command.js';
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync } from 'node:fs';
 import { Agent, request } from 'node:http';
 import { tmpdir } from 'node:os';
@@ -31,8 +32,9 @@ const root = fileURLToPath(new URL('../../', import.meta.url));
 /** Keys built for benchmarks persist here between runs (like the test suite's cache). */
 const CACHE = join(root, 'node_modules/.cache/zkgate-bench');
 const KEY = 'bench-key-0123456789';
-const SMT1 = 'smt1NamzXdq4AMqS2fS2F1i5KTYPZRhoHgWx38d8WsT';
-const BMT1 = 'bmt1LryLZUMmF7ZtqESaw7wifBXLfXHQYoE4GAmrahU';
+// The bench's own trees (Light's localnet trees follow the embedded ledger's transactions).
+const SMT1 = DEMO_V1_TREE;
+const BMT1 = DEMO_V2_TREE;
 const AMT1 = 'amt1Ayt45jfbdw5YSo7iz6WZxUmnZsQTYXy82hVwyC2';
 const AMT2 = 'amt2kaJA14v3urZbZvnc5v2np8jqvc4Z8zDep5wbtzx';
 const SHAPE_NAMES = list(process.env.BENCH_PROVER_SHAPES, [
@@ -152,6 +154,8 @@ export async function startBenchGateway(backend: string) {
   );
   const url = `${gw.match[1]}?api-key=${KEY}`;
   const client = new ProverClient(gw.match[2]!);
+  await client.registerTree({ pubkey: SMT1, treeType: 1 });
+  await client.registerTree({ pubkey: BMT1, treeType: 3 });
   await client.appendLeaves(SMT1, demoAccountHashes(SMT1, 1, 0, N_ACCOUNTS, 'bench'), 1n);
   await client.appendLeaves(BMT1, demoAccountHashes(BMT1, 2, 0, N_ACCOUNTS, 'bench'), 1n);
   return { gw, url, client, dataDir };

@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "groth16.hpp"
+#include "poseidon.hpp"
 
 using namespace zk;
 
@@ -400,6 +401,54 @@ napi_value RootOfUnity(napi_env env, napi_callback_info info) {
   return make_bytes(env, out, 32);
 }
 
+/**
+ * poseidonSetup(t, fullRounds, partialRounds, c, s, m, p): circomlib's optimized-form parameters
+ * of one width (32-byte little-endian values).
+ */
+napi_value PoseidonSetup(napi_env env, napi_callback_info info) {
+  napi_value argv[7];
+  if (!args(env, info, argv)) return throw_error(env, "poseidonSetup(t, full, partial, c, s, m, p)");
+  GUARD_BEGIN
+  PoseidonWidth w;
+  w.t = get_int(env, argv[0], 0);
+  w.full = get_int(env, argv[1], 0);
+  w.partial = get_int(env, argv[2], 0);
+  std::vector<Fr>* into[4] = {&w.c, &w.s, &w.m, &w.p};
+  for (int k = 0; k < 4; k++) {
+    const uint8_t* b;
+    size_t len;
+    if (!get_bytes(env, argv[3 + k], &b, &len) || len % 32) return throw_error(env, "constants must be 32-byte values");
+    for (size_t i = 0; i < len; i += 32) into[k]->push_back(field_in<Fr>(b + i));
+  }
+  poseidon().set(std::move(w));
+  return nullptr;
+  GUARD_END
+}
+
+/**
+ * poseidon(inputs, arity): hashes of consecutive groups of `arity` inputs (32-byte little-endian
+ * values), so a Merkle level of k pairs is one call; returns k × 32 bytes.
+ */
+napi_value PoseidonHash(napi_env env, napi_callback_info info) {
+  napi_value argv[2];
+  if (!args(env, info, argv)) return throw_error(env, "poseidon(inputs, arity)");
+  const uint8_t* in;
+  size_t len;
+  if (!get_bytes(env, argv[0], &in, &len)) return throw_error(env, "inputs must be a Uint8Array");
+  int arity = get_int(env, argv[1], 0);
+  if (arity < 1 || arity >= Poseidon::MAX_T || len % (32 * size_t(arity)))
+    return throw_error(env, "inputs must be groups of arity 32-byte values, arity 1 to 16");
+  GUARD_BEGIN
+  const size_t k = len / (32 * size_t(arity));
+  std::vector<Fr> x(k * arity), h(k);
+  for (size_t i = 0; i < k * arity; i++) x[i] = field_in<Fr>(in + 32 * i);
+  for (size_t g = 0; g < k; g++) h[g] = poseidon().hash(x.data() + g * arity, arity);
+  std::vector<uint8_t> out(32 * k);
+  for (size_t g = 0; g < k; g++) field_out(h[g], out.data() + 32 * g);
+  return make_bytes(env, out.data(), out.size());
+  GUARD_END
+}
+
 napi_value Init(napi_env env, napi_value exports) {
   napi_property_descriptor props[] = {
       {"loadKey", nullptr, LoadKey, nullptr, nullptr, nullptr, napi_default, nullptr},
@@ -412,6 +461,8 @@ napi_value Init(napi_env env, napi_value exports) {
       {"msm", nullptr, Msm, nullptr, nullptr, nullptr, napi_default, nullptr},
       {"ntt", nullptr, Ntt, nullptr, nullptr, nullptr, napi_default, nullptr},
       {"rootOfUnity", nullptr, RootOfUnity, nullptr, nullptr, nullptr, napi_default, nullptr},
+      {"poseidonSetup", nullptr, PoseidonSetup, nullptr, nullptr, nullptr, napi_default, nullptr},
+      {"poseidon", nullptr, PoseidonHash, nullptr, nullptr, nullptr, napi_default, nullptr},
   };
   napi_define_properties(env, exports, sizeof props / sizeof props[0], props);
   return exports;

@@ -39,8 +39,8 @@ export interface SkippedEvent {
 }
 
 interface Flat {
-  program: Buffer;
-  accounts: Uint8Array[];
+  programIdIndex: number;
+  accounts: ArrayLike<number>;
   data: Uint8Array;
 }
 
@@ -49,28 +49,24 @@ export function lightEvents(t: CommittedTransaction): { events: LightEvent[]; sk
   const events: LightEvent[] = [];
   const skipped: SkippedEvent[] = [];
   const keys = t.accountKeys;
+  const indexOf = (k: Buffer) => keys.findIndex((x) => k.equals(x));
   // Cheap filter: no account-compression program among the keys, no Light state change.
-  if (!keys.some((k) => KEY.accountCompression.equals(k))) return { events, skipped };
-  const resolve = (programIdIndex: number, accounts: ArrayLike<number>, data: Uint8Array): Flat | undefined => {
-    const program = keys[programIdIndex];
-    if (!program) return undefined;
-    const list: Uint8Array[] = [];
-    for (let i = 0; i < accounts.length; i++) {
-      const k = keys[accounts[i]!];
-      if (!k) return undefined;
-      list.push(k);
-    }
-    return { program: Buffer.from(program), accounts: list, data };
-  };
+  const compression = indexOf(KEY.accountCompression);
+  if (compression < 0) return { events, skipped };
+  const system = indexOf(KEY.system);
+  const solanaSystem = indexOf(KEY.solanaSystem);
   const inner = t.innerInstructions();
   t.tx.instructions.forEach((top, i) => {
-    const flat: (Flat | undefined)[] = [
-      resolve(top.programIdIndex, top.accounts, top.data),
-      ...(inner[i] ?? []).map((x) => resolve(x.programIdIndex, x.accounts, x.data)),
-    ];
+    const flat: Flat[] = [top, ...(inner[i] ?? [])];
     flat.forEach((ix, at) => {
-      if (!ix || !ix.program.equals(KEY.accountCompression) || !isInsertIntoQueues(ix.data)) return;
-      if (ix.accounts.length < 3 || !KEY.registeredPda.equals(ix.accounts[1]!)) return;
+      if (ix.programIdIndex !== compression || !isInsertIntoQueues(ix.data) || ix.accounts.length < 3) return;
+      const accounts: Uint8Array[] = [];
+      for (let k = 0; k < ix.accounts.length; k++) {
+        const key = keys[ix.accounts[k]!];
+        if (!key) return;
+        accounts.push(key);
+      }
+      if (!KEY.registeredPda.equals(accounts[1]!)) return;
       let queues: InsertIntoQueues;
       try {
         queues = decodeInsertIntoQueues(ix.data);
@@ -80,9 +76,9 @@ export function lightEvents(t: CommittedTransaction): { events: LightEvent[]; sk
       }
       // The executing Light system instruction: the nearest one before, past System transfers only.
       let j = at - 1;
-      while (j >= 0 && flat[j]?.program.equals(KEY.solanaSystem)) j--;
+      while (j >= 0 && flat[j]!.programIdIndex === solanaSystem) j--;
       const exec = j >= 0 ? flat[j] : undefined;
-      if (!exec || !exec.program.equals(KEY.system) || !systemInstructionKind(exec.data)) {
+      if (!exec || exec.programIdIndex !== system || !systemInstructionKind(exec.data)) {
         skipped.push({ reason: `insert_into_queues in instruction ${i} follows no Light system instruction` });
         return;
       }
@@ -99,7 +95,7 @@ export function lightEvents(t: CommittedTransaction): { events: LightEvent[]; sk
         });
         return;
       }
-      events.push({ queues, accounts: ix.accounts.slice(2), outputs });
+      events.push({ queues, accounts: accounts.slice(2), outputs });
     });
   });
   return { events, skipped };

@@ -33,6 +33,8 @@ export class CompressionIngester implements TransactionIndexer {
   /** Trees whose state differs from their ledger account: tree → what differs. */
   readonly divergent = new Map<string, string>();
   readonly stats: IngestStats = { transactions: 0, lightTransactions: 0, opened: 0, closed: 0, skipped: 0 };
+  /** The slot of the last transaction ingested (this run). */
+  lastSlot = 0n;
   private readonly counters;
 
   constructor(
@@ -54,8 +56,11 @@ export class CompressionIngester implements TransactionIndexer {
         ['tree'],
       ),
     };
-    registry?.gauge('zkgate_compression_indexer_slot', 'Last ledger slot whose transactions are ingested.', [], () =>
-      Number(store.slot()),
+    registry?.gauge(
+      'zkgate_compression_last_transaction_slot',
+      'Slot of the last ledger transaction ingested.',
+      [],
+      () => Number(this.lastSlot),
     );
   }
 
@@ -84,9 +89,9 @@ export class CompressionIngester implements TransactionIndexer {
         this.skip(t, (e as Error).message);
       }
     }
+    this.lastSlot = t.slot;
     if (applied === 0) {
       this.store.recordTransaction(t.signature, t.slot, t.blockTime, error);
-      this.store.setSlot(t.slot);
       this.counters?.txs.inc([t.err ? 'failed' : 'other']);
       return;
     }
@@ -100,7 +105,6 @@ export class CompressionIngester implements TransactionIndexer {
       tx: { slot: t.slot, opened, closed },
       touched,
     });
-    this.store.setSlot(t.slot);
     for (const tree of trees) this.check(tree, t.account, encodeBase58(t.signature));
   }
 
@@ -146,11 +150,16 @@ export class CompressionIngester implements TransactionIndexer {
 
     // Outputs: a V1 tree takes them in the transaction; a V2 output queue keeps them for a forester.
     const runs = new Map<string, { info: TreeInfo; target: string; first: number; leaves: bigint[] }>();
+    const targets = new Map<number, { target: string; tree: string; info: TreeInfo }>();
     queues.leaves.forEach((leaf, i) => {
-      const target = at(leaf.accountIndex, `output ${i}`);
-      const tree = this.trees.has(target) ? target : this.trees.treeOfQueue(target);
-      if (!tree) throw new SkipEvent(`output ${i} goes to ${target}, not a tree or queue zkgate knows`);
-      const info = this.trees.info(tree);
+      let dest = targets.get(leaf.accountIndex);
+      if (!dest) {
+        const target = at(leaf.accountIndex, `output ${i}`);
+        const tree = this.trees.has(target) ? target : this.trees.treeOfQueue(target);
+        if (!tree) throw new SkipEvent(`output ${i} goes to ${target}, not a tree or queue zkgate knows`);
+        targets.set(leaf.accountIndex, (dest = { target, tree, info: this.trees.info(tree) }));
+      }
+      const { target, tree, info } = dest;
       if (info.kind !== 'state' || (info.version === 2) === (tree === target))
         throw new SkipEvent(`output ${i} goes to ${target}, which takes no outputs`);
       const leafIndex = queues.outputLeafIndices[i]!;
@@ -214,12 +223,17 @@ export class CompressionIngester implements TransactionIndexer {
 
     // Spent accounts: queued for nullification; V2 with Poseidon(hash, leafIndex, txHash).
     const perTree = new Map<string, number>();
+    const inputTrees = new Map<number, { tree: string; info: TreeInfo }>();
     queues.nullifiers.forEach((n, i) => {
-      const tree = at(n.treeIndex, `input ${i}`);
-      const info = this.treeInfo(tree, `input ${i}'s tree`);
+      let src = inputTrees.get(n.treeIndex);
+      if (!src) {
+        const t = at(n.treeIndex, `input ${i}`);
+        inputTrees.set(n.treeIndex, (src = { tree: t, info: this.treeInfo(t, `input ${i}'s tree`) }));
+      }
+      const { tree, info } = src;
       const hash = bytesToBigInt(n.accountHash);
-      const known = this.store.account(n.accountHash);
-      if (!known) throw new SkipEvent(`input ${i} spends ${encodeBase58(n.accountHash)}, an account zkgate never saw`);
+      if (!this.store.has(n.accountHash))
+        throw new SkipEvent(`input ${i} spends ${encodeBase58(n.accountHash)}, an account zkgate never saw`);
       const [spent] = this.trees.stateTree(tree).spend([{ hash, leafIndex: n.leafIndex, txHash }]);
       if (info.version === 2) {
         const seq = queues.inputSequences.find((s) => encodeBase58(s.tree) === tree);

@@ -78,11 +78,11 @@ export class CompressionStore {
   /** kind ‖ key 32 ‖ slot ‖ signature → blockTime. */
   private readonly sigsBy: Database<number, Buffer>;
   readonly txs: Database<TxCompression, Buffer>;
-  private readonly meta: Database<unknown, string>;
 
   constructor(root: RootDatabase) {
     const bin = { keyEncoding: 'binary', encoding: 'binary' } as const;
-    this.accounts = root.openDB<AccountRecord, Buffer>({ name: 'cmp-accounts', keyEncoding: 'binary', cache: true });
+    // No lmdb cache on tables ingest writes: it keeps values of rolled-back (skipped) events.
+    this.accounts = root.openDB<AccountRecord, Buffer>({ name: 'cmp-accounts', keyEncoding: 'binary' });
     this.byOwner = root.openDB({ name: 'cmp-by-owner', ...bin });
     this.byAddress = root.openDB({ name: 'cmp-by-address', ...bin });
     this.tokenByOwner = root.openDB({ name: 'cmp-token-by-owner', ...bin });
@@ -94,7 +94,6 @@ export class CompressionStore {
     this.compressionSigs = root.openDB<number, Buffer>({ name: 'cmp-sigs-compression', keyEncoding: 'binary' });
     this.sigsBy = root.openDB<number, Buffer>({ name: 'cmp-sigs-by', keyEncoding: 'binary' });
     this.txs = root.openDB<TxCompression, Buffer>({ name: 'cmp-txs', keyEncoding: 'binary' });
-    this.meta = root.openDB<unknown, string>({ name: 'cmp-meta', encoding: 'json' });
   }
 
   // ---- writes (ingest only, inside the ledger's transaction) ----
@@ -173,15 +172,10 @@ export class CompressionStore {
     }
   }
 
-  setSlot(slot: bigint): void {
-    this.meta.put('slot', slot.toString());
-  }
-
   // ---- reads ----
 
-  /** The last slot ingest has seen a transaction of. */
-  slot(): bigint {
-    return BigInt((this.meta.get('slot') as string | undefined) ?? '0');
+  has(hash: Uint8Array): boolean {
+    return this.accounts.doesExist(Buffer.from(hash));
   }
 
   account(hash: Uint8Array): AccountRecord | undefined {

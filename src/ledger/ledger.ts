@@ -248,15 +248,21 @@ export class Ledger {
     });
   }
 
-  /** Persists the VM's current state of these accounts (inside the committing transaction). */
-  private persist(keys: readonly Uint8Array[]): void {
+  /**
+   * Persists the VM's current state of these accounts (inside the committing transaction); returns
+   * them by hex key, so indexers read the post-state without copying big accounts out of the VM again.
+   */
+  private persist(keys: readonly Uint8Array[]): Map<string, StoredAccount | undefined> {
+    const out = new Map<string, StoredAccount | undefined>();
     for (const k of keys) {
       const vmAccount = this.vm.getAccount(k);
       const a = vmAccount && vmAccount.lamports() > 0n ? toStored(vmAccount) : undefined;
       if (a) this.dbs.accounts.put(Buffer.from(k), encodeAccount(a));
       else this.dbs.accounts.remove(Buffer.from(k));
       this.notify(k, a);
+      out.set(Buffer.from(k).toString('hex'), a);
     }
+    return out;
   }
 
   /** Deploys (or redeploys) a program into the VM; it is not persisted: programs load at every start. */
@@ -400,6 +406,7 @@ export class Ledger {
       blockTime,
     };
     let inner: InnerInstruction[][] | undefined;
+    let written: Map<string, StoredAccount | undefined> | undefined;
     const committed: CommittedTransaction = {
       signature,
       slot: this.slotValue,
@@ -420,11 +427,14 @@ export class Ledger {
             };
           }),
         )),
-      account: (k) => this.getAccount(k),
+      account: (k) => {
+        const hex = Buffer.from(k).toString('hex');
+        return written?.has(hex) ? written.get(hex) : this.getAccount(k);
+      },
     };
     this.dbs.root.transactionSync(() => {
       // Only writable accounts can change; read-only ones (programs, sysvars) stay the VM's own.
-      this.persist(this.writableKeys(tx, writableLookups));
+      written = this.persist(this.writableKeys(tx, writableLookups));
       this.dbs.txs.put(Buffer.from(signature), rec);
       for (const ix of this.txIndexers) {
         // A failing indexer loses its own writes (a nested transaction), never the transaction's.

@@ -21,7 +21,7 @@ import {
   stateSyncImplementation,
 } from './grpc-services.js';
 import { startLightHttp, type LightHttpServer } from './light-http.js';
-import { loadNativeAddon, nativeSelfCheck } from './native-addon.js';
+import { loadNativeAddon, nativeSelfCheck } from '../zk/native-addon.js';
 import { ProverPool } from './pool.js';
 import { ProverService } from './service.js';
 

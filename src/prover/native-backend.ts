@@ -8,7 +8,7 @@ import { FR } from '../zk/field.js';
 import type { ProofPoints } from '../zk/proof-format.js';
 import type { BackendOptions, BackendProof, ProveJob, ProverBackend } from './backend.js';
 import { KeyCache } from './key-cache.js';
-import { fromLe32, le32, loadNativeAddon, type NativeAddon, type NativeKey } from './native-addon.js';
+import { fromLe32, le32, loadNativeAddon, type NativeAddon, type NativeKey } from '../zk/native-addon.js';
 import {
   buildWitnessCalculator,
   calculateWitness,

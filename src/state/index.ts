@@ -8,7 +8,7 @@ import { toHex32 } from '../zk/field.js';
 import { loadPoseidon } from '../zk/poseidon.js';
 import { StateError } from './errors.js';
 import { zeroValues } from './merkle.js';
-import { fieldBuf, openDbs, type Dbs, type TreeMetaRecord } from './store.js';
+import { atomically, fieldBuf, openDbs, readMeta, type Dbs, type TreeMetaRecord } from './store.js';
 import {
   AddressTree,
   DEFAULT_CAPACITY,
@@ -48,9 +48,25 @@ export class TreeStore {
     return new TreeStore(openDbs(root, 'state-'), false);
   }
 
-  /** Runs `fn` in one write transaction of the store's environment (nested when one is open). */
+  /**
+   * Runs `fn` in one write transaction of the store's environment (nested when the environment
+   * has one open, as the ledger's): the store's own writes inside join it instead of opening more.
+   */
   transaction<T>(fn: () => T): T {
-    return this.dbs.root.transactionSync(fn);
+    return this.dbs.root.transactionSync(() => {
+      const outer = this.dbs.metaCache;
+      this.dbs.depth.n++;
+      this.dbs.metaCache = new Map(outer);
+      try {
+        const r = fn();
+        // Committed into the enclosing transaction: what it read or wrote holds there too.
+        if (outer) for (const [k, v] of this.dbs.metaCache) outer.set(k, v);
+        return r;
+      } finally {
+        this.dbs.depth.n--;
+        this.dbs.metaCache = outer;
+      }
+    });
   }
 
   registerTree(spec: TreeSpec): TreeInfo {
@@ -63,7 +79,7 @@ export class TreeStore {
       throw new StateError('invalid_tree', `root history capacity must be 1 to 1000000, got ${capacity}`);
     }
     if (spec.version !== 1 && spec.version !== 2) throw new StateError('invalid_tree', `tree version must be 1 or 2`);
-    this.dbs.root.transactionSync(() => {
+    atomically(this.dbs, () => {
       if (this.dbs.trees.get(spec.pubkey))
         throw new StateError('tree_exists', `tree ${spec.pubkey} is already registered`);
       const id = ((this.dbs.meta.get(NEXT_ID) as number | undefined) ?? 1) as number;
@@ -128,7 +144,7 @@ export class TreeStore {
   }
 
   has(pubkey: string): boolean {
-    return this.dbs.trees.get(pubkey) !== undefined;
+    return readMeta(this.dbs, pubkey) !== undefined;
   }
 
   info(pubkey: string): TreeInfo {
@@ -142,7 +158,7 @@ export class TreeStore {
   }
 
   private tree(pubkey: string): StateTree | AddressTree {
-    const m = this.dbs.trees.get(pubkey);
+    const m = readMeta(this.dbs, pubkey);
     if (!m) throw new StateError('tree_not_found', `tree ${pubkey} is not registered`);
     return m.kind === 'state'
       ? new StateTree(this.dbs, pubkey, m.id, m.height)

@@ -1,6 +1,6 @@
 // A sparse binary Merkle tree over the store: only nodes that differ from the empty subtree of
 // their level are kept, so a tree with n leaves holds about 2n nodes whatever its height.
-import { poseidon } from '../zk/poseidon.js';
+import { poseidon, poseidonMany } from '../zk/poseidon.js';
 import { bufField, fieldBuf, nodeKey, type Dbs } from './store.js';
 
 const zeroCache: bigint[] = [0n];
@@ -84,16 +84,20 @@ export class SparseMerkleTree {
   update(leaves: ReadonlyMap<number, bigint>): bigint {
     let dirty = new Map(leaves);
     for (let level = 0; level < this.height; level++) {
-      const parents = new Map<number, bigint>();
+      const parents: number[] = [];
+      const seen = new Set<number>();
+      const pairs: bigint[][] = [];
       for (const [index, value] of dirty) {
         this.write(level, index, value);
         const p = Math.floor(index / 2);
-        if (parents.has(p)) continue;
-        const left = dirty.get(2 * p) ?? this.node(level, 2 * p);
-        const right = dirty.get(2 * p + 1) ?? this.node(level, 2 * p + 1);
-        parents.set(p, poseidon([left, right]));
+        if (seen.has(p)) continue;
+        seen.add(p);
+        parents.push(p);
+        pairs.push([dirty.get(2 * p) ?? this.node(level, 2 * p), dirty.get(2 * p + 1) ?? this.node(level, 2 * p + 1)]);
       }
-      dirty = parents;
+      // One call hashes the whole level (the native Poseidon takes them as a batch).
+      const hashes = poseidonMany(pairs);
+      dirty = new Map(parents.map((p, i) => [p, hashes[i]!]));
     }
     const root = dirty.get(0)!;
     this.write(this.height, 0, root);

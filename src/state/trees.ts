@@ -4,7 +4,19 @@ import { ADDRESS_BOUND, HIGHEST_ADDRESS_PLUS_ONE, toHex32 } from '../zk/field.js
 import { poseidon } from '../zk/poseidon.js';
 import { StateError } from './errors.js';
 import { SparseMerkleTree } from './merkle.js';
-import { bufField, fieldBuf, prefixed, readU64, slotKey, u64Buf, type Dbs, type TreeMetaRecord } from './store.js';
+import {
+  atomically,
+  bufField,
+  fieldBuf,
+  prefixed,
+  readMeta,
+  readU64,
+  slotKey,
+  u64Buf,
+  writeMeta,
+  type Dbs,
+  type TreeMetaRecord,
+} from './store.js';
 
 export type TreeKind = 'state' | 'address';
 export type TreeVersion = 1 | 2;
@@ -166,7 +178,7 @@ abstract class Tree {
   }
 
   protected meta(): TreeMetaRecord {
-    const m = this.dbs.trees.get(this.pubkey);
+    const m = readMeta(this.dbs, this.pubkey);
     if (!m) throw new StateError('tree_not_found', `tree ${this.pubkey} is not registered`);
     return m;
   }
@@ -195,13 +207,14 @@ abstract class Tree {
     return this.dbs.queues.get(queueKey(this.id, kind, position));
   }
 
+  /** Queues an entry; address queues also index it by value (has() looks addresses up there). */
   protected putQueueEntry(kind: QueueKind, position: number, value: bigint, entry: Buffer): void {
     this.dbs.queues.put(queueKey(this.id, kind, position), entry);
-    this.dbs.queued.put(queuedKey(this.id, kind, value), u64Buf(position));
+    if (kind === 'address') this.dbs.queued.put(queuedKey(this.id, kind, value), u64Buf(position));
   }
 
-  /** Where a value waits in one of the tree's queues. */
-  queuePosition(kind: QueueKind, value: bigint): number | undefined {
+  /** Where an address waits in the tree's address queue. */
+  queuePosition(kind: 'address', value: bigint): number | undefined {
     const v = this.dbs.queued.get(queuedKey(this.id, kind, value));
     return v ? readU64(v) : undefined;
   }
@@ -260,7 +273,7 @@ abstract class Tree {
     m.rootSeq = to.toString();
     m.root = toHex32(root);
     if (slot !== undefined && slot > BigInt(m.slot)) m.slot = slot.toString();
-    this.dbs.trees.put(this.pubkey, m);
+    writeMeta(this.dbs, this.pubkey, m);
   }
 }
 
@@ -272,7 +285,7 @@ export class StateTree extends Tree {
 
   /** Appends leaves at the next indices; one atomic batch. Returns the first index used. */
   append(leaves: readonly bigint[], slot?: bigint): { firstIndex: number } & RootRef {
-    return this.dbs.root.transactionSync(() => {
+    return atomically(this.dbs, () => {
       const m = this.meta();
       const first = m.nextIndex;
       if (first + leaves.length > this.merkle.capacity) {
@@ -300,7 +313,7 @@ export class StateTree extends Tree {
    * Poseidon3(leaf, leafIndex, txHash). The leaves are no longer found by hash.
    */
   nullify(entries: readonly { leafIndex: number; txHash?: bigint }[], slot?: bigint): RootRef {
-    return this.dbs.root.transactionSync(() => {
+    return atomically(this.dbs, () => {
       const m = this.meta();
       const updates = new Map<number, bigint>();
       for (const { leafIndex, txHash } of entries) {
@@ -334,7 +347,7 @@ export class StateTree extends Tree {
    * leaf index they get in the tree): provable by index, not in the tree until a batch append.
    */
   enqueue(firstIndex: number, leaves: readonly bigint[], slot?: bigint): void {
-    this.dbs.root.transactionSync(() => {
+    atomically(this.dbs, () => {
       const m = this.meta();
       if (m.version !== 2) throw new StateError('invalid_tree', `state tree ${this.pubkey} has no output queue (V1)`);
       const next = m.outputNext ?? 0;
@@ -354,7 +367,7 @@ export class StateTree extends Tree {
       });
       m.outputNext = firstIndex + leaves.length;
       if (slot !== undefined && slot > BigInt(m.slot)) m.slot = slot.toString();
-      this.dbs.trees.put(this.pubkey, m);
+      writeMeta(this.dbs, this.pubkey, m);
     });
   }
 
@@ -373,7 +386,7 @@ export class StateTree extends Tree {
   spend(
     entries: readonly { hash: bigint; leafIndex: number; txHash?: bigint }[],
   ): { position: number; nullifier?: bigint }[] {
-    return this.dbs.root.transactionSync(() => {
+    return atomically(this.dbs, () => {
       const m = this.meta();
       let position = m.inputNext ?? 0;
       const out: { position: number; nullifier?: bigint }[] = [];
@@ -405,7 +418,7 @@ export class StateTree extends Tree {
         out.push(nullifier === undefined ? { position: position++ } : { position: position++, nullifier });
       }
       m.inputNext = position;
-      this.dbs.trees.put(this.pubkey, m);
+      writeMeta(this.dbs, this.pubkey, m);
       return out;
     });
   }
@@ -523,7 +536,7 @@ export class AddressTree extends Tree {
    * account; V2: the tree's own queue) until a forester inserts them. Returns their positions.
    */
   enqueue(addresses: readonly bigint[], firstPosition?: number): number[] {
-    return this.dbs.root.transactionSync(() => {
+    return atomically(this.dbs, () => {
       const m = this.meta();
       let position = firstPosition ?? m.addressNext ?? 0;
       const out: number[] = [];
@@ -538,7 +551,7 @@ export class AddressTree extends Tree {
         out.push(position++);
       }
       m.addressNext = position;
-      this.dbs.trees.put(this.pubkey, m);
+      writeMeta(this.dbs, this.pubkey, m);
       return out;
     });
   }
@@ -579,7 +592,7 @@ export class AddressTree extends Tree {
    * and is appended after it in the value order. Fails whole if any address is present already.
    */
   insert(addresses: readonly bigint[], slot?: bigint): RootRef {
-    return this.dbs.root.transactionSync(() => {
+    return atomically(this.dbs, () => {
       const m = this.meta();
       if (m.nextIndex + addresses.length > this.merkle.capacity) {
         throw new StateError('tree_full', `address tree ${this.pubkey} is full`);

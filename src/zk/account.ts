@@ -16,6 +16,21 @@ export interface CompressedAccount {
   data?: { discriminator: Uint8Array; dataHash: Uint8Array }; // 8 bytes, 32 bytes
 }
 
+/**
+ * hash_to_bn254 of a pubkey, memoised: trees are few and owners repeat (a Keccak each otherwise).
+ * Bounded: the memo starts over when full.
+ */
+const fieldOfKey = new Map<string, bigint>();
+function keyField(key: Uint8Array): bigint {
+  const id = Buffer.from(key.buffer, key.byteOffset, key.byteLength).toString('latin1');
+  let v = fieldOfKey.get(id);
+  if (v === undefined) {
+    if (fieldOfKey.size >= 8192) fieldOfKey.clear();
+    fieldOfKey.set(id, (v = hashToBn254Field(key)));
+  }
+  return v;
+}
+
 function word(): Uint8Array {
   return new Uint8Array(32);
 }
@@ -38,11 +53,11 @@ export function compressedAccountHash(a: CompressedAccount, version: TreeVersion
   }
   if (a.lamports < 0n || a.lamports >= 1n << 64n) throw new RangeError(`lamports is not a u64: ${a.lamports}`);
   const le = version === 1;
-  const inputs: bigint[] = [hashToBn254Field(a.owner)];
+  const inputs: bigint[] = [keyField(a.owner)];
   const leaf = word();
   putUint(leaf, 28, 4, BigInt(a.leafIndex), le);
   inputs.push(bytesToBigInt(leaf));
-  inputs.push(hashToBn254Field(a.tree));
+  inputs.push(keyField(a.tree));
   if (a.lamports !== 0n) {
     const lamports = word();
     putUint(lamports, 24, 8, a.lamports, le);

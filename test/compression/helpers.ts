@@ -3,12 +3,13 @@
 import {
   ComputeBudgetProgram,
   Keypair,
+  PublicKey,
+  TransactionInstruction,
   TransactionMessage,
   VersionedTransaction,
-  type TransactionInstruction,
 } from '@solana/web3.js';
-import { LightSystemProgram, localTestActiveStateTreeInfos, type TreeInfo } from '@lightprotocol/stateless.js';
-import { openCompression, type Compression } from '../../src/compression/index.js';
+import { bn, LightSystemProgram, localTestActiveStateTreeInfos, type TreeInfo } from '@lightprotocol/stateless.js';
+import { openCompression, type AccountRecord, type Compression } from '../../src/compression/index.js';
 import {
   bootstrapLocalnetTrees,
   Ledger,
@@ -91,4 +92,80 @@ export async function compressIx(payer: Keypair, lamports: number, tree: TreeInf
     lamports,
     outputStateTreeInfo: tree,
   });
+}
+
+/**
+ * A compressed SOL transfer spending `input` (an account waiting in a V2 output queue, proved by
+ * index: no ZK proof), as stateless.js builds it: change back to the owner, `lamports` to `to`.
+ */
+export async function transferByIndexIx(
+  owner: Keypair,
+  input: AccountRecord,
+  to: PublicKey,
+  lamports: bigint,
+): Promise<TransactionInstruction> {
+  const tree = localTestActiveStateTreeInfos().find((t) => t.tree.toBase58() === input.tree)!;
+  return LightSystemProgram.transfer({
+    payer: owner.publicKey,
+    inputCompressedAccounts: [
+      {
+        owner: new PublicKey(input.owner),
+        lamports: bn(input.lamports.toString()),
+        address: null,
+        data: null,
+        hash: bn(Buffer.from(input.hash).toString('hex'), 'hex'),
+        treeInfo: tree,
+        leafIndex: input.leafIndex,
+        proveByIndex: true,
+        readOnly: false,
+      },
+    ],
+    toAddress: to,
+    lamports: bn(lamports.toString()),
+    recentInputStateRootIndices: [0],
+    recentValidityProof: null,
+  });
+}
+
+/**
+ * Compression of `lamports` each to several owners in one Invoke (up to 18 fit a transaction), as
+ * Light's system program takes it: what stateless.js's compress builds, with more outputs.
+ */
+export async function compressManyIx(
+  payer: Keypair,
+  owners: PublicKey[],
+  lamports: bigint,
+  tree: TreeInfo,
+): Promise<TransactionInstruction> {
+  const base = await LightSystemProgram.compress({
+    payer: payer.publicKey,
+    toAddress: payer.publicKey,
+    lamports: Number(lamports) * owners.length,
+    outputStateTreeInfo: tree,
+  });
+  // Invoke: proof None, no inputs, the outputs (owner, lamports, no address, no data, tree index 0),
+  // relay fee None, no new addresses, compress lamports Some(total), is_compress.
+  const u32 = (n: number) => {
+    const b = Buffer.alloc(4);
+    b.writeUInt32LE(n);
+    return b;
+  };
+  const u64 = (n: bigint) => {
+    const b = Buffer.alloc(8);
+    b.writeBigUInt64LE(n);
+    return b;
+  };
+  const body = Buffer.concat([
+    Buffer.from([0]),
+    u32(0),
+    u32(owners.length),
+    ...owners.map((o) => Buffer.concat([o.toBuffer(), u64(lamports), Buffer.from([0, 0, 0])])),
+    Buffer.from([0]),
+    u32(0),
+    Buffer.from([1]),
+    u64(lamports * BigInt(owners.length)),
+    Buffer.from([1]),
+  ]);
+  const data = Buffer.concat([Buffer.from('1a10a90715caf219', 'hex'), u32(body.length), body]);
+  return new TransactionInstruction({ programId: base.programId, keys: base.keys, data });
 }

@@ -7,7 +7,7 @@ import { randomBytes } from 'node:crypto';
 import { after, before, describe, test } from 'node:test';
 import { bn254 } from '@noble/curves/bn254.js';
 import { buildBn128 } from 'ffjavascript';
-import { fromLe32, le32, loadNativeAddon, type NativeAddon } from '../../src/prover/native-addon.js';
+import { fromLe32, le32, loadNativeAddon, type NativeAddon } from '../../src/zk/native-addon.js';
 import { FP, FR, mod, modPow } from '../../src/zk/field.js';
 
 const status = loadNativeAddon();

@@ -12,7 +12,7 @@ import { Worker } from 'node:worker_threads';
 import { after, before, describe, test } from 'node:test';
 import type { ProveJob } from '../../src/prover/backend.js';
 import { chooseBackend } from '../../src/prover/index.js';
-import { loadNativeAddon, nativeSelfCheck } from '../../src/prover/native-addon.js';
+import { loadNativeAddon, nativeSelfCheck } from '../../src/zk/native-addon.js';
 import { NativeBackend } from '../../src/prover/native-backend.js';
 import { createLogger } from '../../src/obs/log.js';
 import { SnarkjsBackend } from '../../src/prover/snarkjs-backend.js';

@@ -17,7 +17,12 @@ before(async () => {
   await warmKeys();
   linkKeyCache(dataDir);
   // The snarkjs backend end to end (the other prover tests run the default, native).
-  gw = await startCli(['--data-dir', dataDir, '--prover-backend', 'snarkjs'], {}, 60_000);
+  gw = await startCli(
+    // Generous deadline: the suite runs beside this test, and snarkjs proves V2 shapes in seconds.
+    ['--data-dir', dataDir, '--prover-backend', 'snarkjs', '--proof-timeout-ms', '120000'],
+    {},
+    60_000,
+  );
 });
 
 after(async () => {

@@ -5,8 +5,8 @@ import { existsSync, readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { fileURLToPath } from 'node:url';
 import { bn254 } from '@noble/curves/bn254.js';
-import { FP, FR, mod, modPow } from '../zk/field.js';
-import { rootOfUnity } from '../zk/setup/dev-setup.js';
+import { FP, FR, mod, modPow } from './field.js';
+import { rootOfUnity } from './setup/dev-setup.js';
 
 /** An opaque handle to a parsed key living in native memory. */
 export type NativeKey = { readonly __nativeKey: unique symbol };
@@ -46,6 +46,18 @@ export interface NativeAddon {
   msm(group: number, bases: Uint8Array, scalars: Uint8Array, threads: number, fixedBaseTable: boolean): Uint8Array;
   ntt(values: Uint8Array, inverse: boolean, threads: number): Uint8Array;
   rootOfUnity(k: number): Uint8Array;
+  /** circomlib's optimized-form Poseidon parameters of width t (C, S, M, P), 32-byte LE values. */
+  poseidonSetup(
+    t: number,
+    fullRounds: number,
+    partialRounds: number,
+    c: Uint8Array,
+    s: Uint8Array,
+    m: Uint8Array,
+    p: Uint8Array,
+  ): void;
+  /** Hashes of consecutive groups of `arity` 32-byte LE inputs: groups × 32 bytes. */
+  poseidon(inputs: Uint8Array, arity: number): Uint8Array;
 }
 
 export type NativeStatus = { ok: true; addon: NativeAddon } | { ok: false; reason: string };
