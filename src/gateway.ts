@@ -147,7 +147,10 @@ function compressionIndex(chain: EmbeddedChain): CompressionIndex {
     store: compression.store,
     trees: compression.trees,
     slot: () => ledger.slot,
-    divergent: () => compression.ingester.divergent,
+    divergent: () => {
+      compression.ingester.verifyPending();
+      return compression.ingester.divergent;
+    },
     transaction: (signature) =>
       transactionJson(ledger, signature, { encoding: 'base64', maxSupportedTransactionVersion: 0 }),
   };
@@ -320,6 +323,7 @@ export async function startGateway({
   if (chain) {
     const { compression, lightSystem } = chain;
     health.add('compression', () => {
+      compression.ingester.verifyPending();
       const bad = [...compression.ingester.divergent];
       return bad.length === 0
         ? { status: 'ready', detail: `indexed through slot ${chain.ledger.slot}` }

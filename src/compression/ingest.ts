@@ -13,13 +13,32 @@ import { compressedAccountHash } from '../zk/account.js';
 import { decodeBase58, encodeBase58 } from '../zk/base58.js';
 import { bigIntToBytes32, bytesToBigInt } from '../zk/field.js';
 import type { LightEvent } from './events.js';
+import type { CompressedAccountBody } from './instructions.js';
 import { lightEvents } from './events.js';
 import { compareWithChain } from './self-check.js';
-import type { AccountRecord, CompressionStore, SigIndex } from './store.js';
+import { BalanceDeltas, type AccountRecord, type CompressionStore, type SigIndex } from './store.js';
 import { parseTokenData } from './token-data.js';
 
 /** Why an event was not applied; the event's writes are rolled back. */
 class SkipEvent extends Error {}
+
+/**
+ * What a transaction's self-check compares, captured when it was ingested: its trees as zkgate
+ * holds them with the tree and queue accounts the programs left, and the bodies of its outputs with
+ * the leaves the programs computed from them.
+ */
+interface PendingCheck {
+  signature: string;
+  trees: { info: TreeInfo; accounts: Map<string, StoredAccount | undefined> }[];
+  outputs: {
+    index: number;
+    tree: string;
+    version: 1 | 2;
+    leafIndex: number;
+    body: CompressedAccountBody;
+    leaf: bigint;
+  }[];
+}
 
 export interface IngestStats {
   transactions: number;
@@ -35,6 +54,13 @@ export class CompressionIngester implements TransactionIndexer {
   readonly stats: IngestStats = { transactions: 0, lightTransactions: 0, opened: 0, closed: 0, skipped: 0 };
   /** The slot of the last transaction ingested (this run). */
   lastSlot = 0n;
+  /**
+   * Self-checks of ingested transactions not run yet. They run just after (next turn of the event
+   * loop, or when health is asked), off the ledger's commit: two Poseidon hashes per transfer and
+   * the tree-account reads would otherwise double the cost of ingesting it.
+   */
+  private pending: PendingCheck[] = [];
+  private checkScheduled = false;
   private readonly counters;
 
   constructor(
@@ -74,18 +100,23 @@ export class CompressionIngester implements TransactionIndexer {
     const closed: Uint8Array[] = [];
     const touched: [SigIndex, Uint8Array][] = [];
     const trees = new Set<string>();
+    const pendingOutputs: PendingCheck['outputs'] = [];
     let applied = 0;
     for (const ev of found.events) {
       const o = opened.length;
       const c = closed.length;
       const tt = touched.length;
+      const po = pendingOutputs.length;
       try {
-        this.trees.transaction(() => this.applyEvent(ev, t, { opened, closed, touched, trees }));
+        this.trees.transaction(() =>
+          this.applyEvent(ev, t, { opened, closed, touched, trees, outputs: pendingOutputs }),
+        );
         applied++;
       } catch (e) {
         opened.length = o;
         closed.length = c;
         touched.length = tt;
+        pendingOutputs.length = po;
         this.skip(t, (e as Error).message);
       }
     }
@@ -105,20 +136,70 @@ export class CompressionIngester implements TransactionIndexer {
       tx: { slot: t.slot, opened, closed },
       touched,
     });
-    for (const tree of trees) this.check(tree, t.account, encodeBase58(t.signature));
+    this.pending.push({
+      signature: encodeBase58(t.signature),
+      trees: [...trees].map((tree) => {
+        const info = this.trees.info(tree);
+        const keys = [info.pubkey, ...(info.version === 2 && info.kind === 'state' && info.queue ? [info.queue] : [])];
+        return { info, accounts: new Map(keys.map((k) => [k, t.account(decodeBase58(k))])) };
+      }),
+      outputs: pendingOutputs,
+    });
+    if (!this.checkScheduled) {
+      this.checkScheduled = true;
+      setImmediate(() => this.verifyPending());
+    }
+  }
+
+  /** Runs the self-checks of the transactions ingested so far (health asks for them first). */
+  verifyPending(): void {
+    this.checkScheduled = false;
+    const list = this.pending;
+    this.pending = [];
+    for (const p of list) {
+      const hashes = p.outputs.map((o) =>
+        compressedAccountHash(
+          {
+            owner: o.body.owner,
+            tree: decodeBase58(o.tree),
+            leafIndex: o.leafIndex,
+            lamports: o.body.lamports,
+            ...(o.body.address ? { address: o.body.address } : {}),
+            ...(o.body.data
+              ? { data: { discriminator: o.body.data.discriminator, dataHash: o.body.data.dataHash } }
+              : {}),
+          },
+          o.version,
+        ),
+      );
+      p.outputs.forEach((o, i) => {
+        if (hashes[i] !== o.leaf)
+          this.diverged(
+            o.tree,
+            `output ${o.index} of ${p.signature}: its body hashes to ${encodeBase58(bigIntToBytes32(hashes[i]!))}, its leaf is ${encodeBase58(bigIntToBytes32(o.leaf))}`,
+            p.signature,
+          );
+      });
+      for (const { info, accounts } of p.trees) {
+        const diff = compareWithChain(info, (k) => accounts.get(k));
+        if (diff.length > 0) this.diverged(info.pubkey, diff.join('; '), p.signature);
+      }
+    }
   }
 
   /** Checks every tree the ledger feeds against its account (at start, and whenever asked). */
   checkAll(account: (pubkey: Uint8Array) => StoredAccount | undefined): void {
-    for (const info of this.trees.listTrees()) if (info.ledger) this.check(info.pubkey, account);
+    this.verifyPending();
+    for (const info of this.trees.listTrees()) {
+      if (!info.ledger) continue;
+      const diff = compareWithChain(info, (k) => account(decodeBase58(k)));
+      if (diff.length > 0) this.diverged(info.pubkey, diff.join('; '));
+    }
   }
 
-  private check(tree: string, account: (pubkey: Uint8Array) => StoredAccount | undefined, signature?: string): void {
-    const diff = compareWithChain(this.trees.info(tree), account);
-    if (diff.length === 0) return;
-    const detail = diff.join('; ');
+  private diverged(tree: string, detail: string, signature?: string): void {
     if (this.divergent.get(tree) !== detail)
-      this.log.error('compression self-check: tree differs from the ledger', { tree, signature, detail });
+      this.log.error('compression self-check: indexed state differs from the ledger', { tree, signature, detail });
     this.divergent.set(tree, detail);
     this.counters?.divergences.inc([tree]);
   }
@@ -137,9 +218,16 @@ export class CompressionIngester implements TransactionIndexer {
   private applyEvent(
     ev: LightEvent,
     t: CommittedTransaction,
-    out: { opened: Uint8Array[]; closed: Uint8Array[]; touched: [SigIndex, Uint8Array][]; trees: Set<string> },
+    out: {
+      opened: Uint8Array[];
+      closed: Uint8Array[];
+      touched: [SigIndex, Uint8Array][];
+      trees: Set<string>;
+      outputs: PendingCheck['outputs'];
+    },
   ): void {
     const { queues } = ev;
+    const deltas = new BalanceDeltas();
     const at = (i: number, what: string) => {
       const k = ev.accounts[i];
       if (!k)
@@ -165,21 +253,8 @@ export class CompressionIngester implements TransactionIndexer {
       const leafIndex = queues.outputLeafIndices[i]!;
       const hash = bytesToBigInt(leaf.leaf);
       const body = ev.outputs[i]!.account;
-      const expected = compressedAccountHash(
-        {
-          owner: body.owner,
-          tree: decodeBase58(tree),
-          leafIndex,
-          lamports: body.lamports,
-          ...(body.address ? { address: body.address } : {}),
-          ...(body.data ? { data: { discriminator: body.data.discriminator, dataHash: body.data.dataHash } } : {}),
-        },
-        info.version,
-      );
-      if (expected !== hash)
-        throw new SkipEvent(
-          `output ${i}: its body hashes to ${encodeBase58(bigIntToBytes32(expected))}, not to its leaf`,
-        );
+      // Checked after the commit, with the tree's other self-checks (verifyPending).
+      out.outputs.push({ index: i, tree, version: info.version, leafIndex, body, leaf: hash });
       let run = runs.get(tree);
       if (!run) runs.set(tree, (run = { info, target, first: leafIndex, leaves: [] }));
       if (leafIndex !== run.first + run.leaves.length)
@@ -201,12 +276,11 @@ export class CompressionIngester implements TransactionIndexer {
         slotCreated: t.slot,
         inOutputQueue: info.version === 2,
         spent: false,
-        nullifier: null,
         nullifierQueueIndex: null,
         txHash: null,
         token,
       };
-      this.store.addAccount(record);
+      this.store.addAccount(record, deltas);
       out.opened.push(leaf.leaf);
       this.touch(out.touched, record);
     });
@@ -234,24 +308,29 @@ export class CompressionIngester implements TransactionIndexer {
       const hash = bytesToBigInt(n.accountHash);
       if (!this.store.has(n.accountHash))
         throw new SkipEvent(`input ${i} spends ${encodeBase58(n.accountHash)}, an account zkgate never saw`);
-      const [spent] = this.trees.stateTree(tree).spend([{ hash, leafIndex: n.leafIndex, txHash }]);
+      const [position] = this.trees.stateTree(tree).spend([{ hash, leafIndex: n.leafIndex, txHash }]);
       if (info.version === 2) {
         const seq = queues.inputSequences.find((s) => encodeBase58(s.tree) === tree);
         const k = perTree.get(tree) ?? 0;
         perTree.set(tree, k + 1);
         const expected = seq ? Number(seq.seq) + k : undefined;
-        if (expected !== spent!.position)
-          throw new SkipEvent(`input ${i}: queued at ${spent!.position}, the program queued it at ${expected}`);
+        if (expected !== position)
+          throw new SkipEvent(`input ${i}: queued at ${position}, the program queued it at ${expected}`);
       }
-      const rec = this.store.spendAccount(n.accountHash, {
-        nullifier: spent!.nullifier === undefined ? null : bigIntToBytes32(spent!.nullifier),
-        nullifierQueueIndex: info.version === 2 ? spent!.position : null,
-        txHash: info.version === 2 ? queues.txHash : null,
-      });
+      const rec = this.store.spendAccount(
+        n.accountHash,
+        {
+          nullifierQueueIndex: info.version === 2 ? position! : null,
+          txHash: info.version === 2 ? queues.txHash : null,
+        },
+        deltas,
+      );
       out.closed.push(n.accountHash);
       if (rec) this.touch(out.touched, rec);
       out.trees.add(tree);
     });
+
+    this.store.applyBalances(deltas);
 
     // New addresses: queued in the address queue (V1: the queue account; V2: the tree's own).
     const perAddressTree = new Map<string, number>();

@@ -5,13 +5,15 @@
 import type { StoredAccount } from '../ledger/index.js';
 import { parseOutputQueue, parseTreeAccount } from '../ledger/index.js';
 import type { TreeInfo } from '../state/index.js';
-import { decodeBase58 } from '../zk/base58.js';
 import { toHex32 } from '../zk/field.js';
 
-/** Differences between a tree as zkgate holds it and its account on the ledger (empty: equal). */
-export function compareWithChain(info: TreeInfo, account: (pubkey: Uint8Array) => StoredAccount | undefined): string[] {
+/**
+ * Differences between a tree as zkgate holds it and its account on the ledger (empty: equal);
+ * `account` looks accounts up by base58 pubkey.
+ */
+export function compareWithChain(info: TreeInfo, account: (pubkey: string) => StoredAccount | undefined): string[] {
   const diff: string[] = [];
-  const a = account(decodeBase58(info.pubkey));
+  const a = account(info.pubkey);
   const chain = a ? parseTreeAccount('', info.pubkey, Buffer.from(a.data)) : undefined;
   if (!chain) return [`tree ${info.pubkey} has no Light tree account on the ledger`];
   const check = (what: string, ours: unknown, theirs: unknown) => {
@@ -23,7 +25,7 @@ export function compareWithChain(info: TreeInfo, account: (pubkey: Uint8Array) =
   if (info.version === 2) {
     if (info.kind === 'state') {
       check('input queue next index', info.inputNext, chain.queueNext);
-      const q = info.queue ? account(decodeBase58(info.queue)) : undefined;
+      const q = info.queue ? account(info.queue) : undefined;
       const oq = q ? parseOutputQueue(Buffer.from(q.data)) : undefined;
       if (!oq) diff.push(`output queue ${info.queue || '(none)'} has no Light queue account on the ledger`);
       else check('output queue next index', info.outputNext, oq.nextIndex);

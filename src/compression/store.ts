@@ -22,8 +22,7 @@ export interface AccountRecord {
   slotCreated: bigint;
   inOutputQueue: boolean;
   spent: boolean;
-  /** V2 spends: Poseidon(hash, leafIndex, txHash), its input-queue position and the tx hash. */
-  nullifier: Uint8Array | null;
+  /** V2 spends: the input-queue position and the transaction hash (the nullifier derives from them). */
   nullifierQueueIndex: number | null;
   txHash: Uint8Array | null;
   token: TokenData | null;
@@ -52,11 +51,33 @@ const u64be = (v: bigint | number) => {
   b.writeBigUInt64BE(BigInt(v));
   return b;
 };
+const u32be = (v: number) => {
+  const b = Buffer.allocUnsafe(4);
+  b.writeUInt32BE(v >>> 0);
+  return b;
+};
+const readU64 = (b: Buffer | undefined): bigint => (b ? b.readBigUInt64BE(0) : 0n);
 const key = (...parts: (Uint8Array | Buffer)[]) => Buffer.concat(parts);
 const invert = (b: Uint8Array) => Buffer.from(b.map((x) => 255 - x));
 const EMPTY = Buffer.alloc(0);
 /** The byte string just above every key starting with `prefix` (end of a prefix range). */
 const after = (prefix: Buffer) => Buffer.concat([prefix, Buffer.alloc(200, 0xff)]);
+
+/** Balance changes of one transaction, summed per owner (and mint) before they are written. */
+export class BalanceDeltas {
+  readonly lamportDeltas = new Map<string, bigint>();
+  readonly tokenDeltas = new Map<string, bigint>();
+
+  lamports(owner: Uint8Array, delta: bigint): void {
+    const k = Buffer.from(owner).toString('latin1');
+    this.lamportDeltas.set(k, (this.lamportDeltas.get(k) ?? 0n) + delta);
+  }
+
+  tokens(owner: Uint8Array, mint: Uint8Array, delta: bigint): void {
+    const k = Buffer.concat([owner, mint]).toString('latin1');
+    this.tokenDeltas.set(k, (this.tokenDeltas.get(k) ?? 0n) + delta);
+  }
+}
 
 export class CompressionStore {
   readonly accounts: Database<AccountRecord, Buffer>;
@@ -68,15 +89,16 @@ export class CompressionStore {
   private readonly tokenByOwner: Database<Buffer, Buffer>;
   private readonly tokenByDelegate: Database<Buffer, Buffer>;
   /** owner ‖ mint → balance (rows stay at zero, as Photon's do). */
-  private readonly tokenBalances: Database<bigint, Buffer>;
+  private readonly tokenBalances: Database<Buffer, Buffer>;
   /** mint ‖ ~balance ‖ ~owner → '': holders by balance, then owner, both descending. */
   private readonly holdersByMint: Database<Buffer, Buffer>;
-  private readonly ownerBalances: Database<bigint, Buffer>;
+  private readonly ownerBalances: Database<Buffer, Buffer>;
   /** slot ‖ signature → entry: every ledger transaction / those that used compression. */
-  private readonly allSigs: Database<{ blockTime: number; error: string | null }, Buffer>;
-  private readonly compressionSigs: Database<number, Buffer>;
+  /** Values: block time u32 ‖ the error's text (empty: none). */
+  private readonly allSigs: Database<Buffer, Buffer>;
+  private readonly compressionSigs: Database<Buffer, Buffer>;
   /** kind ‖ key 32 ‖ slot ‖ signature → blockTime. */
-  private readonly sigsBy: Database<number, Buffer>;
+  private readonly sigsBy: Database<Buffer, Buffer>;
   readonly txs: Database<TxCompression, Buffer>;
 
   constructor(root: RootDatabase) {
@@ -87,35 +109,37 @@ export class CompressionStore {
     this.byAddress = root.openDB({ name: 'cmp-by-address', ...bin });
     this.tokenByOwner = root.openDB({ name: 'cmp-token-by-owner', ...bin });
     this.tokenByDelegate = root.openDB({ name: 'cmp-token-by-delegate', ...bin });
-    this.tokenBalances = root.openDB<bigint, Buffer>({ name: 'cmp-token-balances', keyEncoding: 'binary' });
+    // Balances are u64 big-endian and signature entries block time u32 (+ error text): plain bytes.
+    this.tokenBalances = root.openDB({ name: 'cmp-token-balances', ...bin });
     this.holdersByMint = root.openDB({ name: 'cmp-mint-holders', ...bin });
-    this.ownerBalances = root.openDB<bigint, Buffer>({ name: 'cmp-owner-balances', keyEncoding: 'binary' });
-    this.allSigs = root.openDB({ name: 'cmp-sigs-all', keyEncoding: 'binary' });
-    this.compressionSigs = root.openDB<number, Buffer>({ name: 'cmp-sigs-compression', keyEncoding: 'binary' });
-    this.sigsBy = root.openDB<number, Buffer>({ name: 'cmp-sigs-by', keyEncoding: 'binary' });
+    this.ownerBalances = root.openDB({ name: 'cmp-owner-balances', ...bin });
+    this.allSigs = root.openDB({ name: 'cmp-sigs-all', ...bin });
+    this.compressionSigs = root.openDB({ name: 'cmp-sigs-compression', ...bin });
+    this.sigsBy = root.openDB({ name: 'cmp-sigs-by', ...bin });
     this.txs = root.openDB<TxCompression, Buffer>({ name: 'cmp-txs', keyEncoding: 'binary' });
   }
 
   // ---- writes (ingest only, inside the ledger's transaction) ----
 
-  /** A new compressed account (an output of a transaction). */
-  addAccount(a: AccountRecord): void {
+  /** A new compressed account (an output of a transaction); its balances go into `deltas`. */
+  addAccount(a: AccountRecord, deltas: BalanceDeltas): void {
     const hash = Buffer.from(a.hash);
     this.accounts.put(hash, a);
     this.byOwner.put(key(a.owner, u64be(a.leafIndex), hash), EMPTY);
     if (a.address) this.byAddress.put(Buffer.from(a.address), hash);
-    this.addLamports(a.owner, a.lamports);
+    deltas.lamports(a.owner, a.lamports);
     if (a.token) {
       this.tokenByOwner.put(key(a.token.owner, a.token.mint, hash), EMPTY);
       if (a.token.delegate) this.tokenByDelegate.put(key(a.token.delegate, a.token.mint, hash), EMPTY);
-      this.addTokenBalance(a.token.owner, a.token.mint, a.token.amount);
+      deltas.tokens(a.token.owner, a.token.mint, a.token.amount);
     }
   }
 
   /** Marks an account spent and drops it from the indexes of live accounts. */
   spendAccount(
     hash: Uint8Array,
-    spend: { nullifier: Uint8Array | null; nullifierQueueIndex: number | null; txHash: Uint8Array | null },
+    spend: { nullifierQueueIndex: number | null; txHash: Uint8Array | null },
+    deltas: BalanceDeltas,
   ): AccountRecord | undefined {
     const k = Buffer.from(hash);
     const a = this.accounts.get(k);
@@ -125,30 +149,36 @@ export class CompressionStore {
     this.byOwner.remove(key(a.owner, u64be(a.leafIndex), k));
     if (a.address && Buffer.from(this.byAddress.get(Buffer.from(a.address)) ?? EMPTY).equals(k))
       this.byAddress.remove(Buffer.from(a.address));
-    this.addLamports(a.owner, -a.lamports);
+    deltas.lamports(a.owner, -a.lamports);
     if (a.token) {
       this.tokenByOwner.remove(key(a.token.owner, a.token.mint, k));
       if (a.token.delegate) this.tokenByDelegate.remove(key(a.token.delegate, a.token.mint, k));
-      this.addTokenBalance(a.token.owner, a.token.mint, -a.token.amount);
+      deltas.tokens(a.token.owner, a.token.mint, -a.token.amount);
     }
     return next;
   }
 
-  private addLamports(owner: Uint8Array, delta: bigint): void {
-    if (delta === 0n) return;
-    const k = Buffer.from(owner);
-    const next = (this.ownerBalances.get(k) ?? 0n) + delta;
-    if (next === 0n) this.ownerBalances.remove(k);
-    else this.ownerBalances.put(k, next);
-  }
-
-  private addTokenBalance(owner: Uint8Array, mint: Uint8Array, delta: bigint): void {
-    const k = key(owner, mint);
-    const prev = this.tokenBalances.get(k);
-    const next = (prev ?? 0n) + delta;
-    if (prev !== undefined) this.holdersByMint.remove(key(mint, invert(u64be(prev)), invert(owner)));
-    this.tokenBalances.put(k, next);
-    this.holdersByMint.put(key(mint, invert(u64be(next)), invert(owner)), EMPTY);
+  /** Writes the balance changes of a transaction's accounts (one read and write per owner and mint). */
+  applyBalances(deltas: BalanceDeltas): void {
+    for (const [k, delta] of deltas.lamportDeltas) {
+      if (delta === 0n) continue;
+      const owner = Buffer.from(k, 'latin1');
+      const next = readU64(this.ownerBalances.get(owner)) + delta;
+      if (next === 0n) this.ownerBalances.remove(owner);
+      else this.ownerBalances.put(owner, u64be(next));
+    }
+    for (const [k, delta] of deltas.tokenDeltas) {
+      const ownerMint = Buffer.from(k, 'latin1');
+      const owner = ownerMint.subarray(0, 32);
+      const mint = ownerMint.subarray(32);
+      const stored = this.tokenBalances.get(ownerMint);
+      if (stored !== undefined && delta === 0n) continue;
+      const prev = readU64(stored);
+      const next = prev + delta;
+      if (stored !== undefined) this.holdersByMint.remove(key(mint, invert(u64be(prev)), invert(owner)));
+      this.tokenBalances.put(ownerMint, u64be(next));
+      this.holdersByMint.put(key(mint, invert(u64be(next)), invert(owner)), EMPTY);
+    }
   }
 
   recordTransaction(
@@ -159,16 +189,17 @@ export class CompressionStore {
     compression?: { tx: TxCompression; touched: [SigIndex, Uint8Array][] },
   ): void {
     const sk = key(u64be(slot), signature);
-    this.allSigs.put(sk, { blockTime, error });
+    const time = u32be(blockTime);
+    this.allSigs.put(sk, error === null ? time : Buffer.concat([time, Buffer.from(error, 'utf8')]));
     if (!compression) return;
-    this.compressionSigs.put(sk, blockTime);
+    this.compressionSigs.put(sk, time);
     this.txs.put(Buffer.from(signature), compression.tx);
     const seen = new Set<string>();
     for (const [kind, k] of compression.touched) {
       const id = `${kind}:${Buffer.from(k).toString('hex')}`;
       if (seen.has(id)) continue;
       seen.add(id);
-      this.sigsBy.put(key(Buffer.of(SIG_INDEX[kind]), k, sk), blockTime);
+      this.sigsBy.put(key(Buffer.of(SIG_INDEX[kind]), k, sk), time);
     }
   }
 
@@ -212,7 +243,7 @@ export class CompressionStore {
   }
 
   ownerBalance(owner: Uint8Array): bigint {
-    return this.ownerBalances.get(Buffer.from(owner)) ?? 0n;
+    return readU64(this.ownerBalances.get(Buffer.from(owner)));
   }
 
   /**
@@ -252,11 +283,11 @@ export class CompressionStore {
     const prefix = Buffer.from(owner);
     if (opts.mint) {
       const b = this.tokenBalances.get(key(owner, opts.mint));
-      return b === undefined ? out : [{ mint: opts.mint, balance: b }];
+      return b === undefined ? out : [{ mint: opts.mint, balance: readU64(b) }];
     }
     const start = opts.cursor ? key(owner, opts.cursor, Buffer.of(0)) : prefix;
     for (const { key: k, value } of this.tokenBalances.getRange({ start, end: after(prefix) })) {
-      out.push({ mint: new Uint8Array(k.subarray(32, 64)), balance: value });
+      out.push({ mint: new Uint8Array(k.subarray(32, 64)), balance: readU64(value) });
       if (out.length >= opts.limit) break;
     }
     return out;
@@ -290,19 +321,14 @@ export class CompressionStore {
     const prefix = typeof list === 'string' ? EMPTY : key(Buffer.of(SIG_INDEX[list.index]), list.key);
     const start = opts.before ? key(prefix, u64be(opts.before.slot), opts.before.signature) : after(prefix);
     const db = list === 'all' ? this.allSigs : list === 'compression' ? this.compressionSigs : this.sigsBy;
-    for (const { key: k, value } of (db as Database<unknown, Buffer>).getRange({
-      start,
-      end: prefix,
-      reverse: true,
-    })) {
+    for (const { key: k, value } of db.getRange({ start, end: prefix, reverse: true })) {
       if (opts.before && Buffer.compare(k, start) >= 0) continue;
       const at = prefix.length;
-      const v = value as number | { blockTime: number; error: string | null };
       out.push({
         slot: k.readBigUInt64BE(at),
         signature: new Uint8Array(k.subarray(at + 8, at + 72)),
-        blockTime: typeof v === 'number' ? v : v.blockTime,
-        error: typeof v === 'number' ? null : v.error,
+        blockTime: value.readUInt32BE(0),
+        error: value.length > 4 ? value.toString('utf8', 4) : null,
       });
       if (out.length >= opts.limit) break;
     }

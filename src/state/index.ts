@@ -54,17 +54,20 @@ export class TreeStore {
    */
   transaction<T>(fn: () => T): T {
     return this.dbs.root.transactionSync(() => {
-      const outer = this.dbs.metaCache;
+      const outer = { cache: this.dbs.metaCache, dirty: this.dbs.metaDirty };
       this.dbs.depth.n++;
-      this.dbs.metaCache = new Map(outer);
+      this.dbs.metaCache = new Map(outer.cache);
+      this.dbs.metaDirty = new Set();
       try {
         const r = fn();
-        // Committed into the enclosing transaction: what it read or wrote holds there too.
-        if (outer) for (const [k, v] of this.dbs.metaCache) outer.set(k, v);
+        // Changed metadata is written once, as this transaction commits into the enclosing one.
+        for (const k of this.dbs.metaDirty) this.dbs.trees.put(k, this.dbs.metaCache.get(k)!);
+        if (outer.cache) for (const [k, v] of this.dbs.metaCache) outer.cache.set(k, v);
         return r;
       } finally {
         this.dbs.depth.n--;
-        this.dbs.metaCache = outer;
+        this.dbs.metaCache = outer.cache;
+        this.dbs.metaDirty = outer.dirty;
       }
     });
   }

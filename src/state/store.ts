@@ -14,6 +14,8 @@ export interface Dbs {
    * one JSON read per tree per transaction instead of one per call; dropped when it ends.
    */
   metaCache: Map<string, TreeMetaRecord> | undefined;
+  /** Trees whose metadata changed in that transaction: written once, when it ends. */
+  metaDirty: Set<string> | undefined;
   /** Where the next tree id is kept: the root itself in the store's own environment. */
   meta: Database;
   /** tree pubkey (base58) → TreeMeta (JSON) */
@@ -74,6 +76,7 @@ export function openDbs(where: string | RootDatabase, prefix = ''): Dbs {
     root,
     depth: { n: 0 },
     metaCache: undefined,
+    metaDirty: undefined,
     meta: typeof where === 'string' ? root : root.openDB({ name: name('meta'), encoding: 'json' }),
     trees: root.openDB<TreeMetaRecord, string>({ name: name('trees'), encoding: 'json' }),
     nodes: root.openDB<Buffer, Buffer>({ name: name('nodes'), ...bin }),
@@ -107,8 +110,10 @@ export function readMeta(dbs: Dbs, pubkey: string): TreeMetaRecord | undefined {
 }
 
 export function writeMeta(dbs: Dbs, pubkey: string, m: TreeMetaRecord): void {
-  dbs.trees.put(pubkey, m);
-  dbs.metaCache?.set(pubkey, { ...m });
+  if (dbs.metaCache && dbs.metaDirty) {
+    dbs.metaCache.set(pubkey, { ...m });
+    dbs.metaDirty.add(pubkey);
+  } else dbs.trees.put(pubkey, m);
 }
 
 // Key builders. Indices go up to 2^40, so they are written as two 32-bit halves.

@@ -131,6 +131,10 @@ export function readAccountRecord(b: Buffer): AccountLocation {
 export const QUEUE = { output: 0x6f, nullifier: 0x6e, address: 0x61 } as const;
 export type QueueKind = keyof typeof QUEUE;
 
+/** A V2 leaf's nullifier: Poseidon(account hash, leaf index, transaction hash). */
+export const v2Nullifier = (hash: bigint, leafIndex: number, txHash: bigint): bigint =>
+  poseidon([hash, BigInt(leafIndex), txHash]);
+
 /** One spent account waiting to be nullified in its tree. */
 export interface NullifierEntry {
   position: number;
@@ -360,9 +364,7 @@ export class StateTree extends Tree {
         throw new StateError('tree_full', `state tree ${this.pubkey} is full`);
       leaves.forEach((leaf, i) => {
         const index = firstIndex + i;
-        const entry = Buffer.alloc(33);
-        fieldBuf(leaf).copy(entry);
-        this.putQueueEntry('output', index, leaf, entry);
+        this.putQueueEntry('output', index, leaf, fieldBuf(leaf));
         this.dbs.accounts.put(fieldBuf(leaf), accountRecord(this.id, index, false, true));
       });
       m.outputNext = firstIndex + leaves.length;
@@ -371,51 +373,38 @@ export class StateTree extends Tree {
     });
   }
 
-  /** The account hash queued at an output-queue index (zero once spent from the queue). */
+  /** The account hash queued at an output-queue index, and whether it has been spent since. */
   queuedOutput(index: number): { hash: bigint; spent: boolean } | undefined {
     const e = this.queueEntry('output', index);
-    return e ? { hash: bufField(e), spent: e[32] === 1 } : undefined;
+    if (!e) return undefined;
+    const rec = this.dbs.accounts.get(e.subarray(0, 32));
+    return { hash: bufField(e), spent: rec ? readAccountRecord(rec).spent : false };
   }
 
   /**
    * Spends accounts as Light's programs do for user transactions: each goes into the tree's
-   * nullifier queue (V1) or input queue (V2, with its nullifier Poseidon(hash, leafIndex, txHash));
-   * an account still in the V2 output queue is marked spent there. The tree itself is unchanged
-   * until a forester nullifies the batch. Returns the queue positions used (and V2 nullifiers).
+   * nullifier queue (V1) or input queue (V2, with the transaction hash its nullifier needs). The
+   * tree itself is unchanged until a forester nullifies the batch. Returns the queue positions.
    */
-  spend(
-    entries: readonly { hash: bigint; leafIndex: number; txHash?: bigint }[],
-  ): { position: number; nullifier?: bigint }[] {
+  spend(entries: readonly { hash: bigint; leafIndex: number; txHash?: bigint }[]): number[] {
     return atomically(this.dbs, () => {
       const m = this.meta();
       let position = m.inputNext ?? 0;
-      const out: { position: number; nullifier?: bigint }[] = [];
+      const out: number[] = [];
       for (const { hash, leafIndex, txHash } of entries) {
-        const rec = this.dbs.accounts.get(fieldBuf(hash));
+        const key = fieldBuf(hash);
+        const rec = this.dbs.accounts.get(key);
         const loc = rec ? readAccountRecord(rec) : undefined;
         if (!loc || loc.treeId !== this.id || loc.leafIndex !== leafIndex)
           throw new StateError('leaf_not_found', `account ${toHex32(hash)} is not leaf ${leafIndex} of ${this.pubkey}`);
         if (loc.spent) throw new StateError('leaf_not_found', `account ${toHex32(hash)} is already spent`);
-        const entry = Buffer.alloc(m.version === 2 ? 104 : 40);
-        fieldBuf(hash).copy(entry, 0);
+        const entry = Buffer.alloc(m.version === 2 ? 72 : 40);
+        key.copy(entry, 0);
         u64Buf(leafIndex).copy(entry, 32);
-        let nullifier: bigint | undefined;
-        if (m.version === 2) {
-          const tx = txHash ?? 0n;
-          nullifier = poseidon([hash, BigInt(leafIndex), tx]);
-          fieldBuf(nullifier).copy(entry, 40);
-          fieldBuf(tx).copy(entry, 72);
-          if (loc.queued) {
-            const q = this.queueEntry('output', leafIndex);
-            if (q) {
-              q[32] = 1;
-              this.dbs.queues.put(queueKey(this.id, 'output', leafIndex), q);
-            }
-          }
-        }
+        if (m.version === 2) fieldBuf(txHash ?? 0n).copy(entry, 40);
         this.putQueueEntry('nullifier', position, hash, entry);
-        this.dbs.accounts.put(fieldBuf(hash), accountRecord(this.id, leafIndex, true, loc.queued));
-        out.push(nullifier === undefined ? { position: position++ } : { position: position++, nullifier });
+        this.dbs.accounts.put(key, accountRecord(this.id, leafIndex, true, loc.queued));
+        out.push(position++);
       }
       m.inputNext = position;
       writeMeta(this.dbs, this.pubkey, m);
@@ -423,15 +412,20 @@ export class StateTree extends Tree {
     });
   }
 
-  /** The spent accounts waiting in the nullifier / input queue, in order. */
+  /**
+   * The spent accounts waiting in the nullifier / input queue, in order; V2 entries with their
+   * nullifier, computed here (ingest keeps the transaction hash, not the hash it would cost).
+   */
   *nullifierQueue(start = 0, limit = Infinity): Generator<NullifierEntry> {
     for (const { position, entry } of this.queueEntries('nullifier', start, limit)) {
-      yield {
-        position,
-        hash: bufField(entry, 0),
-        leafIndex: readU64(entry, 32),
-        ...(entry.length >= 104 ? { nullifier: bufField(entry, 40), txHash: bufField(entry, 72) } : {}),
-      };
+      const hash = bufField(entry, 0);
+      const leafIndex = readU64(entry, 32);
+      if (entry.length < 72) {
+        yield { position, hash, leafIndex };
+        continue;
+      }
+      const txHash = bufField(entry, 40);
+      yield { position, hash, leafIndex, nullifier: v2Nullifier(hash, leafIndex, txHash), txHash };
     }
   }
 

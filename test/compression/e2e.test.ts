@@ -17,6 +17,7 @@ import {
 } from '@lightprotocol/stateless.js';
 import { createMint, mintTo, transfer as transferTokens } from '@lightprotocol/compressed-token';
 import { compareWithChain } from '../../src/compression/index.js';
+import { decodeBase58 } from '../../src/zk/index.js';
 import { startTestGateway, type TestGateway } from '../helpers/gateway.js';
 
 let gw: TestGateway;
@@ -33,10 +34,11 @@ after(() => gw?.stop());
 /** zkgate's trees and queues equal the ledger's tree and queue accounts; ingest skipped nothing. */
 function assertInSync(step: string): void {
   const { compression, ledger } = gw.gateway.chain!;
+  compression.ingester.verifyPending();
   for (const info of compression.trees.listTrees())
     if (info.ledger)
       assert.deepEqual(
-        compareWithChain(info, (k) => ledger.getAccount(k)),
+        compareWithChain(info, (k) => ledger.getAccount(decodeBase58(k))),
         [],
         `${step}: ${info.pubkey}`,
       );

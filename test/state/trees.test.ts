@@ -239,9 +239,7 @@ describe('queues in front of the trees (what user transactions do before a fores
     assert.equal(s.treeOfQueue('oq'), 'bmt');
     assert.deepEqual(t.queuedOutput(2), { hash: 73n, spent: false });
 
-    assert.deepEqual(t.spend([{ hash: 72n, leafIndex: 1, txHash: 9n }]), [
-      { position: 0, nullifier: poseidon([72n, 1n, 9n]) },
-    ]);
+    assert.deepEqual(t.spend([{ hash: 72n, leafIndex: 1, txHash: 9n }]), [0]);
     assert.deepEqual(s.locateAccount(72n), { tree: 'bmt', leafIndex: 1, spent: true, queued: true });
     assert.deepEqual(t.queuedOutput(1), { hash: 72n, spent: true });
     assert.deepEqual(
@@ -262,7 +260,7 @@ describe('queues in front of the trees (what user transactions do before a fores
     const t = s.stateTree('smt');
     t.append([5n, 6n]);
     const before = t.info();
-    assert.deepEqual(t.spend([{ hash: 6n, leafIndex: 1 }]), [{ position: 0 }]);
+    assert.deepEqual(t.spend([{ hash: 6n, leafIndex: 1 }]), [0]);
     assert.deepEqual([t.info().root, t.info().rootSeq], [before.root, before.rootSeq]);
     assert.deepEqual(s.locateAccount(6n), { tree: 'smt', leafIndex: 1, spent: true, queued: false });
     assert.deepEqual([...t.nullifierQueue()], [{ position: 0, hash: 6n, leafIndex: 1 }]);

@@ -1,6 +1,8 @@
 // getTransactionWithCompressionInfo(V2): the ledger's transaction (Solana's getTransaction answer,
 // base64) with the compressed accounts it spent (closed) and created (opened).
 import type { AccountRecord } from '../../../compression/index.js';
+import { v2Nullifier } from '../../../state/index.js';
+import { bigIntToBytes32, bytesToBigInt } from '../../../zk/field.js';
 import type { Backends, CompressionIndex } from '../backends.js';
 import type { MethodDef } from '../types.js';
 import { photonMethod } from './define.js';
@@ -41,7 +43,9 @@ export function transactionMethods(backends: Backends): MethodDef[] {
           closedAccounts: r.closed.map((a) => ({
             account: {
               account: accountV2(a),
-              nullifier: a.nullifier ? b58(a.nullifier) : ZERO_KEY,
+              nullifier: a.txHash
+                ? b58(bigIntToBytes32(v2Nullifier(bytesToBigInt(a.hash), a.leafIndex, bytesToBigInt(a.txHash))))
+                : ZERO_KEY,
               txHash: a.txHash ? b58(a.txHash) : ZERO_KEY,
             },
             optionalTokenData: tokenOf(a),
