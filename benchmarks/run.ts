@@ -2,6 +2,7 @@
 import { adapterScenario } from './scenarios/adapter.js';
 import { assetScenario } from './scenarios/asset.js';
 import { backendsScenario } from './scenarios/backends.js';
+import { compressionScenario } from './scenarios/compression.js';
 import { proverScenario } from './scenarios/prover.js';
 import { simulateScenario } from './scenarios/simulate.js';
 import { zkScenario } from './scenarios/zk.js';
@@ -19,6 +20,7 @@ const SCENARIOS: Scenario[] = [
   backendsScenario,
   simulateScenario,
   assetScenario,
+  compressionScenario,
 ];
 
 const wanted = process.argv.slice(2).filter((a) => !a.startsWith('-'));

@@ -19,6 +19,18 @@ import { compareWithChain } from './self-check.js';
 import { BalanceDeltas, type AccountRecord, type CompressionStore, type SigIndex } from './store.js';
 import { parseTokenData } from './token-data.js';
 
+/** base58 of the tree and queue pubkeys events name: a few keys, encoded over and over otherwise. */
+const names = new Map<string, string>();
+function keyName(k: Uint8Array): string {
+  const id = Buffer.from(k.buffer, k.byteOffset, k.byteLength).toString('latin1');
+  let v = names.get(id);
+  if (v === undefined) {
+    if (names.size >= 4096) names.clear();
+    names.set(id, (v = encodeBase58(k)));
+  }
+  return v;
+}
+
 /** Why an event was not applied; the event's writes are rolled back. */
 class SkipEvent extends Error {}
 
@@ -28,7 +40,7 @@ class SkipEvent extends Error {}
  * the leaves the programs computed from them.
  */
 interface PendingCheck {
-  signature: string;
+  signature: Uint8Array;
   trees: { info: TreeInfo; accounts: Map<string, StoredAccount | undefined> }[];
   outputs: {
     index: number;
@@ -99,7 +111,7 @@ export class CompressionIngester implements TransactionIndexer {
     const opened: Uint8Array[] = [];
     const closed: Uint8Array[] = [];
     const touched: [SigIndex, Uint8Array][] = [];
-    const trees = new Set<string>();
+    const trees = new Map<string, TreeInfo>();
     const pendingOutputs: PendingCheck['outputs'] = [];
     let applied = 0;
     for (const ev of found.events) {
@@ -137,9 +149,8 @@ export class CompressionIngester implements TransactionIndexer {
       touched,
     });
     this.pending.push({
-      signature: encodeBase58(t.signature),
-      trees: [...trees].map((tree) => {
-        const info = this.trees.info(tree);
+      signature: t.signature,
+      trees: [...trees.values()].map((info) => {
         const keys = [info.pubkey, ...(info.version === 2 && info.kind === 'state' && info.queue ? [info.queue] : [])];
         return { info, accounts: new Map(keys.map((k) => [k, t.account(decodeBase58(k))])) };
       }),
@@ -157,6 +168,7 @@ export class CompressionIngester implements TransactionIndexer {
     const list = this.pending;
     this.pending = [];
     for (const p of list) {
+      const signature = encodeBase58(p.signature);
       const hashes = p.outputs.map((o) =>
         compressedAccountHash(
           {
@@ -176,13 +188,13 @@ export class CompressionIngester implements TransactionIndexer {
         if (hashes[i] !== o.leaf)
           this.diverged(
             o.tree,
-            `output ${o.index} of ${p.signature}: its body hashes to ${encodeBase58(bigIntToBytes32(hashes[i]!))}, its leaf is ${encodeBase58(bigIntToBytes32(o.leaf))}`,
-            p.signature,
+            `output ${o.index} of ${signature}: its body hashes to ${encodeBase58(bigIntToBytes32(hashes[i]!))}, its leaf is ${encodeBase58(bigIntToBytes32(o.leaf))}`,
+            signature,
           );
       });
       for (const { info, accounts } of p.trees) {
         const diff = compareWithChain(info, (k) => accounts.get(k));
-        if (diff.length > 0) this.diverged(info.pubkey, diff.join('; '), p.signature);
+        if (diff.length > 0) this.diverged(info.pubkey, diff.join('; '), signature);
       }
     }
   }
@@ -222,17 +234,18 @@ export class CompressionIngester implements TransactionIndexer {
       opened: Uint8Array[];
       closed: Uint8Array[];
       touched: [SigIndex, Uint8Array][];
-      trees: Set<string>;
+      trees: Map<string, TreeInfo>;
       outputs: PendingCheck['outputs'];
     },
   ): void {
     const { queues } = ev;
     const deltas = new BalanceDeltas();
+    const touchedTrees = new Set<string>();
     const at = (i: number, what: string) => {
       const k = ev.accounts[i];
       if (!k)
         throw new SkipEvent(`${what} refers to account ${i} of insert_into_queues, which has ${ev.accounts.length}`);
-      return encodeBase58(k);
+      return keyName(k);
     };
     const txHash = bytesToBigInt(queues.txHash);
 
@@ -260,7 +273,7 @@ export class CompressionIngester implements TransactionIndexer {
       if (leafIndex !== run.first + run.leaves.length)
         throw new SkipEvent(`output ${i}: leaf index ${leafIndex} does not follow the tree's run`);
       run.leaves.push(hash);
-      const seqEntry = queues.outputSequences.find((s) => encodeBase58(s.tree) === tree);
+      const seqEntry = queues.outputSequences.find((s) => keyName(s.tree) === tree);
       const token = parseTokenData(body) ?? null;
       const record: AccountRecord = {
         hash: leaf.leaf,
@@ -292,7 +305,7 @@ export class CompressionIngester implements TransactionIndexer {
           );
         this.trees.stateTree(tree).append(run.leaves, t.slot);
       } else this.trees.stateTree(tree).enqueue(run.first, run.leaves, t.slot);
-      out.trees.add(tree);
+      touchedTrees.add(tree);
     }
 
     // Spent accounts: queued for nullification; V2 with Poseidon(hash, leafIndex, txHash).
@@ -310,7 +323,7 @@ export class CompressionIngester implements TransactionIndexer {
         throw new SkipEvent(`input ${i} spends ${encodeBase58(n.accountHash)}, an account zkgate never saw`);
       const [position] = this.trees.stateTree(tree).spend([{ hash, leafIndex: n.leafIndex, txHash }]);
       if (info.version === 2) {
-        const seq = queues.inputSequences.find((s) => encodeBase58(s.tree) === tree);
+        const seq = queues.inputSequences.find((s) => keyName(s.tree) === tree);
         const k = perTree.get(tree) ?? 0;
         perTree.set(tree, k + 1);
         const expected = seq ? Number(seq.seq) + k : undefined;
@@ -327,7 +340,7 @@ export class CompressionIngester implements TransactionIndexer {
       );
       out.closed.push(n.accountHash);
       if (rec) this.touch(out.touched, rec);
-      out.trees.add(tree);
+      touchedTrees.add(tree);
     });
 
     this.store.applyBalances(deltas);
@@ -340,7 +353,7 @@ export class CompressionIngester implements TransactionIndexer {
       if (info.kind !== 'address') throw new SkipEvent(`address ${i} goes to ${tree}, a state tree`);
       let position: number | undefined;
       if (info.version === 2) {
-        const seq = queues.addressSequences.find((s) => encodeBase58(s.tree) === tree);
+        const seq = queues.addressSequences.find((s) => keyName(s.tree) === tree);
         const k = perAddressTree.get(tree) ?? 0;
         perAddressTree.set(tree, k + 1);
         if (!seq) throw new SkipEvent(`address ${i}: no address sequence number for ${tree}`);
@@ -348,8 +361,10 @@ export class CompressionIngester implements TransactionIndexer {
       }
       this.trees.addressTree(tree).enqueue([bytesToBigInt(a.address)], position);
       out.touched.push(['address', a.address]);
-      out.trees.add(tree);
+      touchedTrees.add(tree);
     });
+    // The trees as this event left them, for the self-check (their metadata is cached here).
+    for (const tree of touchedTrees) out.trees.set(tree, this.trees.info(tree));
   }
 
   private touch(touched: [SigIndex, Uint8Array][], a: AccountRecord): void {

@@ -3,6 +3,7 @@
 // delegate, mint; balances; signatures). Written only by ingest, inside the ledger's transaction;
 // keys are ordered bytes so each paginated method is one range read in Photon's order.
 import type { Database, RootDatabase } from 'lmdb';
+import { decodeRecord, encodeRecord } from './record-codec.js';
 import type { TokenData } from './token-data.js';
 
 export interface AccountRecord {
@@ -80,7 +81,8 @@ export class BalanceDeltas {
 }
 
 export class CompressionStore {
-  readonly accounts: Database<AccountRecord, Buffer>;
+  /** hash → the account (record-codec.ts). */
+  private readonly accounts: Database<Buffer, Buffer>;
   /** owner ‖ leafIndex u64 ‖ hash → '' (unspent): Photon orders an owner's accounts by leaf index, then hash. */
   private readonly byOwner: Database<Buffer, Buffer>;
   /** address → hash of the unspent account holding it. */
@@ -104,7 +106,7 @@ export class CompressionStore {
   constructor(root: RootDatabase) {
     const bin = { keyEncoding: 'binary', encoding: 'binary' } as const;
     // No lmdb cache on tables ingest writes: it keeps values of rolled-back (skipped) events.
-    this.accounts = root.openDB<AccountRecord, Buffer>({ name: 'cmp-accounts', keyEncoding: 'binary' });
+    this.accounts = root.openDB({ name: 'cmp-accounts-v2', ...bin });
     this.byOwner = root.openDB({ name: 'cmp-by-owner', ...bin });
     this.byAddress = root.openDB({ name: 'cmp-by-address', ...bin });
     this.tokenByOwner = root.openDB({ name: 'cmp-token-by-owner', ...bin });
@@ -124,7 +126,7 @@ export class CompressionStore {
   /** A new compressed account (an output of a transaction); its balances go into `deltas`. */
   addAccount(a: AccountRecord, deltas: BalanceDeltas): void {
     const hash = Buffer.from(a.hash);
-    this.accounts.put(hash, a);
+    this.accounts.put(hash, encodeRecord(a));
     this.byOwner.put(key(a.owner, u64be(a.leafIndex), hash), EMPTY);
     if (a.address) this.byAddress.put(Buffer.from(a.address), hash);
     deltas.lamports(a.owner, a.lamports);
@@ -142,10 +144,10 @@ export class CompressionStore {
     deltas: BalanceDeltas,
   ): AccountRecord | undefined {
     const k = Buffer.from(hash);
-    const a = this.accounts.get(k);
+    const a = this.account(k);
     if (!a || a.spent) return undefined;
     const next: AccountRecord = { ...a, spent: true, ...spend };
-    this.accounts.put(k, next);
+    this.accounts.put(k, encodeRecord(next));
     this.byOwner.remove(key(a.owner, u64be(a.leafIndex), k));
     if (a.address && Buffer.from(this.byAddress.get(Buffer.from(a.address)) ?? EMPTY).equals(k))
       this.byAddress.remove(Buffer.from(a.address));
@@ -210,13 +212,14 @@ export class CompressionStore {
   }
 
   account(hash: Uint8Array): AccountRecord | undefined {
-    return this.accounts.get(Buffer.from(hash));
+    const v = this.accounts.get(Buffer.from(hash));
+    return v && decodeRecord(v);
   }
 
   /** The unspent account at an address. */
   accountByAddress(address: Uint8Array): AccountRecord | undefined {
     const h = this.byAddress.get(Buffer.from(address));
-    return h ? this.accounts.get(h) : undefined;
+    return h ? this.account(h) : undefined;
   }
 
   /**
@@ -234,7 +237,7 @@ export class CompressionStore {
     for (const k of this.byOwner.getKeys({ start: prefix, end: after(prefix) })) {
       const hash = k.subarray(40, 72);
       if (cursor && Buffer.compare(hash, cursor) <= 0) continue;
-      const a = this.accounts.get(Buffer.from(hash));
+      const a = this.account(hash);
       if (!a || (opts.keep && !opts.keep(a))) continue;
       out.push(a);
       if (out.length >= opts.limit) break;
@@ -266,7 +269,7 @@ export class CompressionStore {
       start = key(opts.mint ? key(who, opts.mint, c.subarray(32)) : key(who, c), Buffer.of(0));
     }
     for (const k of db.getKeys({ start, end: after(prefix) })) {
-      const a = this.accounts.get(Buffer.from(k.subarray(64, 96)));
+      const a = this.account(k.subarray(64, 96));
       if (a) out.push(a);
       if (out.length >= opts.limit) break;
     }

@@ -1,6 +1,7 @@
 // One Photon method: its params checked as Photon's serde types are (params.ts), answered from
 // the embedded compression index, or relayed verbatim when a Photon/Helius upstream is configured.
 import { BackendNotConfiguredError } from '../../errors.js';
+import { u64 } from '../../json.js';
 import type { Backends, CompressionIndex } from '../backends.js';
 import { defineMethod, type MethodDef } from '../types.js';
 import type { Parse } from './params.js';
@@ -22,5 +23,8 @@ export function photonMethod<P>(
   });
 }
 
-/** Photon's `{context: {slot}, value}` wrapper. */
-export const withContext = (index: CompressionIndex, value: unknown) => ({ context: { slot: index.slot() }, value });
+/** Photon's `{context: {slot}, value}` wrapper; the slot a plain number (the fast JSON path). */
+export const withContext = (index: CompressionIndex, value: unknown) => ({
+  context: { slot: u64(index.slot()) },
+  value,
+});
