@@ -134,5 +134,8 @@ main(process.argv.slice(2)).then(
       process.stderr.write(`zkgate: failed to start: ${err?.message ?? String(e)}\n`);
       process.exitCode = 1;
     }
+    // Whatever was started in the background (a circuit preload's compiler and setup threads) must not
+    // keep a failed command alive; stderr is synchronous for files and pipes, so nothing is lost.
+    process.exit();
   },
 );

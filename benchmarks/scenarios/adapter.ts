@@ -49,6 +49,8 @@ export const adapterScenario = {
           '100000000',
           '--log-level',
           'info',
+          '--preload-circuits',
+          '',
         ],
         /JSON-RPC\s+(http:\S+)\?api-key=/,
         { stdoutFile: join(dir, 'gateway.log') },

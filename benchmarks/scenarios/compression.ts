@@ -165,7 +165,7 @@ async function queryPart(): Promise<void> {
         join(root, 'dist/main.js'),
         'start',
         ...['--rpc-port', '0', '--grpc-port', '0', '--prove-port', '0', '--data-dir', dataDir],
-        ...['--api-keys', KEY, '--rate-limit', '0', '--log-level', 'warn'],
+        ...['--api-keys', KEY, '--rate-limit', '0', '--log-level', 'warn', '--preload-circuits', ''],
       ],
       /JSON-RPC\s+(http:\S+)\?api-key=/,
       { timeoutMs: 120_000 },

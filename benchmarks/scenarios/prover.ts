@@ -147,7 +147,7 @@ export async function startBenchGateway(backend: string) {
       'start',
       ...['--data-dir', dataDir, '--rpc-port', '0', '--grpc-port', '0', '--prove-port', '0'],
       ...['--api-keys', KEY, '--log-level', 'warn', '--rate-limit', '0', '--proof-timeout-ms', '600000'],
-      ...['--prover-backend', backend],
+      ...['--prover-backend', backend, '--preload-circuits', ''],
     ],
     /JSON-RPC\s+(http:\/\/\S+\/)\?api-key=[\s\S]*gRPC\s+(\S+)/,
     { timeoutMs: 60_000 },

@@ -65,7 +65,7 @@ export const simulateScenario = {
           join(root, 'dist/main.js'),
           'start',
           ...['--rpc-port', '0', '--grpc-port', '0', '--prove-port', '0', '--data-dir', join(dir, 'data')],
-          ...['--api-keys', KEY, '--rate-limit', '0', '--log-level', 'warn'],
+          ...['--api-keys', KEY, '--rate-limit', '0', '--log-level', 'warn', '--preload-circuits', ''],
         ],
         /JSON-RPC\s+(http:\S+)\?api-key=/,
         { timeoutMs: 60_000 },

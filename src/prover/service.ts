@@ -76,6 +76,8 @@ export class ProverService {
       });
       this.loaded.set(shape.name, p);
     }
+    // Beyond setTimeout's range (a preload's deadline), the timer would fire at once: wait for the key.
+    if (run.deadline - Date.now() > 2 ** 31 - 1) return p;
     let timer: NodeJS.Timeout | undefined;
     const warming = new Promise<never>((_, reject) => {
       timer = setTimeout(

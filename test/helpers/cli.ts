@@ -40,7 +40,10 @@ export async function startCli(
   env: NodeJS.ProcessEnv = {},
   timeoutMs = 20_000,
 ): Promise<RunningGateway> {
-  const p = runCli(['start', '--rpc-port', '0', '--grpc-port', '0', '--prove-port', '0', ...args], env);
+  const p = runCli(
+    ['start', '--rpc-port', '0', '--grpc-port', '0', '--prove-port', '0', '--preload-circuits', '', ...args],
+    env,
+  );
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     const m = p.stderr().match(/JSON-RPC\s+(http:\/\/\S+\/)\?api-key=(\S+)/);

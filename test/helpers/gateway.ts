@@ -55,6 +55,8 @@ export async function startTestGateway(
     dataDir,
     apiKeys: [TEST_KEY],
     shutdownTimeoutMs: 2000,
+    // Keys are built where a test needs them, not in the background of every gateway.
+    preloadCircuits: [],
     ...overrides,
   };
   const log = createLogger(config.logLevel, (chunk) => logs.push(...chunk.trimEnd().split('\n')));

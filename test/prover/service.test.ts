@@ -107,6 +107,41 @@ describe('per-request timeout', () => {
   });
 });
 
+describe('preload', () => {
+  test('--preload-circuits loads the keys in the background with no deadline of its own', async () => {
+    // A deadline past setTimeout's range used to fire at once (with Node's TimeoutOverflowWarning).
+    const warnings: string[] = [];
+    const onWarning = (w: Error) => warnings.push(w.name);
+    process.on('warning', onWarning);
+    const gw = await startTestGateway(
+      { preloadCircuits: ['v1_inclusion_26_1', 'v1_non-inclusion_26_1'] },
+      {},
+      { prover: true },
+    );
+    try {
+      const deadline = Date.now() + 120_000;
+      while (!gw.logs.some((l) => l.includes('circuits preloaded') || l.includes('circuit preload failed'))) {
+        assert.ok(Date.now() < deadline, 'the preload ends');
+        await new Promise((r) => setTimeout(r, 50));
+      }
+      assert.deepEqual(
+        gw.logs.filter((l) => l.includes('preload failed')),
+        [],
+      );
+      const client = new ProverClient(gw.gateway.grpcAddress);
+      const list = await client.listCircuits();
+      client.close();
+      for (const name of ['v1_inclusion_26_1', 'v1_non-inclusion_26_1'])
+        assert.equal(list.circuits.find((c) => c.name === name)?.status, 'ready', name);
+      await new Promise((r) => setImmediate(r));
+      assert.deepEqual(warnings, []);
+    } finally {
+      process.off('warning', onWarning);
+      await gw.stop();
+    }
+  });
+});
+
 describe('state', () => {
   test('restart keeps the trees: same roots, and proofs still verify', async () => {
     const dataDir = tempDir();
