@@ -77,11 +77,16 @@ export function encodeRecord(a: AccountRecord): Buffer {
   return b;
 }
 
+/**
+ * A record from the bytes of a stored value. Its byte fields are views into `b`, not copies: `b`
+ * must be the caller's own (lmdb's get() returns a fresh copy), never a buffer that is reused.
+ */
 export function decodeRecord(b: Buffer): AccountRecord {
   const flags = b[149]!;
   let at = FIXED;
+  const view = (from: number, n: number) => new Uint8Array(b.buffer, b.byteOffset + from, n);
   const take = (n: number) => {
-    const v = new Uint8Array(b.subarray(at, at + n));
+    const v = view(at, n);
     at += n;
     return v;
   };
@@ -105,10 +110,10 @@ export function decodeRecord(b: Buffer): AccountRecord {
     at += 4;
     data = { discriminator, data: take(len), dataHash };
   }
-  const owner = new Uint8Array(b.subarray(32, 64));
+  const owner = view(32, 32);
   const lamports = b.readBigUInt64BE(128);
   return {
-    hash: new Uint8Array(b.subarray(0, 32)),
+    hash: view(0, 32),
     owner,
     lamports,
     address,

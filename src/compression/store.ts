@@ -61,8 +61,37 @@ const readU64 = (b: Buffer | undefined): bigint => (b ? b.readBigUInt64BE(0) : 0
 const key = (...parts: (Uint8Array | Buffer)[]) => Buffer.concat(parts);
 const invert = (b: Uint8Array) => Buffer.from(b.map((x) => 255 - x));
 const EMPTY = Buffer.alloc(0);
+/** A Buffer over the same bytes (no copy): lmdb takes Buffer keys. */
+const asBuffer = (b: Uint8Array): Buffer =>
+  Buffer.isBuffer(b) ? b : Buffer.from(b.buffer, b.byteOffset, b.byteLength);
 /** The byte string just above every key starting with `prefix` (end of a prefix range). */
-const after = (prefix: Buffer) => Buffer.concat([prefix, Buffer.alloc(200, 0xff)]);
+const FF = Buffer.alloc(200, 0xff);
+const after = (prefix: Buffer) => Buffer.concat([prefix, FF]);
+
+function encodeTx(tx: TxCompression): Buffer {
+  const b = Buffer.allocUnsafe(16 + 32 * (tx.opened.length + tx.closed.length));
+  b.writeBigUInt64BE(tx.slot, 0);
+  let at = 8;
+  for (const list of [tx.opened, tx.closed]) {
+    at = b.writeUInt32BE(list.length, at);
+    for (const h of list) {
+      b.set(h, at);
+      at += 32;
+    }
+  }
+  return b;
+}
+
+function decodeTx(b: Buffer): TxCompression {
+  let at = 8;
+  const list = () => {
+    const out: Uint8Array[] = [];
+    for (let n = b.readUInt32BE((at += 4) - 4); n > 0; n--, at += 32) out.push(new Uint8Array(b.subarray(at, at + 32)));
+    return out;
+  };
+  const opened = list();
+  return { slot: b.readBigUInt64BE(0), opened, closed: list() };
+}
 
 /** Balance changes of one transaction, summed per owner (and mint) before they are written. */
 export class BalanceDeltas {
@@ -101,7 +130,8 @@ export class CompressionStore {
   private readonly compressionSigs: Database<Buffer, Buffer>;
   /** kind ‖ key 32 ‖ slot ‖ signature → blockTime. */
   private readonly sigsBy: Database<Buffer, Buffer>;
-  readonly txs: Database<TxCompression, Buffer>;
+  /** signature → slot u64 ‖ opened count u32 ‖ their hashes ‖ closed count u32 ‖ their hashes. */
+  private readonly txs: Database<Buffer, Buffer>;
 
   constructor(root: RootDatabase) {
     const bin = { keyEncoding: 'binary', encoding: 'binary' } as const;
@@ -118,14 +148,14 @@ export class CompressionStore {
     this.allSigs = root.openDB({ name: 'cmp-sigs-all', ...bin });
     this.compressionSigs = root.openDB({ name: 'cmp-sigs-compression', ...bin });
     this.sigsBy = root.openDB({ name: 'cmp-sigs-by', ...bin });
-    this.txs = root.openDB<TxCompression, Buffer>({ name: 'cmp-txs', keyEncoding: 'binary' });
+    this.txs = root.openDB({ name: 'cmp-txs-v2', ...bin });
   }
 
   // ---- writes (ingest only, inside the ledger's transaction) ----
 
   /** A new compressed account (an output of a transaction); its balances go into `deltas`. */
   addAccount(a: AccountRecord, deltas: BalanceDeltas): void {
-    const hash = Buffer.from(a.hash);
+    const hash = asBuffer(a.hash);
     this.accounts.put(hash, encodeRecord(a));
     this.byOwner.put(key(a.owner, u64be(a.leafIndex), hash), EMPTY);
     if (a.address) this.byAddress.put(Buffer.from(a.address), hash);
@@ -143,7 +173,7 @@ export class CompressionStore {
     spend: { nullifierQueueIndex: number | null; txHash: Uint8Array | null },
     deltas: BalanceDeltas,
   ): AccountRecord | undefined {
-    const k = Buffer.from(hash);
+    const k = asBuffer(hash);
     const a = this.account(k);
     if (!a || a.spent) return undefined;
     const next: AccountRecord = { ...a, spent: true, ...spend };
@@ -195,7 +225,7 @@ export class CompressionStore {
     this.allSigs.put(sk, error === null ? time : Buffer.concat([time, Buffer.from(error, 'utf8')]));
     if (!compression) return;
     this.compressionSigs.put(sk, time);
-    this.txs.put(Buffer.from(signature), compression.tx);
+    this.txs.put(asBuffer(signature), encodeTx(compression.tx));
     const seen = new Set<string>();
     for (const [kind, k] of compression.touched) {
       const id = `${kind}:${Buffer.from(k).toString('hex')}`;
@@ -208,11 +238,11 @@ export class CompressionStore {
   // ---- reads ----
 
   has(hash: Uint8Array): boolean {
-    return this.accounts.doesExist(Buffer.from(hash));
+    return this.accounts.doesExist(asBuffer(hash));
   }
 
   account(hash: Uint8Array): AccountRecord | undefined {
-    const v = this.accounts.get(Buffer.from(hash));
+    const v = this.accounts.get(asBuffer(hash));
     return v && decodeRecord(v);
   }
 
@@ -339,6 +369,7 @@ export class CompressionStore {
   }
 
   transaction(signature: Uint8Array): TxCompression | undefined {
-    return this.txs.get(Buffer.from(signature));
+    const v = this.txs.get(asBuffer(signature));
+    return v && decodeTx(v);
   }
 }

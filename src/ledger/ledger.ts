@@ -48,6 +48,32 @@ export interface InnerInstruction {
   stackHeight: number;
 }
 
+/**
+ * An inner instruction whose accounts, data and stack height are read from the VM when first
+ * asked: indexers look at every instruction's program but at few instructions' bytes, and each
+ * read is a call into the VM's native module.
+ */
+function lazyInnerInstruction(
+  i: ReturnType<TransactionMetadata['innerInstructions']>[number][number],
+): InnerInstruction {
+  const c = i.instruction();
+  let accounts: Uint8Array | undefined;
+  let data: Uint8Array | undefined;
+  let stackHeight: number | undefined;
+  return {
+    programIdIndex: c.programIdIndex(),
+    get accounts() {
+      return (accounts ??= c.accounts());
+    },
+    get data() {
+      return (data ??= c.data());
+    },
+    get stackHeight() {
+      return (stackHeight ??= i.stackHeight());
+    },
+  };
+}
+
 /** A transaction as transaction indexers see it: committed, inside the LMDB transaction committing it. */
 export interface CommittedTransaction {
   signature: Uint8Array;
@@ -415,18 +441,7 @@ export class Ledger {
       accountKeys: keys,
       err,
       logs,
-      innerInstructions: () =>
-        (inner ??= meta.innerInstructions().map((list) =>
-          list.map((i) => {
-            const c = i.instruction();
-            return {
-              programIdIndex: c.programIdIndex(),
-              accounts: c.accounts(),
-              data: c.data(),
-              stackHeight: i.stackHeight(),
-            };
-          }),
-        )),
+      innerInstructions: () => (inner ??= meta.innerInstructions().map((list) => list.map(lazyInnerInstruction))),
       account: (k) => {
         const hex = Buffer.from(k).toString('hex');
         return written?.has(hex) ? written.get(hex) : this.getAccount(k);

@@ -8,7 +8,7 @@ import { toHex32 } from '../zk/field.js';
 import { loadPoseidon } from '../zk/poseidon.js';
 import { StateError } from './errors.js';
 import { zeroValues } from './merkle.js';
-import { atomically, fieldBuf, openDbs, readMeta, type Dbs, type TreeMetaRecord } from './store.js';
+import { atomically, fieldBuf, openDbs, peekMeta, type Dbs, type TreeMetaRecord } from './store.js';
 import {
   AddressTree,
   DEFAULT_CAPACITY,
@@ -147,7 +147,7 @@ export class TreeStore {
   }
 
   has(pubkey: string): boolean {
-    return readMeta(this.dbs, pubkey) !== undefined;
+    return peekMeta(this.dbs, pubkey) !== undefined;
   }
 
   info(pubkey: string): TreeInfo {
@@ -161,7 +161,7 @@ export class TreeStore {
   }
 
   private tree(pubkey: string): StateTree | AddressTree {
-    const m = readMeta(this.dbs, pubkey);
+    const m = peekMeta(this.dbs, pubkey);
     if (!m) throw new StateError('tree_not_found', `tree ${pubkey} is not registered`);
     return m.kind === 'state'
       ? new StateTree(this.dbs, pubkey, m.id, m.height)

@@ -102,10 +102,16 @@ export function atomically<T>(dbs: Dbs, fn: () => T): T {
 
 /** A tree's metadata (a copy: callers change it and write it back with writeMeta). */
 export function readMeta(dbs: Dbs, pubkey: string): TreeMetaRecord | undefined {
+  const m = peekMeta(dbs, pubkey);
+  return m && { ...m };
+}
+
+/** A tree's metadata for reading only: possibly the cached object itself, never to be changed. */
+export function peekMeta(dbs: Dbs, pubkey: string): Readonly<TreeMetaRecord> | undefined {
   const cached = dbs.metaCache?.get(pubkey);
-  if (cached) return { ...cached };
+  if (cached) return cached;
   const m = dbs.trees.get(pubkey);
-  if (m && dbs.metaCache) dbs.metaCache.set(pubkey, { ...m });
+  if (m && dbs.metaCache) dbs.metaCache.set(pubkey, m);
   return m;
 }
 

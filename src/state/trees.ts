@@ -9,6 +9,7 @@ import {
   bufField,
   fieldBuf,
   prefixed,
+  peekMeta,
   readMeta,
   readU64,
   slotKey,
@@ -188,7 +189,9 @@ abstract class Tree {
   }
 
   info(): TreeInfo {
-    return toInfo(this.pubkey, this.meta());
+    const m = peekMeta(this.dbs, this.pubkey);
+    if (!m) throw new StateError('tree_not_found', `tree ${this.pubkey} is not registered`);
+    return toInfo(this.pubkey, m);
   }
 
   /** A node of the Merkle tree: level 0 = leaves. */
