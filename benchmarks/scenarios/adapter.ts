@@ -3,14 +3,12 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { measure, printTable } from '../lib/load.js';
 import { startProcess } from '../lib/processes.js';
+import { ROOT as root, BENCH_KEY as KEY } from '../lib/paths.js';
 
-const root = fileURLToPath(new URL('../../', import.meta.url));
 const CONNECTIONS = 50;
 const DURATION = Number(process.env.BENCH_DURATION ?? 10);
-const KEY = 'bench-key-0123456789';
 
 export const adapterScenario = {
   name: 'adapter',

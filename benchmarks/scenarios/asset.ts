@@ -3,7 +3,6 @@
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { getMetadataAccountDataSerializer, TokenStandard } from '@metaplex-foundation/mpl-token-metadata';
 import { publicKey } from '@metaplex-foundation/umi';
 import { AccountLayout, ACCOUNT_SIZE, MintLayout, MINT_SIZE } from '@solana/spl-token';
@@ -13,9 +12,8 @@ import { Ledger, type StoredAccount } from '../../src/ledger/index.js';
 import { decodeBase58 } from '../../src/zk/base58.js';
 import { measure, printTable } from '../lib/load.js';
 import { startProcess } from '../lib/processes.js';
+import { ROOT as root, BENCH_KEY as KEY } from '../lib/paths.js';
 
-const root = fileURLToPath(new URL('../../', import.meta.url));
-const KEY = 'bench-key-0123456789';
 const DURATION = Number(process.env.BENCH_DURATION ?? 10);
 const ASSETS = Number(process.env.BENCH_ASSETS ?? 2000);
 const TM = new PublicKey('metaqbxxUerdq28cj1RbAWkYQm3ybzjb6a8bt518x1s');

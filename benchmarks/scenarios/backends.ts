@@ -8,7 +8,6 @@
 import { mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import type { ProveJob, ProverBackend } from '../../src/prover/backend.js';
 import { demoAccountHashes, demoAddress } from '../../src/prover/index.js';
 import { loadNativeAddon } from '../../src/zk/native-addon.js';
@@ -27,9 +26,8 @@ import {
 } from '../../src/zk/index.js';
 import { load, params, post, startBenchGateway } from './prover.js';
 import { envList as list, table } from '../lib/table.js';
+import { ROOT as root, BENCH_CACHE as CACHE } from '../lib/paths.js';
 
-const root = fileURLToPath(new URL('../../', import.meta.url));
-const CACHE = join(root, 'node_modules/.cache/zkgate-bench');
 const SHAPES = list(process.env.BENCH_BACKENDS_SHAPES, [
   'v1_inclusion_26_1',
   'v1_inclusion_26_8',

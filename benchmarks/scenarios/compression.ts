@@ -11,7 +11,6 @@
 import { mkdirSync, mkdtempSync, rmSync, symlinkSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { Keypair, PublicKey } from '@solana/web3.js';
 import {
   compress,
@@ -32,10 +31,8 @@ import {
 import { measure, printTable } from '../lib/load.js';
 import { startProcess } from '../lib/processes.js';
 import { envList, table } from '../lib/table.js';
+import { ROOT as root, BENCH_CACHE as CACHE, BENCH_KEY as KEY } from '../lib/paths.js';
 
-const root = fileURLToPath(new URL('../../', import.meta.url));
-const CACHE = join(root, 'node_modules/.cache/zkgate-bench');
-const KEY = 'bench-key-0123456789';
 const DURATION = Number(process.env.BENCH_DURATION ?? 10);
 const PARTS = envList(process.env.BENCH_COMPRESSION_PARTS, ['ingest', 'query', 'e2e']);
 

@@ -10,7 +10,6 @@ import { mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync } from 'node:
 import { Agent, request } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { demoAccountHashes, demoAddress, ProverClient } from '../../src/prover/index.js';
 import { TreeStore } from '../../src/state/index.js';
 import {
@@ -27,11 +26,8 @@ import {
 } from '../../src/zk/index.js';
 import { startProcess } from '../lib/processes.js';
 import { envList as list, table } from '../lib/table.js';
+import { ROOT as root, BENCH_CACHE as CACHE, BENCH_KEY as KEY } from '../lib/paths.js';
 
-const root = fileURLToPath(new URL('../../', import.meta.url));
-/** Keys built for benchmarks persist here between runs (like the test suite's cache). */
-const CACHE = join(root, 'node_modules/.cache/zkgate-bench');
-const KEY = 'bench-key-0123456789';
 // The bench's own trees (Light's localnet trees follow the embedded ledger's transactions).
 const SMT1 = DEMO_V1_TREE;
 const BMT1 = DEMO_V2_TREE;

@@ -6,16 +6,14 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { request } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { generateKeyPairSigner, transfer } from '../../test/sim/helpers.js';
 import { Ledger, parseTransaction } from '../../src/ledger/index.js';
 import { BundleSimulator } from '../../src/sim/index.js';
 import { decodeBase58 } from '../../src/zk/base58.js';
 import { measure, printTable, type LoadResult } from '../lib/load.js';
 import { startProcess } from '../lib/processes.js';
+import { ROOT as root, BENCH_KEY as KEY } from '../lib/paths.js';
 
-const root = fileURLToPath(new URL('../../', import.meta.url));
-const KEY = 'bench-key-0123456789';
 const DURATION = Number(process.env.BENCH_DURATION ?? 10);
 
 function post(url: string, body: unknown): Promise<any> {

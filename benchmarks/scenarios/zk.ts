@@ -8,7 +8,6 @@ import { mkdtempSync, rmSync, statSync, writeFileSync, readdirSync } from 'node:
 import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { buildPoseidonReference } from 'circomlibjs';
 import { TreeStore } from '../../src/state/index.js';
@@ -28,6 +27,8 @@ import {
   type Shape,
 } from '../../src/zk/index.js';
 import { envList as list, table } from '../lib/table.js';
+// Keys for the proving part persist between runs in the bench cache (the setup part always starts cold).
+import { BENCH_CACHE as PROVE_CACHE } from '../lib/paths.js';
 
 const run = promisify(execFile);
 const SNARKJS_CLI = join(dirname(createRequire(import.meta.url).resolve('snarkjs')), 'cli.cjs');
@@ -75,9 +76,6 @@ function witnesses(store: TreeStore, shape: Shape): { accounts: InclusionWitness
   );
   return { accounts, addresses };
 }
-
-/** Keys for the proving part persist here between runs (the setup part always starts cold). */
-const PROVE_CACHE = fileURLToPath(new URL('../../node_modules/.cache/zkgate-bench', import.meta.url));
 
 async function benchSetupAndProve(dir: string): Promise<void> {
   const keys = new KeyStore(join(dir, 'data'));
