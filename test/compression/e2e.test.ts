@@ -25,7 +25,7 @@ let rpc: Rpc;
 let smt1: TreeInfo;
 
 before(async () => {
-  gw = await startTestGateway({}, {}, { prover: true, ledger: true });
+  gw = await startTestGateway({}, {}, { prover: true, ledger: true, keys: ['v1_inclusion_26_1'] });
   rpc = createRpc(gw.url, gw.url);
   smt1 = (await rpc.getStateTreeInfos()).find((t) => t.tree.equals(new PublicKey(merkletreePubkey)))!;
 });

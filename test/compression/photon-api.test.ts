@@ -119,7 +119,7 @@ function pathOf(leaves: bigint[], index: number, height: number): { path: bigint
 }
 
 before(async () => {
-  gw = await startTestGateway({}, {}, { prover: true, ledger: true });
+  gw = await startTestGateway({}, {}, { prover: true, ledger: true, keys: ['v1_inclusion_26_1'] });
   rpc = createRpc(gw.url, gw.url);
   const infos = await rpc.getStateTreeInfos();
   const smt1 = infos.find((t) => t.tree.equals(new PublicKey(merkletreePubkey)))!;

@@ -24,7 +24,7 @@ test(
   "the README's ZK-compression quickstart runs as written and prints the indexed balances",
   { timeout: 600_000 },
   async (t) => {
-    const gw = await startTestGateway({}, {}, { prover: true, ledger: true });
+    const gw = await startTestGateway({}, {}, { prover: true, ledger: true, keys: ['v1_inclusion_26_1'] });
     // Inside the checkout so the script resolves the pinned clients from node_modules, as in a user's project.
     const dir = join(root, 'node_modules/.cache/zkgate-test');
     mkdirSync(dir, { recursive: true });

@@ -15,7 +15,11 @@ let rpc: Rpc;
 
 before(async () => {
   linkKeyCache(proverDir);
-  prover = await startTestGateway({ role: 'prover' }, {}, { prover: true, dataDir: proverDir });
+  prover = await startTestGateway(
+    { role: 'prover' },
+    {},
+    { prover: true, dataDir: proverDir, keys: ['v1_inclusion_26_1'] },
+  );
   gw = await startTestGateway({ role: 'rpc', proverUrl: prover.gateway.grpcAddress }, {}, { ledger: true });
   rpc = createRpc(gw.url, gw.url);
 });

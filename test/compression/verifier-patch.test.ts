@@ -30,7 +30,7 @@ let gw: TestGateway;
 let rpc: Rpc;
 
 before(async () => {
-  gw = await startTestGateway({}, {}, { prover: true, ledger: true });
+  gw = await startTestGateway({}, {}, { prover: true, ledger: true, keys: ['v1_inclusion_26_1'] });
   rpc = createRpc(gw.url, gw.url);
 });
 after(() => gw?.stop());

@@ -36,12 +36,14 @@ export function linkKeyCache(dataDir: string): void {
 /**
  * `prover: true` runs the embedded prover role (trees, worker pool, /prove) with the suite's
  * shared key cache linked into the data dir (unless `linkKeys: false`); by default the gateway is
- * the adapter alone. A data dir the caller passes is the caller's: stop() leaves it.
+ * the adapter alone. `keys` are built (or loaded) before this returns: a client flow that needs a
+ * proof would otherwise meet "circuit warming up" on a fresh cache, as a user would within
+ * proofTimeoutMs of a key's first use. A data dir the caller passes is the caller's: stop() leaves it.
  */
 export async function startTestGateway(
   overrides: Partial<Config> = {},
   backends: Backends = {},
-  opts: { prover?: boolean; ledger?: boolean; dataDir?: string; linkKeys?: boolean } = {},
+  opts: { prover?: boolean; ledger?: boolean; dataDir?: string; linkKeys?: boolean; keys?: readonly string[] } = {},
 ): Promise<TestGateway> {
   const { prover = false, linkKeys = prover } = opts;
   const dataDir = opts.dataDir ?? tempDir();
@@ -68,6 +70,14 @@ export async function startTestGateway(
     embeddedProver: prover,
     embeddedLedger: opts.ledger ?? false,
   });
+  if (opts.keys?.length) {
+    try {
+      await gateway.prover!.service.preload(opts.keys);
+    } catch (e) {
+      await gateway.stop();
+      throw e;
+    }
+  }
   return {
     gateway,
     url: `${gateway.rpcUrl}?api-key=${TEST_KEY}`,
