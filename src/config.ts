@@ -16,6 +16,13 @@ export type Role = (typeof ROLES)[number];
 export interface Config {
   host: string;
   rpcPort: number;
+  /** null: the JSON-RPC port + 1 (Solana's convention; any free port when that one is 0). */
+  wsPort: number | null;
+  wsMaxSubscriptionsPerConnection: number;
+  wsMaxSubscriptionsPerKey: number;
+  wsMaxBufferedBytes: number;
+  wsMaxMessageBytes: number;
+  wsPingIntervalMs: number;
   grpcPort: number;
   dataDir: string;
   apiKeys: string[];
@@ -50,7 +57,7 @@ export interface Config {
   metadataMaxBytes: number;
 }
 
-type Kind = 'string' | 'port' | 'count' | 'list' | 'level' | 'role' | 'backend';
+type Kind = 'string' | 'port' | 'wsport' | 'count' | 'list' | 'level' | 'role' | 'backend';
 
 interface OptionSpec {
   key: keyof Config;
@@ -63,6 +70,42 @@ interface OptionSpec {
 export const OPTIONS: readonly OptionSpec[] = [
   { key: 'host', kind: 'string', default: '127.0.0.1', help: 'address the JSON-RPC and gRPC servers bind to' },
   { key: 'rpcPort', kind: 'port', default: 8899, help: 'JSON-RPC HTTP port (0 = any free port)' },
+  {
+    key: 'wsPort',
+    kind: 'wsport',
+    default: null,
+    help: 'websocket PubSub port (default: the JSON-RPC port + 1, as validators; 0 = any free port)',
+  },
+  {
+    key: 'wsMaxSubscriptionsPerConnection',
+    kind: 'count',
+    default: 1000,
+    help: 'most websocket subscriptions one connection may hold',
+  },
+  {
+    key: 'wsMaxSubscriptionsPerKey',
+    kind: 'count',
+    default: 10_000,
+    help: 'most websocket subscriptions all connections of one API key may hold',
+  },
+  {
+    key: 'wsMaxBufferedBytes',
+    kind: 'count',
+    default: 16 * 1024 * 1024,
+    help: 'notifications a websocket client may leave unread (bytes) before it is disconnected as too slow',
+  },
+  {
+    key: 'wsMaxMessageBytes',
+    kind: 'count',
+    default: 64 * 1024,
+    help: 'largest websocket request message in bytes (a JSON-RPC error beyond)',
+  },
+  {
+    key: 'wsPingIntervalMs',
+    kind: 'count',
+    default: 30_000,
+    help: 'websocket keep-alive: ping every this often; a client that did not answer the last ping is dropped',
+  },
   { key: 'grpcPort', kind: 'port', default: 50051, help: 'gRPC port of the prover service (0 = any free port)' },
   {
     key: 'dataDir',
@@ -265,6 +308,9 @@ function coerce(spec: OptionSpec, raw: unknown, source: string): Config[keyof Co
       }
       return (items as string[]).map((k) => k.trim()).filter((k) => k.length > 0);
     }
+    case 'wsport':
+      if (raw === null || raw === '' || raw === 'rpc+1') return null;
+      return coerce({ ...spec, kind: 'port' }, raw, source);
     case 'port':
     case 'count': {
       const n = typeof raw === 'number' ? raw : typeof raw === 'string' && /^\s*\d+\s*$/.test(raw) ? Number(raw) : NaN;

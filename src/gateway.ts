@@ -27,6 +27,7 @@ import { AssetIndex, getAsset, MetadataFetcher, PriceSource } from './das/index.
 import type { GetAssetParams } from './rpc/methods/get-asset.js';
 import { BundleSimulator } from './sim/index.js';
 import { forwardTo } from './rpc/upstream.js';
+import { Hub, PubSubServer } from './pubsub/index.js';
 import type { Logger } from './obs/log.js';
 import { MetricsRegistry, registerProcessMetrics } from './obs/metrics.js';
 import {
@@ -60,6 +61,10 @@ export interface Gateway {
   /** Base URL of the JSON-RPC endpoint, without the key. */
   readonly rpcUrl: string;
   readonly rpcPort: number;
+  /** Base URL of the websocket PubSub endpoint (with the embedded ledger), without the key. */
+  readonly wsUrl?: string;
+  /** The websocket subscriptions, with the embedded ledger. */
+  readonly pubsub?: Hub;
   readonly grpcAddress: string;
   readonly proverAddress: string;
   /** The prover role when this process runs it. */
@@ -358,11 +363,45 @@ export async function startGateway({
   }
   const rpcUrl = `http://${connectHost(config.host)}:${addr.port}/`;
 
+  // Websocket PubSub on the RPC port + 1, as validators: what clients' confirmation strategies use.
+  let pubsub: { hub: Hub; server: PubSubServer; port: number } | undefined;
+  if (ledger) {
+    const subscriptions = registry.gauge('zkgate_ws_subscriptions', 'open websocket subscriptions, by method', [
+      'method',
+    ]);
+    const hub = new Hub(
+      ledger,
+      { perConnection: config.wsMaxSubscriptionsPerConnection, perKey: config.wsMaxSubscriptionsPerKey },
+      { subscribed: (method, delta) => subscriptions.inc([method], delta) },
+    );
+    const ps = new PubSubServer({
+      hub,
+      keys: keys.keys,
+      maxBufferedBytes: config.wsMaxBufferedBytes,
+      maxMessageBytes: config.wsMaxMessageBytes,
+      pingIntervalMs: config.wsPingIntervalMs,
+      registry,
+      log,
+    });
+    const wsPort = config.wsPort ?? (config.rpcPort === 0 ? 0 : addr.port + 1);
+    try {
+      pubsub = { hub, server: ps, port: (await ps.listen(wsPort, config.host)).port };
+    } catch (e) {
+      hub.close();
+      await ps.close();
+      await server.close(0);
+      await stopProverParts(0);
+      throw new Error(`cannot listen for websockets on ${config.host}:${wsPort} (--ws-port): ${(e as Error).message}`);
+    }
+  }
+
   let stopping: Promise<boolean> | undefined;
   const stop = (): Promise<boolean> =>
     (stopping ??= (async () => {
       const started = Date.now();
       const finished = await server.close(config.shutdownTimeoutMs);
+      pubsub?.hub.close();
+      await pubsub?.server.close();
       await stopProverParts(Math.max(0, config.shutdownTimeoutMs - (Date.now() - started)));
       return finished;
     })());
@@ -370,6 +409,7 @@ export async function startGateway({
   return {
     rpcUrl,
     rpcPort: addr.port,
+    ...(pubsub ? { wsUrl: `ws://${connectHost(config.host)}:${pubsub.port}/`, pubsub: pubsub.hub } : {}),
     grpcAddress: grpc.address,
     proverAddress,
     ...(prover ? { prover, provePort: prover.provePort! } : {}),

@@ -35,6 +35,7 @@ function banner(g: Gateway, dataDir: string): string {
   return [
     `zkgate ${VERSION} is running`,
     `  JSON-RPC   ${g.rpcUrl}?api-key=${key}`,
+    ...(g.wsUrl ? [`  websocket  ${g.wsUrl}?api-key=${key}`] : []),
     `  gRPC       ${g.grpcAddress}${g.prover ? '' : `  (prover at ${g.proverAddress})`}`,
     ...prove,
     `  health     ${g.rpcUrl}health    metrics ${g.rpcUrl}metrics`,

@@ -11,6 +11,8 @@ export {
   type Commitment,
   type ExecutionResult,
   type LedgerOptions,
+  type LedgerEvent,
+  type AccountChange,
 } from './ledger.js';
 export {
   parseMessage,

@@ -98,6 +98,31 @@ export interface TransactionIndexer {
   applyTransaction(t: CommittedTransaction): void;
 }
 
+/** An account as a change left it (undefined: closed). */
+export interface AccountChange {
+  pubkey: Uint8Array;
+  account: StoredAccount | undefined;
+}
+
+/**
+ * What the ledger tells its observers (websocket subscriptions), after the change has committed:
+ * a transaction (airdrops too) with the accounts it wrote, accounts written by other means
+ * (fork fetches, cheatcodes), and each new slot.
+ */
+export type LedgerEvent =
+  | {
+      type: 'transaction';
+      slot: bigint;
+      signature: Uint8Array;
+      /** Solana's JSON form of the error, or null. */
+      err: unknown;
+      logs: string[];
+      accountKeys: Uint8Array[];
+      accounts: AccountChange[];
+    }
+  | { type: 'accounts'; slot: bigint; accounts: AccountChange[] }
+  | { type: 'slot'; slot: bigint };
+
 export interface LedgerOptions {
   dir: string;
   slotMs?: number;
@@ -132,6 +157,14 @@ export const toStored = (a: Account): StoredAccount => ({
   rentEpoch: a.rentEpoch(),
 });
 
+const EMPTY: StoredAccount = {
+  lamports: 0n,
+  data: new Uint8Array(0),
+  owner: SYSTEM_PROGRAM,
+  executable: false,
+  rentEpoch: 0n,
+};
+
 const toVm = (a: StoredAccount): Account => new litesvm.Account(a.lamports, a.data, a.owner, a.executable, a.rentEpoch);
 
 export class Ledger {
@@ -146,6 +179,10 @@ export class Ledger {
   private readonly indexers: AccountIndexer[];
   private readonly txIndexers: TransactionIndexer[];
   private readonly onIndexerError: (error: unknown, t: CommittedTransaction) => void;
+  private readonly listeners = new Set<(e: LedgerEvent) => void>();
+  /** Account writes outside transactions, told once their LMDB transaction has committed. */
+  private looseWrites: AccountChange[] | undefined;
+  private readonly genesis: string;
 
   private constructor(
     private readonly dbs: LedgerDbs,
@@ -167,6 +204,9 @@ export class Ledger {
       : [{ hash: this.vm.latestBlockhash(), slot: this.slotValue }];
     this.vm.warpToSlot(this.slotValue);
     this.indexBlockhashes();
+    // A ledger from before the genesis hash was kept takes its oldest blockhash as its genesis.
+    this.genesis = (dbs.meta.get('genesis') as string | undefined) ?? this.blockhashes[0]!.hash;
+    dbs.meta.putSync('genesis', this.genesis);
     for (const { key, value } of dbs.accounts.getRange())
       this.vm.setAccount(new Uint8Array(key), toVm(decodeAccount(value)));
     this.indexers = (opts.indexers ?? []).map((make) => make(dbs.root));
@@ -221,6 +261,38 @@ export class Ledger {
       slot: this.slotValue.toString(),
       blockhashes: this.blockhashes.map((b) => ({ hash: b.hash, slot: b.slot.toString() })),
     });
+    this.emit({ type: 'slot', slot: this.slotValue });
+  }
+
+  /** Observes committed changes and new slots; returns the function that stops observing. */
+  onEvent(listener: (e: LedgerEvent) => void): () => void {
+    this.listeners.add(listener);
+    return () => this.listeners.delete(listener);
+  }
+
+  private emit(e: LedgerEvent): void {
+    for (const l of this.listeners) {
+      try {
+        l(e);
+      } catch {
+        // An observer's failure is its own: the ledger has committed already.
+      }
+    }
+  }
+
+  /** Runs `write` in one LMDB transaction and tells observers the accounts it wrote outside transactions. */
+  private writing<T>(write: () => T): T {
+    const outer = this.looseWrites === undefined;
+    if (outer) this.looseWrites = [];
+    try {
+      const r = this.dbs.root.transactionSync(write);
+      const changed = this.looseWrites!;
+      if (outer && changed.length > 0 && this.listeners.size > 0)
+        this.emit({ type: 'accounts', slot: this.slotValue, accounts: changed });
+      return r;
+    } finally {
+      if (outer) this.looseWrites = undefined;
+    }
   }
 
   latestBlockhash(): { blockhash: string; lastValidBlockHeight: bigint } {
@@ -258,6 +330,14 @@ export class Ledger {
     if (a.lamports === 0n) this.dbs.accounts.remove(Buffer.from(pubkey));
     else this.dbs.accounts.put(Buffer.from(pubkey), encodeAccount(a));
     this.notify(pubkey, a.lamports === 0n ? undefined : a);
+    this.looseWrites?.push({ pubkey, account: a.lamports === 0n ? undefined : a });
+  }
+
+  /** Writes accounts in one LMDB transaction (cheatcodes, fixtures); observers are told after it commits. */
+  writeAccounts(list: readonly AccountChange[]): void {
+    this.writing(() => {
+      for (const { pubkey, account } of list) this.writeAccount(pubkey, account ?? { ...EMPTY, owner: SYSTEM_PROGRAM });
+    });
   }
 
   private notify(pubkey: Uint8Array, a: StoredAccount | undefined): void {
@@ -269,7 +349,7 @@ export class Ledger {
    * hold meanwhile (written by a transaction while the fetch was in flight) is kept as it is.
    */
   importAccounts(list: readonly { pubkey: Uint8Array; account: StoredAccount }[]): void {
-    this.dbs.root.transactionSync(() => {
+    this.writing(() => {
       for (const { pubkey, account } of list) if (!this.vm.getAccount(pubkey)) this.writeAccount(pubkey, account);
     });
   }
@@ -461,6 +541,16 @@ export class Ledger {
       }
     });
     this.noteSignature(signature);
+    if (this.listeners.size > 0)
+      this.emit({
+        type: 'transaction',
+        slot: this.slotValue,
+        signature,
+        err: rec.err,
+        logs,
+        accountKeys: keys,
+        accounts: [...written!].map(([hex, account]) => ({ pubkey: new Uint8Array(Buffer.from(hex, 'hex')), account })),
+      });
     return { signature, err };
   }
 
@@ -471,7 +561,7 @@ export class Ledger {
       ? { ...current, lamports: current.lamports + lamports }
       : { lamports, data: new Uint8Array(0), owner: SYSTEM_PROGRAM, executable: false, rentEpoch: 0n };
     const signature = new Uint8Array(randomBytes(64));
-    this.dbs.root.transactionSync(() => {
+    this.writing(() => {
       this.writeAccount(pubkey, next);
       this.dbs.txs.put(Buffer.from(signature), {
         slot: this.slotValue.toString(),
@@ -486,6 +576,16 @@ export class Ledger {
       });
     });
     this.noteSignature(signature);
+    if (this.listeners.size > 0)
+      this.emit({
+        type: 'transaction',
+        slot: this.slotValue,
+        signature,
+        err: null,
+        logs: [],
+        accountKeys: [pubkey],
+        accounts: [],
+      });
     return signature;
   }
 
@@ -504,6 +604,16 @@ export class Ledger {
   isRecentSignature(signature: Uint8Array): boolean {
     const slot = this.recentSignatures.get(Buffer.from(signature).toString('hex'));
     return slot !== undefined && this.slotValue - slot <= BigInt(KEPT_BLOCKHASHES);
+  }
+
+  /** Transactions the ledger has recorded (airdrops included), as getTransactionCount counts them. */
+  transactionCount(): number {
+    return (this.dbs.txs.getStats() as { entryCount: number }).entryCount;
+  }
+
+  /** The hash of the ledger's first block, fixed when the ledger was created. */
+  get genesisHash(): string {
+    return this.genesis;
   }
 
   transaction(signature: Uint8Array): TxRecord | undefined {

@@ -56,6 +56,10 @@ export class TransactionRefusedError extends AppError {
   }
 }
 
+/** A websocket subscription beyond the connection's or the key's limit (Agave answers -32603 here). */
+export class SubscriptionLimitError extends AppError {
+  readonly kind = 'subscription_limit';
+}
 export class BackendNotConfiguredError extends AppError {
   readonly kind = 'backend_not_configured';
   constructor(method: string, backend: string) {
@@ -105,6 +109,8 @@ export const ERROR_CODES = {
   preflight_failure: { code: -32002, http: 200 },
   signature_verification_failure: { code: -32003, http: 200 },
   upstream_failed: { code: -32015, http: 200 },
+  // src/pubsub: a subscription refused for the connection's or the key's limit.
+  subscription_limit: { code: -32016, http: 200 },
   // src/das: the DAS reference's errors (-32000 with its messages).
   asset_not_found: { code: -32000, http: 200 },
   asset_invalid_id: { code: -32000, http: 200 },

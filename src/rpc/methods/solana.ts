@@ -264,8 +264,18 @@ export function solanaMethods(ledger: Ledger, apiVersion: string, fork?: ForkSou
         epoch: slot / slotsInEpoch,
         slotIndex: slot % slotsInEpoch,
         slotsInEpoch,
-        transactionCount: null,
+        transactionCount: ledger.transactionCount(),
       };
+    }),
+    // One block per slot: the block height is the slot (lastValidBlockHeight counts the same way).
+    m('getBlockHeight', raw, (p) => ledger.slotAt(config(args(p, 'params', 0, 1)[0]).commitment ?? 'finalized')),
+    m('getGenesisHash', raw, (p) => {
+      args(p, 'params', 0, 0);
+      return ledger.genesisHash;
+    }),
+    m('getTransactionCount', raw, (p) => {
+      config(args(p, 'params', 0, 1)[0]);
+      return ledger.transactionCount();
     }),
     m('getFeeForMessage', raw, (p) => {
       const [msg, cfg] = args(p, 'params', 1, 2);

@@ -1,0 +1,126 @@
+// @solana/web3.js 1.x against the embedded ledger as it would against solana-test-validator:
+// confirmations through the websocket (signatureSubscribe), account, logs and slot subscriptions.
+import assert from 'node:assert/strict';
+import { after, before, test } from 'node:test';
+import {
+  Connection,
+  Keypair,
+  LAMPORTS_PER_SOL,
+  SystemProgram,
+  Transaction,
+  sendAndConfirmTransaction,
+  type AccountInfo,
+  type Logs,
+  type SlotInfo,
+} from '@solana/web3.js';
+import { startTestGateway, TEST_KEY, type TestGateway } from '../helpers/gateway.js';
+
+let gw: TestGateway;
+let conn: Connection;
+
+before(async () => {
+  gw = await startTestGateway({}, {}, { ledger: true });
+  conn = new Connection(gw.url, { commitment: 'confirmed', wsEndpoint: `${gw.gateway.wsUrl}?api-key=${TEST_KEY}` });
+});
+after(async () => {
+  // web3.js keeps its websocket while the Connection lives and reconnects it whenever the server
+  // goes away (1001); it has no public close: close it (1000) and wait, then stop the gateway.
+  const rws = (
+    conn as unknown as { _rpcWebSocket: { socket?: unknown; close(): void; once(e: string, f: () => void): void } }
+  )._rpcWebSocket;
+  if (rws.socket) {
+    const closed = new Promise<void>((r) => rws.once('close', r));
+    rws.close();
+    await closed;
+  }
+  await gw?.stop();
+});
+
+/** The next value a subscription delivers, or a rejection after `ms`. */
+function next<T>(subscribe: (cb: (v: T) => void) => number, unsubscribe: (id: number) => Promise<void>, ms = 10_000) {
+  return new Promise<T>((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error('no notification')), ms);
+    const id = subscribe((v) => {
+      clearTimeout(timer);
+      void unsubscribe(id);
+      resolve(v);
+    });
+  });
+}
+
+test('requestAirdrop + confirmTransaction: the blockhash strategy and the signature-only form', async () => {
+  const kp = Keypair.generate();
+  const sig = await conn.requestAirdrop(kp.publicKey, 2 * LAMPORTS_PER_SOL);
+  const { blockhash, lastValidBlockHeight } = await conn.getLatestBlockhash();
+  const r = await conn.confirmTransaction({ signature: sig, blockhash, lastValidBlockHeight }, 'confirmed');
+  assert.equal(r.value.err, null);
+  assert.equal(await conn.getBalance(kp.publicKey, 'confirmed'), 2 * LAMPORTS_PER_SOL);
+
+  const sig2 = await conn.requestAirdrop(kp.publicKey, 1_000);
+  // The deprecated form web3.js still accepts (a signature alone, with a timeout).
+  const r2 = await conn.confirmTransaction(sig2, 'processed');
+  assert.equal(r2.value.err, null);
+  assert.equal(await conn.getBalance(kp.publicKey, 'processed'), 2 * LAMPORTS_PER_SOL + 1_000);
+});
+
+test('sendAndConfirmTransaction of a SOL transfer, balances to the lamport', { timeout: 30_000 }, async () => {
+  const from = Keypair.generate();
+  const to = Keypair.generate();
+  await conn.confirmTransaction(
+    { signature: await conn.requestAirdrop(from.publicKey, LAMPORTS_PER_SOL), ...(await conn.getLatestBlockhash()) },
+    'confirmed',
+  );
+  const tx = new Transaction().add(
+    SystemProgram.transfer({ fromPubkey: from.publicKey, toPubkey: to.publicKey, lamports: 12_345_678 }),
+  );
+  const sig = await sendAndConfirmTransaction(conn, tx, [from], { commitment: 'confirmed' });
+  const status = (await conn.getSignatureStatus(sig)).value;
+  assert.equal(status?.err, null);
+  assert.ok(status?.confirmationStatus === 'confirmed' || status?.confirmationStatus === 'finalized');
+  assert.equal(await conn.getBalance(to.publicKey), 12_345_678);
+  assert.equal(await conn.getBalance(from.publicKey), LAMPORTS_PER_SOL - 12_345_678 - 5_000);
+});
+
+test('onAccountChange, onLogs and onSlotChange deliver what the ledger did', { timeout: 30_000 }, async () => {
+  const kp = Keypair.generate();
+  const slot = next<SlotInfo>(
+    (cb) => conn.onSlotChange(cb),
+    (id) => conn.removeSlotChangeListener(id),
+  );
+  const account = next<AccountInfo<Buffer>>(
+    (cb) => conn.onAccountChange(kp.publicKey, (a) => cb(a), { commitment: 'processed' }),
+    (id) => conn.removeAccountChangeListener(id),
+  );
+  const logs = next<Logs>(
+    (cb) => conn.onLogs(kp.publicKey, (l) => cb(l), 'processed'),
+    (id) => conn.removeOnLogsListener(id),
+  );
+  // Subscriptions are set up asynchronously by web3.js: wait until both are live on the server.
+  const hub = gw.gateway.pubsub!;
+  for (let i = 0; i < 250 && hub.size < 3; i++) await new Promise((r) => setTimeout(r, 20));
+  assert.equal(hub.size, 3);
+  const s = await slot;
+  assert.equal(s.parent, s.slot - 1);
+  assert.ok(s.root <= s.slot);
+
+  const from = Keypair.generate();
+  await conn.confirmTransaction(
+    { signature: await conn.requestAirdrop(from.publicKey, LAMPORTS_PER_SOL), ...(await conn.getLatestBlockhash()) },
+    'processed',
+  );
+  const tx = new Transaction().add(
+    SystemProgram.transfer({ fromPubkey: from.publicKey, toPubkey: kp.publicKey, lamports: 2_000_000 }),
+  );
+  const sig = await sendAndConfirmTransaction(conn, tx, [from], { commitment: 'processed' });
+  const a = await account;
+  assert.equal(a.lamports, 2_000_000);
+  assert.ok(a.owner.equals(SystemProgram.programId));
+  assert.equal(a.data.length, 0);
+  const l = await logs;
+  assert.equal(l.signature, sig);
+  assert.equal(l.err, null);
+  assert.deepEqual(l.logs, [
+    'Program 11111111111111111111111111111111 invoke [1]',
+    'Program 11111111111111111111111111111111 success',
+  ]);
+});
