@@ -9,7 +9,16 @@ import {
   verifySignatures,
   withBlockhash,
 } from '../../ledger/index.js';
+import type { StoredAccount } from '../../ledger/index.js';
 import { accountJson } from '../../sim/index.js';
+import {
+  checkEncodingFits,
+  encodeUiAccount,
+  parseAccountEncoding,
+  parseDataSlice,
+  type AccountEncoding,
+  type DataSlice,
+} from '../account-encoding.js';
 import { decodeBase58, encodeBase58 } from '../../zk/base58.js';
 import { InvalidParamsError, TransactionRefusedError } from '../errors.js';
 import { fail, type Check } from '../validate.js';
@@ -74,10 +83,22 @@ function decodeWire(v: unknown, encoding: string | undefined): ParsedTransaction
   }
 }
 
-const accountOrNull = (l: Ledger, k: Uint8Array) => {
-  const a = l.getAccount(k);
-  return a ? accountJson(a) : null;
-};
+interface AccountView {
+  encoding: AccountEncoding;
+  dataSlice: DataSlice | undefined;
+}
+
+/** Encoding and slice of an account-returning call; a validator's default encoding is `binary`. */
+const accountView = (c: CommonConfig): AccountView => ({
+  encoding: parseAccountEncoding(c.encoding, 'binary'),
+  dataSlice: parseDataSlice(c.dataSlice),
+});
+
+function renderAccount(a: StoredAccount | undefined, v: AccountView) {
+  if (!a) return null;
+  checkEncodingFits(a, v.encoding, v.dataSlice);
+  return encodeUiAccount(a, v.encoding, v.dataSlice);
+}
 
 export function solanaMethods(ledger: Ledger, apiVersion: string, fork?: ForkSource): MethodDef[] {
   /** Fork mode: fetch what the ledger does not hold before reading or executing. */
@@ -118,22 +139,20 @@ export function solanaMethods(ledger: Ledger, apiVersion: string, fork?: ForkSou
     m('getAccountInfo', raw, async (p) => {
       const [key, cfg] = args(p, 'params', 1, 2);
       const c = config(cfg);
-      if (c.encoding !== undefined && c.encoding !== 'base64')
-        throw invalid(`unsupported encoding ${JSON.stringify(c.encoding)}: zkgate serves base64`);
+      const view = accountView(c);
       const k = pubkey(key);
       await need([k]);
-      return { context: context(c.commitment), value: accountOrNull(ledger, k) };
+      return { context: context(c.commitment), value: renderAccount(ledger.getAccount(k), view) };
     }),
     m('getMultipleAccounts', raw, async (p) => {
       const [keys, cfg] = args(p, 'params', 1, 2);
       if (!Array.isArray(keys)) throw invalid('pubkeys: expected an array of base58 strings');
       if (keys.length > 100) throw invalid(`Too many inputs provided; max 100`);
       const c = config(cfg);
-      if (c.encoding !== undefined && c.encoding !== 'base64')
-        throw invalid(`unsupported encoding ${JSON.stringify(c.encoding)}: zkgate serves base64`);
+      const view = accountView(c);
       const ks = keys.map((k) => pubkey(k));
       await need(ks);
-      return { context: context(c.commitment), value: ks.map((k) => accountOrNull(ledger, k)) };
+      return { context: context(c.commitment), value: ks.map((k) => renderAccount(ledger.getAccount(k), view)) };
     }),
     m('getBalance', raw, async (p) => {
       const [key, cfg] = args(p, 'params', 1, 2);
