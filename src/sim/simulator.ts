@@ -98,9 +98,9 @@ export class BundleSimulator {
     if (config?.transactionEncoding !== undefined && config.transactionEncoding !== 'base64')
       throw reject('Base64 is the only supported encoding for transactions');
     const encodingOf = (c: unknown) => (c as { encoding?: string } | null)?.encoding;
-    if (config?.preExecutionAccountsConfigs.some((c) => encodingOf(c) !== undefined && encodingOf(c) !== 'base64'))
+    if (cfg.pre.some((c) => encodingOf(c) !== undefined && encodingOf(c) !== 'base64'))
       throw reject('Base64 is the only supported encoding for pre-execution accounts');
-    if (config?.postExecutionAccountsConfigs.some((c) => encodingOf(c) !== undefined && encodingOf(c) !== 'base64'))
+    if (cfg.post.some((c) => encodingOf(c) !== undefined && encodingOf(c) !== 'base64'))
       throw reject('Base64 is the only supported encoding for post-execution accounts');
     // 7. decode
     const txs = encoded.map(decodeTransaction);
@@ -201,7 +201,8 @@ export class BundleSimulator {
       for (const [i, tx] of txs.entries()) {
         const bytes = latestBytes ? withBlockhash(tx, latestBytes) : tx.bytes;
         const { keys, writableLookups, readonlyLookups } = this.ledger.accountKeys(tx);
-        const pre = (preKeys[i] ?? []).map(json);
+        // A null account config answers null for that transaction (simulate-bundle.md §4.1 rule 3), not [].
+        const pre = preKeys[i]?.map(json) ?? null;
         const preBalances = keys.map((k) => vm.getBalance(k) ?? 0n);
         let err: SolanaTxError | null = null;
         let logs: string[] = [];
@@ -228,7 +229,7 @@ export class BundleSimulator {
           // loaded (unknown payer, bad blockhash, …) did not.
           if (!r.err || isExecutionError(r.err)) fee = r.fee;
         }
-        const post = (postKeys[i] ?? []).map(json);
+        const post = postKeys[i]?.map(json) ?? null;
         const postBalances = keys.map((k) => vm.getBalance(k) ?? 0n);
         results.push({
           err: err?.json ?? null,

@@ -222,6 +222,13 @@ test('simulationBank variants: commitments label the slot, "tip" and the current
   // The clock may tick between the two calls; either the bank is found or the slot just passed.
   if (bySlot.result) assert.equal(bySlot.result.context.slot, Number(current));
   else assert.equal(bySlot.error.message, `bank not found for the provided slot: ${current}`);
-  const bad = await call('confirmed');
+  // What jito-ts's types allow besides: a bare commitment and a bare slot number.
+  const bare = (await call('finalized')).result.context.slot;
+  assert.ok(bare >= finalized && bare <= processed, `${bare}`);
+  const bareSlot = await call(Number(current));
+  if (bareSlot.result) assert.equal(bareSlot.result.context.slot, Number(current));
+  else assert.equal(bareSlot.error.message, `bank not found for the provided slot: ${current}`);
+  const bad = await call('latest');
   assert.equal(bad.error.code, -32602);
+  assert.match(bad.error.message, /simulationBank/);
 });

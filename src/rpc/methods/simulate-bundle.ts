@@ -35,8 +35,17 @@ const commitmentObject = object(
   'ignore',
 );
 
+const COMMITMENT_NAMES: readonly string[] = ['processed', 'confirmed', 'finalized'];
+
+/**
+ * The seed's object forms, and what jito-ts's types let a caller send besides: `"tip"`, a bare
+ * commitment (`"confirmed"`) and a bare slot number.
+ */
 const simulationBank: Check<SimulationBank> = (v, path) => {
   if (v === 'tip') return 'tip';
+  if (typeof v === 'string' && COMMITMENT_NAMES.includes(v))
+    return { commitment: { commitment: v as 'processed' | 'confirmed' | 'finalized' } };
+  if (typeof v === 'number' && Number.isSafeInteger(v) && v >= 0) return { slot: v };
   if (v !== null && typeof v === 'object' && !Array.isArray(v)) {
     const keys = Object.keys(v);
     if (keys.length === 1 && keys[0] === 'commitment') {
@@ -48,13 +57,18 @@ const simulationBank: Check<SimulationBank> = (v, path) => {
       return fail(`${path}.slot`, 'a slot number (u64)', slot);
     }
   }
-  return fail(path, '"tip", {"commitment": {"commitment": "processed"|"confirmed"|"finalized"}} or {"slot": <u64>}', v);
+  return fail(
+    path,
+    '"tip", a commitment ("processed"|"confirmed"|"finalized"), a slot number, {"commitment": {"commitment": …}} or {"slot": <u64>}',
+    v,
+  );
 };
 
 const simulateConfig = object(
   {
-    preExecutionAccountsConfigs: required(array(accountsConfig, 'an array of null or {addresses, encoding?} entries')),
-    postExecutionAccountsConfigs: required(array(accountsConfig, 'an array of null or {addresses, encoding?} entries')),
+    // jito-ts sends neither by default: absent means null for every transaction.
+    preExecutionAccountsConfigs: optional(array(accountsConfig, 'an array of null or {addresses, encoding?} entries')),
+    postExecutionAccountsConfigs: optional(array(accountsConfig, 'an array of null or {addresses, encoding?} entries')),
     transactionEncoding: optional(string),
     simulationBank: optional(simulationBank),
     skipSigVerify: optional(boolean),
