@@ -88,7 +88,7 @@ test('onAccountChange, onLogs and onSlotChange deliver what the ledger did', { t
     (id) => conn.removeSlotChangeListener(id),
   );
   const account = next<AccountInfo<Buffer>>(
-    (cb) => conn.onAccountChange(kp.publicKey, (a) => cb(a), { commitment: 'processed' as const }),
+    (cb) => conn.onAccountChange(kp.publicKey, (a) => cb(a), 'processed'),
     (id) => conn.removeAccountChangeListener(id),
   );
   const logs = next<Logs>(
