@@ -36,6 +36,7 @@ export {
   type ProgramFixture,
 } from './fixtures.js';
 export { ForkSource } from './fork.js';
+export { AccountIndexes, tokenAccountKeys, TOKEN_PROGRAM, TOKEN_2022_PROGRAM } from './account-indexes.js';
 export {
   LIGHT_SYSTEM_PROGRAM_FILE,
   PatchedProgram,

@@ -7,6 +7,7 @@ import { createHash, randomBytes } from 'node:crypto';
 import { mkdirSync } from 'node:fs';
 import type { RootDatabase } from 'lmdb';
 import { decodeBase58, encodeBase58 } from '../zk/base58.js';
+import { AccountIndexes } from './account-indexes.js';
 import { solanaTxError, txError, type SolanaTxError } from './tx-error.js';
 import { isStaticWritable, type ParsedTransaction } from './tx-wire.js';
 import {
@@ -177,6 +178,8 @@ export class Ledger {
   private blockhashBytes = new Map<string, bigint>();
   private timer?: NodeJS.Timeout;
   private readonly indexers: AccountIndexer[];
+  /** Program → accounts and token owner / delegate → token accounts, kept with the accounts. */
+  readonly indexes: AccountIndexes;
   private readonly txIndexers: TransactionIndexer[];
   private readonly onIndexerError: (error: unknown, t: CommittedTransaction) => void;
   private readonly listeners = new Set<(e: LedgerEvent) => void>();
@@ -209,7 +212,8 @@ export class Ledger {
     dbs.meta.putSync('genesis', this.genesis);
     for (const { key, value } of dbs.accounts.getRange())
       this.vm.setAccount(new Uint8Array(key), toVm(decodeAccount(value)));
-    this.indexers = (opts.indexers ?? []).map((make) => make(dbs.root));
+    this.indexes = new AccountIndexes(dbs.root);
+    this.indexers = [this.indexes, ...(opts.indexers ?? []).map((make) => make(dbs.root))];
     this.txIndexers = (opts.transactionIndexers ?? []).map((make) => make(dbs.root));
     this.onIndexerError = opts.onIndexerError ?? (() => {});
     for (const ix of this.indexers) {

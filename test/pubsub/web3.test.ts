@@ -13,6 +13,15 @@ import {
   type Logs,
   type SlotInfo,
 } from '@solana/web3.js';
+import {
+  AccountLayout,
+  createMint,
+  getAccount,
+  getOrCreateAssociatedTokenAccount,
+  mintTo,
+  TOKEN_PROGRAM_ID,
+  transfer as splTransfer,
+} from '@solana/spl-token';
 import { startTestGateway, TEST_KEY, type TestGateway } from '../helpers/gateway.js';
 
 let gw: TestGateway;
@@ -124,3 +133,54 @@ test('onAccountChange, onLogs and onSlotChange deliver what the ledger did', { t
     'Program 11111111111111111111111111111111 success',
   ]);
 });
+
+test(
+  'spl-token createMint / mintTo / transfer confirmed through the websocket; getProgramAccounts and getTokenAccountsByOwner',
+  { timeout: 60_000 },
+  async () => {
+    const payer = Keypair.generate();
+    await conn.confirmTransaction(
+      { signature: await conn.requestAirdrop(payer.publicKey, LAMPORTS_PER_SOL), ...(await conn.getLatestBlockhash()) },
+      'confirmed',
+    );
+    const alice = Keypair.generate();
+    const bob = Keypair.generate();
+    const mint = await createMint(conn, payer, payer.publicKey, null, 6);
+    const aliceAta = await getOrCreateAssociatedTokenAccount(conn, payer, mint, alice.publicKey);
+    const bobAta = await getOrCreateAssociatedTokenAccount(conn, payer, mint, bob.publicKey);
+    await mintTo(conn, payer, mint, aliceAta.address, payer, 1_000_000n);
+    await splTransfer(conn, payer, aliceAta.address, bobAta.address, alice, 250_000n);
+    assert.equal((await getAccount(conn, aliceAta.address)).amount, 750_000n);
+
+    // Every token account of this mint: 165 bytes with the mint at offset 0.
+    const all = await conn.getProgramAccounts(TOKEN_PROGRAM_ID, {
+      filters: [{ dataSize: 165 }, { memcmp: { offset: 0, bytes: mint.toBase58() } }],
+    });
+    assert.deepEqual(
+      all.map((a) => a.pubkey.toBase58()).sort(),
+      [aliceAta.address.toBase58(), bobAta.address.toBase58()].sort(),
+    );
+    const amounts = new Map(all.map((a) => [a.pubkey.toBase58(), AccountLayout.decode(a.account.data).amount]));
+    assert.equal(amounts.get(bobAta.address.toBase58()), 250_000n);
+    // The owner filter at offset 32 picks bob's alone.
+    const bobs = await conn.getProgramAccounts(TOKEN_PROGRAM_ID, {
+      filters: [{ dataSize: 165 }, { memcmp: { offset: 32, bytes: bob.publicKey.toBase58() } }],
+    });
+    assert.deepEqual(
+      bobs.map((a) => a.pubkey.toBase58()),
+      [bobAta.address.toBase58()],
+    );
+
+    const byOwner = await conn.getTokenAccountsByOwner(alice.publicKey, { mint });
+    assert.deepEqual(
+      byOwner.value.map((a) => a.pubkey.toBase58()),
+      [aliceAta.address.toBase58()],
+    );
+    assert.equal(AccountLayout.decode(byOwner.value[0]!.account.data).amount, 750_000n);
+    assert.equal(
+      (await conn.getTokenAccountsByOwner(alice.publicKey, { programId: TOKEN_PROGRAM_ID })).value.length,
+      1,
+    );
+    assert.equal((await conn.getTokenAccountsByOwner(Keypair.generate().publicKey, { mint })).value.length, 0);
+  },
+);

@@ -2,6 +2,9 @@
 // web3.js) can create the state they then simulate against. Shapes are a validator's.
 import type { ForkSource, Ledger, ParsedTransaction } from '../../ledger/index.js';
 import {
+  TOKEN_2022_PROGRAM,
+  TOKEN_PROGRAM,
+  tokenAccountKeys,
   parseMessage,
   parseTransaction,
   toStored,
@@ -14,8 +17,10 @@ import { accountJson } from '../../sim/index.js';
 import {
   checkEncodingFits,
   encodeUiAccount,
+  matchesFilters,
   parseAccountEncoding,
   parseDataSlice,
+  parseFilters,
   type AccountEncoding,
   type DataSlice,
 } from '../account-encoding.js';
@@ -83,6 +88,8 @@ function decodeWire(v: unknown, encoding: string | undefined): ParsedTransaction
   }
 }
 
+const sameBytes = (a: Uint8Array, b: Uint8Array) => Buffer.from(a).equals(Buffer.from(b));
+
 interface AccountView {
   encoding: AccountEncoding;
   dataSlice: DataSlice | undefined;
@@ -124,6 +131,39 @@ export function solanaMethods(ledger: Ledger, apiVersion: string, fork?: ForkSou
   const returnDataJson = (ret: { programId: Uint8Array; data: Uint8Array } | null) =>
     ret ? { programId: encodeBase58(ret.programId), data: [Buffer.from(ret.data).toString('base64'), 'base64'] } : null;
 
+  /** getTokenAccountsByOwner / …ByDelegate: `{mint}` or `{programId}` picks which, as Agave. */
+  const tokenAccountsBy = (by: 'owner' | 'delegate', p: unknown) => {
+    const [key, filter, cfg] = args(p, 'params', 2, 3);
+    const who = pubkey(key, by);
+    const c = config(cfg);
+    const view = accountView(c);
+    const f = filter as { mint?: unknown; programId?: unknown } | null;
+    if (typeof f !== 'object' || f === null || Object.keys(f).length !== 1 || (!('mint' in f) && !('programId' in f)))
+      throw invalid('token accounts filter: expected {"mint": <address>} or {"programId": <address>}');
+    let program: Uint8Array | undefined;
+    let mint: Uint8Array | undefined;
+    if ('programId' in f) {
+      program = pubkey(f.programId, 'programId');
+      if (!sameBytes(program, TOKEN_PROGRAM) && !sameBytes(program, TOKEN_2022_PROGRAM))
+        throw new InvalidParamsError('Invalid param: unrecognized Token program id');
+    } else {
+      mint = pubkey(f.mint, 'mint');
+      const m = ledger.getAccount(mint);
+      if (!m) throw new InvalidParamsError('Invalid param: could not find mint');
+      program = m.owner;
+    }
+    const keys =
+      by === 'owner' ? ledger.indexes.tokenAccountsByOwner(who) : ledger.indexes.tokenAccountsByDelegate(who);
+    const value = [];
+    for (const k of keys) {
+      const a = ledger.getAccount(k);
+      const t = a && tokenAccountKeys(a);
+      if (!a || !t || !sameBytes(a.owner, program) || (mint && !sameBytes(t.mint, mint))) continue;
+      value.push({ pubkey: encodeBase58(k), account: renderAccount(a, view) });
+    }
+    return { context: context(c.commitment), value };
+  };
+
   return [
     m('getSlot', raw, (p) => ledger.slotAt(config(args(p, 'params', 0, 1)[0]).commitment)),
     m('getLatestBlockhash', raw, (p) => {
@@ -154,6 +194,22 @@ export function solanaMethods(ledger: Ledger, apiVersion: string, fork?: ForkSou
       await need(ks);
       return { context: context(c.commitment), value: ks.map((k) => renderAccount(ledger.getAccount(k), view)) };
     }),
+    m('getProgramAccounts', raw, async (p) => {
+      const [key, cfg] = args(p, 'params', 1, 2);
+      const c = config(cfg);
+      const view = accountView(c);
+      const filters = parseFilters(c.filters);
+      const program = pubkey(key, 'program id');
+      const value = [];
+      for (const k of ledger.indexes.programAccounts(program)) {
+        const a = ledger.getAccount(k);
+        if (!a || !matchesFilters(a, filters)) continue;
+        value.push({ pubkey: encodeBase58(k), account: renderAccount(a, view) });
+      }
+      return c.withContext === true ? { context: context(c.commitment), value } : value;
+    }),
+    m('getTokenAccountsByOwner', raw, (p) => tokenAccountsBy('owner', p)),
+    m('getTokenAccountsByDelegate', raw, (p) => tokenAccountsBy('delegate', p)),
     m('getBalance', raw, async (p) => {
       const [key, cfg] = args(p, 'params', 1, 2);
       const c = config(cfg);
