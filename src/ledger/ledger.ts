@@ -8,6 +8,7 @@ import { mkdirSync } from 'node:fs';
 import type { RootDatabase } from 'lmdb';
 import { decodeBase58, encodeBase58 } from '../zk/base58.js';
 import { AccountIndexes } from './account-indexes.js';
+import { SignatureIndex, type SignaturePage } from './signature-index.js';
 import { solanaTxError, txError, type SolanaTxError } from './tx-error.js';
 import { isStaticWritable, type ParsedTransaction } from './tx-wire.js';
 import {
@@ -180,6 +181,7 @@ export class Ledger {
   private readonly indexers: AccountIndexer[];
   /** Program → accounts and token owner / delegate → token accounts, kept with the accounts. */
   readonly indexes: AccountIndexes;
+  private readonly signatureIndex: SignatureIndex;
   private readonly txIndexers: TransactionIndexer[];
   private readonly onIndexerError: (error: unknown, t: CommittedTransaction) => void;
   private readonly listeners = new Set<(e: LedgerEvent) => void>();
@@ -213,6 +215,7 @@ export class Ledger {
     for (const { key, value } of dbs.accounts.getRange())
       this.vm.setAccount(new Uint8Array(key), toVm(decodeAccount(value)));
     this.indexes = new AccountIndexes(dbs.root);
+    this.signatureIndex = new SignatureIndex(dbs.root);
     this.indexers = [this.indexes, ...(opts.indexers ?? []).map((make) => make(dbs.root))];
     this.txIndexers = (opts.transactionIndexers ?? []).map((make) => make(dbs.root));
     this.onIndexerError = opts.onIndexerError ?? (() => {});
@@ -535,6 +538,7 @@ export class Ledger {
       // Only writable accounts can change; read-only ones (programs, sysvars) stay the VM's own.
       written = this.persist(this.writableKeys(tx, writableLookups));
       this.dbs.txs.put(Buffer.from(signature), rec);
+      this.signatureIndex.record(signature, this.slotValue, keys);
       for (const ix of this.txIndexers) {
         // A failing indexer loses its own writes (a nested transaction), never the transaction's.
         try {
@@ -567,6 +571,7 @@ export class Ledger {
     const signature = new Uint8Array(randomBytes(64));
     this.writing(() => {
       this.writeAccount(pubkey, next);
+      this.signatureIndex.record(signature, this.slotValue, [pubkey]);
       this.dbs.txs.put(Buffer.from(signature), {
         slot: this.slotValue.toString(),
         err: null,
@@ -618,6 +623,14 @@ export class Ledger {
   /** The hash of the ledger's first block, fixed when the ledger was created. */
   get genesisHash(): string {
     return this.genesis;
+  }
+
+  /** Signatures of the transactions that loaded `address`, newest first (getSignaturesForAddress). */
+  signaturesForAddress(address: Uint8Array, page: SignaturePage): { signature: Uint8Array; record: TxRecord }[] {
+    return this.signatureIndex.signatures(address, page).flatMap((signature) => {
+      const record = this.transaction(signature);
+      return record ? [{ signature, record }] : [];
+    });
   }
 
   transaction(signature: Uint8Array): TxRecord | undefined {

@@ -133,3 +133,17 @@ export async function rpcCall(url: string, method: string, params: unknown): Pro
   const res = await postJson(url, JSON.stringify({ jsonrpc: '2.0', id: 1, method, params }));
   return JSON.parse(res.text);
 }
+
+/**
+ * Closes a web3.js Connection's websocket (1000) and waits for it: web3.js keeps it while the
+ * Connection lives (closing it 500 ms after the last subscription) and reconnects it forever when
+ * the server goes away (1001), which would keep a test process alive. It has no public close.
+ */
+export async function closeWeb3Websocket(conn: object): Promise<void> {
+  const rws = (conn as { _rpcWebSocket: { socket?: unknown; close(): void; once(e: string, f: () => void): void } })
+    ._rpcWebSocket;
+  if (!rws.socket) return;
+  const closed = new Promise<void>((r) => rws.once('close', r));
+  rws.close();
+  await closed;
+}

@@ -8,6 +8,8 @@ import {
   LAMPORTS_PER_SOL,
   SystemProgram,
   Transaction,
+  TransactionInstruction,
+  PublicKey,
   sendAndConfirmTransaction,
   type AccountInfo,
   type Logs,
@@ -22,8 +24,9 @@ import {
   TOKEN_PROGRAM_ID,
   transfer as splTransfer,
 } from '@solana/spl-token';
-import { startTestGateway, TEST_KEY, type TestGateway } from '../helpers/gateway.js';
+import { closeWeb3Websocket, startTestGateway, TEST_KEY, type TestGateway } from '../helpers/gateway.js';
 
+const MEMO_PROGRAM = new PublicKey('MemoSq4gqABAXKb96qnH8TysNcWxMyWCqXgDLGmfcHr');
 let gw: TestGateway;
 let conn: Connection;
 
@@ -32,16 +35,7 @@ before(async () => {
   conn = new Connection(gw.url, { commitment: 'confirmed', wsEndpoint: `${gw.gateway.wsUrl}?api-key=${TEST_KEY}` });
 });
 after(async () => {
-  // web3.js keeps its websocket while the Connection lives and reconnects it whenever the server
-  // goes away (1001); it has no public close: close it (1000) and wait, then stop the gateway.
-  const rws = (
-    conn as unknown as { _rpcWebSocket: { socket?: unknown; close(): void; once(e: string, f: () => void): void } }
-  )._rpcWebSocket;
-  if (rws.socket) {
-    const closed = new Promise<void>((r) => rws.once('close', r));
-    rws.close();
-    await closed;
-  }
+  await closeWeb3Websocket(conn);
   await gw?.stop();
 });
 
@@ -72,23 +66,53 @@ test('requestAirdrop + confirmTransaction: the blockhash strategy and the signat
   assert.equal(await conn.getBalance(kp.publicKey, 'processed'), 2 * LAMPORTS_PER_SOL + 1_000);
 });
 
-test('sendAndConfirmTransaction of a SOL transfer, balances to the lamport', { timeout: 30_000 }, async () => {
-  const from = Keypair.generate();
-  const to = Keypair.generate();
-  await conn.confirmTransaction(
-    { signature: await conn.requestAirdrop(from.publicKey, LAMPORTS_PER_SOL), ...(await conn.getLatestBlockhash()) },
-    'confirmed',
-  );
-  const tx = new Transaction().add(
-    SystemProgram.transfer({ fromPubkey: from.publicKey, toPubkey: to.publicKey, lamports: 12_345_678 }),
-  );
-  const sig = await sendAndConfirmTransaction(conn, tx, [from], { commitment: 'confirmed' });
-  const status = (await conn.getSignatureStatus(sig)).value;
-  assert.equal(status?.err, null);
-  assert.ok(status?.confirmationStatus === 'confirmed' || status?.confirmationStatus === 'finalized');
-  assert.equal(await conn.getBalance(to.publicKey), 12_345_678);
-  assert.equal(await conn.getBalance(from.publicKey), LAMPORTS_PER_SOL - 12_345_678 - 5_000);
-});
+test(
+  'sendAndConfirmTransaction of a SOL transfer, balances to the lamport; getSignaturesForAddress',
+  { timeout: 30_000 },
+  async () => {
+    const from = Keypair.generate();
+    const to = Keypair.generate();
+    await conn.confirmTransaction(
+      { signature: await conn.requestAirdrop(from.publicKey, LAMPORTS_PER_SOL), ...(await conn.getLatestBlockhash()) },
+      'confirmed',
+    );
+    const tx = new Transaction().add(
+      SystemProgram.transfer({ fromPubkey: from.publicKey, toPubkey: to.publicKey, lamports: 12_345_678 }),
+      new TransactionInstruction({ programId: MEMO_PROGRAM, keys: [], data: Buffer.from('hello zkgate') }),
+    );
+    const sig = await sendAndConfirmTransaction(conn, tx, [from], { commitment: 'confirmed' });
+    const status = (await conn.getSignatureStatus(sig)).value;
+    assert.equal(status?.err, null);
+    assert.ok(status?.confirmationStatus === 'confirmed' || status?.confirmationStatus === 'finalized');
+    assert.equal(await conn.getBalance(to.publicKey), 12_345_678);
+    assert.equal(await conn.getBalance(from.publicKey), LAMPORTS_PER_SOL - 12_345_678 - 5_000);
+
+    // getSignaturesForAddress: newest first, with the memo, paged by before / until.
+    const toSigs = await conn.getSignaturesForAddress(to.publicKey);
+    assert.deepEqual(
+      toSigs.map((s) => [s.signature, s.memo, s.err]),
+      [[sig, '[12] hello zkgate', null]],
+    );
+    assert.equal(toSigs[0]!.slot, status!.slot);
+    const fromSigs = await conn.getSignaturesForAddress(from.publicKey);
+    assert.equal(fromSigs.length, 2);
+    assert.equal(fromSigs[0]!.signature, sig);
+    assert.equal(fromSigs[1]!.memo, null);
+    assert.deepEqual(
+      (await conn.getSignaturesForAddress(from.publicKey, { limit: 1 })).map((s) => s.signature),
+      [sig],
+    );
+    assert.deepEqual(
+      (await conn.getSignaturesForAddress(from.publicKey, { before: sig })).map((s) => s.signature),
+      [fromSigs[1]!.signature],
+    );
+    assert.deepEqual(
+      (await conn.getSignaturesForAddress(from.publicKey, { until: fromSigs[1]!.signature })).map((s) => s.signature),
+      [sig],
+    );
+    assert.deepEqual(await conn.getSignaturesForAddress(Keypair.generate().publicKey), []);
+  },
+);
 
 test('onAccountChange, onLogs and onSlotChange deliver what the ledger did', { timeout: 30_000 }, async () => {
   const kp = Keypair.generate();

@@ -88,6 +88,32 @@ function decodeWire(v: unknown, encoding: string | undefined): ParsedTransaction
   }
 }
 
+const MEMO_PROGRAMS = new Set([
+  'MemoSq4gqABAXKb96qnH8TysNcWxMyWCqXgDLGmfcHr',
+  'Memo1UhkJRfHyvLMcVucJwxXeuD728EqVDDwQDxFMNo',
+]);
+
+/** Agave's `memo` of a transaction: each memo instruction as "[len] text", joined by "; "; null if none. */
+function memoOf(wireBase64: string): string | null {
+  if (!wireBase64) return null;
+  let tx: ParsedTransaction;
+  try {
+    tx = parseTransaction(new Uint8Array(Buffer.from(wireBase64, 'base64')));
+  } catch {
+    return null;
+  }
+  const memos = tx.instructions
+    .filter((ix) => {
+      const program = tx.staticKeys[ix.programIdIndex];
+      return program !== undefined && MEMO_PROGRAMS.has(encodeBase58(program));
+    })
+    .map((ix) => {
+      const text = Buffer.from(ix.data).toString('utf8');
+      return `[${ix.data.length}] ${text}`;
+    });
+  return memos.length > 0 ? memos.join('; ') : null;
+}
+
 const sameBytes = (a: Uint8Array, b: Uint8Array) => Buffer.from(a).equals(Buffer.from(b));
 
 interface AccountView {
@@ -210,6 +236,54 @@ export function solanaMethods(ledger: Ledger, apiVersion: string, fork?: ForkSou
     }),
     m('getTokenAccountsByOwner', raw, (p) => tokenAccountsBy('owner', p)),
     m('getTokenAccountsByDelegate', raw, (p) => tokenAccountsBy('delegate', p)),
+    m('getSignaturesForAddress', raw, (p) => {
+      const [key, cfg] = args(p, 'params', 1, 2);
+      const address = pubkey(key, 'address');
+      const c = config(cfg);
+      if (c.commitment === 'processed') throw invalid('Method does not support commitment below `confirmed`');
+      const limit = c.limit ?? 1000;
+      if (typeof limit !== 'number' || !Number.isSafeInteger(limit) || limit < 1 || limit > 1000)
+        throw invalid(`Invalid limit; max 1000, got ${JSON.stringify(c.limit)}`);
+      const sig = (v: unknown, what: string) => {
+        if (v === undefined || v === null) return undefined;
+        let b: Uint8Array | undefined;
+        try {
+          b = typeof v === 'string' ? decodeBase58(v) : undefined;
+        } catch {
+          b = undefined;
+        }
+        if (!b || b.length !== 64) throw invalid(`${what}: expected a base58 signature, got ${JSON.stringify(v)}`);
+        return b;
+      };
+      const until = sig(c.until, 'until');
+      let before = sig(c.before, 'before');
+      const visible = ledger.slotAt(c.commitment ?? 'finalized');
+      const out = [];
+      // Signatures newer than the commitment's slot are skipped: page on until `limit` are found.
+      while (out.length < limit) {
+        const page = ledger.signaturesForAddress(address, {
+          limit,
+          ...(before ? { before } : {}),
+          ...(until ? { until } : {}),
+        });
+        for (const { signature, record } of page) {
+          const slot = BigInt(record.slot);
+          if (slot > visible || out.length >= limit) continue;
+          const age = ledger.slot - slot;
+          out.push({
+            signature: encodeBase58(signature),
+            slot,
+            err: record.err,
+            memo: memoOf(record.tx),
+            blockTime: record.blockTime,
+            confirmationStatus: age >= 32n ? 'finalized' : 'confirmed',
+          });
+        }
+        if (page.length < limit) break;
+        before = page[page.length - 1]!.signature;
+      }
+      return out;
+    }),
     m('getBalance', raw, async (p) => {
       const [key, cfg] = args(p, 'params', 1, 2);
       const c = config(cfg);

@@ -1,0 +1,73 @@
+// Address → signatures, newest first (getSignaturesForAddress): written in the LMDB transaction
+// that records the transaction. Keys order by address, then slot and position in the slot, both
+// descending, so a forward range read is Agave's order.
+import type { Database, RootDatabase } from 'lmdb';
+
+const MAX_U64 = 0xffff_ffff_ffff_ffffn;
+const MAX_U32 = 0xffff_ffff;
+
+export interface SignaturePage {
+  limit: number;
+  before?: Uint8Array;
+  until?: Uint8Array;
+}
+
+export class SignatureIndex {
+  private readonly byAddress: Database<Buffer, Buffer>;
+  /** signature → its place (inverted slot ‖ inverted position), to start a page after it. */
+  private readonly place: Database<Buffer, Buffer>;
+  private slot = -1n;
+  private position = 0;
+
+  constructor(root: RootDatabase) {
+    const bin = { keyEncoding: 'binary', encoding: 'binary' } as const;
+    this.byAddress = root.openDB<Buffer, Buffer>({ name: 'idx-address-signatures-v1', ...bin });
+    this.place = root.openDB<Buffer, Buffer>({ name: 'idx-signature-place-v1', ...bin });
+  }
+
+  /** Call inside the LMDB transaction that records the transaction. */
+  record(signature: Uint8Array, slot: bigint, addresses: readonly Uint8Array[]): void {
+    if (slot !== this.slot) {
+      this.slot = slot;
+      this.position = 0;
+    }
+    const place = Buffer.alloc(12);
+    place.writeBigUInt64BE(MAX_U64 - slot, 0);
+    place.writeUInt32BE(MAX_U32 - this.position++, 8);
+    this.place.put(Buffer.from(signature), place);
+    const seen = new Set<string>();
+    for (const a of addresses) {
+      const hex = Buffer.from(a).toString('hex');
+      if (seen.has(hex)) continue;
+      seen.add(hex);
+      this.byAddress.put(Buffer.concat([a, place, signature]), Buffer.alloc(0));
+    }
+  }
+
+  /** Signatures that touched `address`, newest first, after `before` and down to (not including) `until`. */
+  signatures(address: Uint8Array, page: SignaturePage): Uint8Array[] {
+    const prefix = Buffer.from(address);
+    const beforePlace = page.before && this.place.get(Buffer.from(page.before));
+    // A `before` signature this ledger never saw: nothing is older than an unknown point (Agave: empty).
+    if (page.before && !beforePlace) return [];
+    const start = beforePlace
+      ? Buffer.concat([prefix, beforePlace, Buffer.from(page.before!), Buffer.from([0])])
+      : prefix;
+    const untilKey = page.until && this.place.get(Buffer.from(page.until));
+    const end = untilKey ? Buffer.concat([prefix, untilKey, Buffer.from(page.until!)]) : endOf(prefix);
+    const out: Uint8Array[] = [];
+    const range = end ? { start, end, limit: page.limit } : { start, limit: page.limit };
+    for (const k of this.byAddress.getKeys(range)) out.push(new Uint8Array((k as Buffer).subarray(44)));
+    return out;
+  }
+}
+
+/** The first key after every key starting with `prefix` (the prefix + 1, big-endian); none after all-0xff. */
+function endOf(prefix: Buffer): Buffer | undefined {
+  const end = Buffer.from(prefix);
+  let i = end.length - 1;
+  while (i >= 0 && end[i] === 0xff) end[i--] = 0;
+  if (i < 0) return undefined;
+  end[i]! += 1;
+  return end;
+}
