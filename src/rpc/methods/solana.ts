@@ -12,63 +12,24 @@ import {
   verifySignatures,
   withBlockhash,
 } from '../../ledger/index.js';
-import type { StoredAccount } from '../../ledger/index.js';
 import { accountJson } from '../../sim/index.js';
-import {
-  checkEncodingFits,
-  encodeUiAccount,
-  matchesFilters,
-  parseAccountEncoding,
-  parseDataSlice,
-  parseFilters,
-  type AccountEncoding,
-  type DataSlice,
-} from '../account-encoding.js';
+import { matchesFilters, parseFilters } from '../account-encoding.js';
+import type { Check } from '../validate.js';
 import { decodeBase58, encodeBase58 } from '../../zk/base58.js';
 import { InvalidParamsError, TransactionRefusedError } from '../errors.js';
-import { fail, type Check } from '../validate.js';
 import { defineMethod, type MethodDef } from './types.js';
+import {
+  accountView,
+  args,
+  config,
+  invalid,
+  pubkey,
+  raw,
+  renderAccount,
+  sameBytes,
+  type Commitment,
+} from './solana-params.js';
 import { transactionJson } from './transaction-json.js';
-
-type Commitment = 'processed' | 'confirmed' | 'finalized';
-const COMMITMENTS = ['processed', 'confirmed', 'finalized'];
-
-const invalid = (msg: string) => new InvalidParamsError(`Invalid params: ${msg}`);
-
-function args(v: unknown, path: string, min: number, max: number): unknown[] {
-  if (v === undefined || v === null) v = [];
-  if (!Array.isArray(v)) return fail(path, 'an array', v);
-  if (v.length < min) throw invalid(`expected at least ${min} params, got ${v.length}`);
-  if (v.length > max) throw invalid(`expected at most ${max} params, got ${v.length}`);
-  return v;
-}
-
-function pubkey(v: unknown, what = 'pubkey'): Uint8Array {
-  if (typeof v !== 'string') throw invalid(`${what}: expected a base58 string, got ${JSON.stringify(v)}`);
-  let b: Uint8Array;
-  try {
-    b = decodeBase58(v);
-  } catch {
-    throw invalid(`invalid ${what} ${JSON.stringify(v)}: not base58`);
-  }
-  if (b.length !== 32) throw invalid(`invalid ${what} ${JSON.stringify(v)}: ${b.length} bytes, expected 32`);
-  return b;
-}
-
-interface CommonConfig {
-  commitment?: Commitment;
-  encoding?: string;
-  [k: string]: unknown;
-}
-
-function config(v: unknown): CommonConfig {
-  if (v === undefined || v === null) return {};
-  if (typeof v !== 'object' || Array.isArray(v)) throw invalid(`config: expected an object, got ${JSON.stringify(v)}`);
-  const c = v as CommonConfig;
-  if (c.commitment !== undefined && !COMMITMENTS.includes(c.commitment))
-    throw invalid(`unknown commitment ${JSON.stringify(c.commitment)}, expected one of ${COMMITMENTS.join(', ')}`);
-  return c;
-}
 
 function decodeWire(v: unknown, encoding: string | undefined): ParsedTransaction {
   if (typeof v !== 'string') throw invalid('transaction: expected an encoded string');
@@ -114,25 +75,6 @@ function memoOf(wireBase64: string): string | null {
   return memos.length > 0 ? memos.join('; ') : null;
 }
 
-const sameBytes = (a: Uint8Array, b: Uint8Array) => Buffer.from(a).equals(Buffer.from(b));
-
-interface AccountView {
-  encoding: AccountEncoding;
-  dataSlice: DataSlice | undefined;
-}
-
-/** Encoding and slice of an account-returning call; a validator's default encoding is `binary`. */
-const accountView = (c: CommonConfig): AccountView => ({
-  encoding: parseAccountEncoding(c.encoding, 'binary'),
-  dataSlice: parseDataSlice(c.dataSlice),
-});
-
-function renderAccount(a: StoredAccount | undefined, v: AccountView) {
-  if (!a) return null;
-  checkEncodingFits(a, v.encoding, v.dataSlice);
-  return encodeUiAccount(a, v.encoding, v.dataSlice);
-}
-
 export function solanaMethods(ledger: Ledger, apiVersion: string, fork?: ForkSource): MethodDef[] {
   /** Fork mode: fetch what the ledger does not hold before reading or executing. */
   const need = async (keys: Uint8Array[]) => fork?.ensure(keys);
@@ -142,8 +84,6 @@ export function solanaMethods(ledger: Ledger, apiVersion: string, fork?: ForkSou
   };
   const context = (c?: Commitment) => ({ slot: ledger.slotAt(c ?? 'finalized'), apiVersion });
   const m = <P>(name: string, params: Check<P>, call: (p: P) => unknown) => defineMethod({ name, params, call });
-  const raw: Check<unknown[]> = (v, path) =>
-    v === undefined || v === null ? [] : Array.isArray(v) ? v : fail(path, 'an array', v);
 
   const simulateOne = (tx: ParsedTransaction, sigVerify: boolean, replace: boolean) => {
     if (sigVerify && !verifySignatures(tx))

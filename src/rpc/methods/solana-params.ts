@@ -1,0 +1,86 @@
+// Params of the Solana RPC methods, checked as Agave's serde types take them: the positional
+// array, pubkeys, the common config object and the account view (encoding, dataSlice).
+import type { StoredAccount } from '../../ledger/index.js';
+import { decodeBase58 } from '../../zk/base58.js';
+import {
+  checkEncodingFits,
+  encodeUiAccount,
+  parseAccountEncoding,
+  parseDataSlice,
+  type AccountEncoding,
+  type DataSlice,
+} from '../account-encoding.js';
+import { InvalidParamsError } from '../errors.js';
+import { fail, type Check } from '../validate.js';
+
+export type Commitment = 'processed' | 'confirmed' | 'finalized';
+const COMMITMENTS = ['processed', 'confirmed', 'finalized'];
+
+export const invalid = (msg: string) => new InvalidParamsError(`Invalid params: ${msg}`);
+
+export function args(v: unknown, path: string, min: number, max: number): unknown[] {
+  if (v === undefined || v === null) v = [];
+  if (!Array.isArray(v)) return fail(path, 'an array', v);
+  if (v.length < min) throw invalid(`expected at least ${min} params, got ${v.length}`);
+  if (v.length > max) throw invalid(`expected at most ${max} params, got ${v.length}`);
+  return v;
+}
+
+export function pubkey(v: unknown, what = 'pubkey'): Uint8Array {
+  if (typeof v !== 'string') throw invalid(`${what}: expected a base58 string, got ${JSON.stringify(v)}`);
+  let b: Uint8Array;
+  try {
+    b = decodeBase58(v);
+  } catch {
+    throw invalid(`invalid ${what} ${JSON.stringify(v)}: not base58`);
+  }
+  if (b.length !== 32) throw invalid(`invalid ${what} ${JSON.stringify(v)}: ${b.length} bytes, expected 32`);
+  return b;
+}
+
+export interface CommonConfig {
+  commitment?: Commitment;
+  encoding?: string;
+  [k: string]: unknown;
+}
+
+export function config(v: unknown): CommonConfig {
+  if (v === undefined || v === null) return {};
+  if (typeof v !== 'object' || Array.isArray(v)) throw invalid(`config: expected an object, got ${JSON.stringify(v)}`);
+  const c = v as CommonConfig;
+  if (c.commitment !== undefined && !COMMITMENTS.includes(c.commitment))
+    throw invalid(`unknown commitment ${JSON.stringify(c.commitment)}, expected one of ${COMMITMENTS.join(', ')}`);
+  return c;
+}
+
+/** The params array as it came (methods that check their elements themselves). */
+export const raw: Check<unknown[]> = (v, path) =>
+  v === undefined || v === null ? [] : Array.isArray(v) ? v : fail(path, 'an array', v);
+
+export interface AccountView {
+  encoding: AccountEncoding;
+  dataSlice: DataSlice | undefined;
+}
+
+/** Encoding and slice of an account-returning call; a validator's default encoding is `binary`. */
+export const accountView = (c: CommonConfig): AccountView => ({
+  encoding: parseAccountEncoding(c.encoding, 'binary'),
+  dataSlice: parseDataSlice(c.dataSlice),
+});
+
+export function renderAccount(a: StoredAccount | undefined, v: AccountView) {
+  if (!a) return null;
+  checkEncodingFits(a, v.encoding, v.dataSlice);
+  return encodeUiAccount(a, v.encoding, v.dataSlice);
+}
+
+export const sameBytes = (a: Uint8Array, b: Uint8Array) => Buffer.from(a).equals(Buffer.from(b));
+
+/** A u64 amount as Agave's UiTokenAmount. */
+export function uiTokenAmount(amount: bigint, decimals: number) {
+  const s = amount.toString().padStart(decimals + 1, '0');
+  const whole = s.slice(0, s.length - decimals);
+  const frac = s.slice(s.length - decimals).replace(/0+$/, '');
+  const uiAmountString = frac ? `${whole}.${frac}` : whole;
+  return { amount: amount.toString(), decimals, uiAmount: Number(uiAmountString), uiAmountString };
+}
