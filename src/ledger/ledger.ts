@@ -17,6 +17,7 @@ import {
   openLedgerDbs,
   type LedgerDbs,
   type StoredAccount,
+  type BlockRecord,
   type TxRecord,
 } from './store.js';
 import { litesvm, type Account, type FailedTransactionMetadata, type LiteSvm, type TransactionMetadata } from './vm.js';
@@ -167,6 +168,12 @@ const EMPTY: StoredAccount = {
   rentEpoch: 0n,
 };
 
+const slotKey = (slot: bigint): Buffer => {
+  const b = Buffer.alloc(8);
+  b.writeBigUInt64BE(slot, 0);
+  return b;
+};
+
 const toVm = (a: StoredAccount): Account => new litesvm.Account(a.lamports, a.data, a.owner, a.executable, a.rentEpoch);
 
 export class Ledger {
@@ -255,8 +262,17 @@ export class Ledger {
   }
 
   advanceSlot(): void {
+    const closing = this.blockhashes[this.blockhashes.length - 1]!;
+    const before = this.blockhashes[this.blockhashes.length - 2];
+    // The block of the slot that ends: one per slot, empty or not (its transactions are indexed by slot).
+    this.dbs.blocks.put(slotKey(this.slotValue), {
+      blockhash: closing.hash,
+      previousBlockhash: before?.hash ?? closing.hash,
+      parentSlot: (this.slotValue > 0n ? this.slotValue - 1n : 0n).toString(),
+      blockTime: Math.floor(Date.now() / 1000),
+    });
     this.slotValue += 1n;
-    const prev = this.blockhashes[this.blockhashes.length - 1]!;
+    const prev = closing;
     const hash = encodeBase58(
       createHash('sha256').update(decodeBase58(prev.hash)).update(this.slotValue.toString()).digest(),
     );
@@ -538,7 +554,7 @@ export class Ledger {
       // Only writable accounts can change; read-only ones (programs, sysvars) stay the VM's own.
       written = this.persist(this.writableKeys(tx, writableLookups));
       this.dbs.txs.put(Buffer.from(signature), rec);
-      this.signatureIndex.record(signature, this.slotValue, keys);
+      this.signatureIndex.record(signature, this.slotValue, keys, true);
       for (const ix of this.txIndexers) {
         // A failing indexer loses its own writes (a nested transaction), never the transaction's.
         try {
@@ -571,7 +587,7 @@ export class Ledger {
     const signature = new Uint8Array(randomBytes(64));
     this.writing(() => {
       this.writeAccount(pubkey, next);
-      this.signatureIndex.record(signature, this.slotValue, [pubkey]);
+      this.signatureIndex.record(signature, this.slotValue, [pubkey], false);
       this.dbs.txs.put(Buffer.from(signature), {
         slot: this.slotValue.toString(),
         err: null,
@@ -631,6 +647,26 @@ export class Ledger {
       const record = this.transaction(signature);
       return record ? [{ signature, record }] : [];
     });
+  }
+
+  /** A produced block: its header and its transactions' signatures in order; undefined if none. */
+  block(slot: bigint): { header: BlockRecord; signatures: Uint8Array[] } | undefined {
+    const header = this.dbs.blocks.get(slotKey(slot));
+    return header ? { header, signatures: this.signatureIndex.slotSignatures(slot) } : undefined;
+  }
+
+  /** Slots of the blocks produced from `start` to `end` (inclusive), ascending, at most `limit`. */
+  blockSlots(start: bigint, end: bigint, limit: number): bigint[] {
+    const out: bigint[] = [];
+    for (const k of this.dbs.blocks.getKeys({ start: slotKey(start), end: slotKey(end + 1n), limit }))
+      out.push((k as Buffer).readBigUInt64BE(0));
+    return out;
+  }
+
+  /** The first block this ledger holds (the slot it started at, for a new ledger). */
+  firstBlock(): bigint | undefined {
+    for (const k of this.dbs.blocks.getKeys({ limit: 1 })) return (k as Buffer).readBigUInt64BE(0);
+    return undefined;
   }
 
   transaction(signature: Uint8Array): TxRecord | undefined {

@@ -16,6 +16,8 @@ export class SignatureIndex {
   private readonly byAddress: Database<Buffer, Buffer>;
   /** signature → its place (inverted slot ‖ inverted position), to start a page after it. */
   private readonly place: Database<Buffer, Buffer>;
+  /** slot ‖ position → signature: the transactions of each block, in execution order. */
+  private readonly bySlot: Database<Buffer, Buffer>;
   private slot = -1n;
   private position = 0;
 
@@ -23,17 +25,29 @@ export class SignatureIndex {
     const bin = { keyEncoding: 'binary', encoding: 'binary' } as const;
     this.byAddress = root.openDB<Buffer, Buffer>({ name: 'idx-address-signatures-v1', ...bin });
     this.place = root.openDB<Buffer, Buffer>({ name: 'idx-signature-place-v1', ...bin });
+    this.bySlot = root.openDB<Buffer, Buffer>({ name: 'idx-slot-signatures-v1', ...bin });
   }
 
-  /** Call inside the LMDB transaction that records the transaction. */
-  record(signature: Uint8Array, slot: bigint, addresses: readonly Uint8Array[]): void {
+  /**
+   * Call inside the LMDB transaction that records the transaction; `inBlock` for real transactions
+   * (an airdrop is the faucet's credit, listed for its address but in no block).
+   */
+  record(signature: Uint8Array, slot: bigint, addresses: readonly Uint8Array[], inBlock: boolean): void {
     if (slot !== this.slot) {
       this.slot = slot;
-      this.position = 0;
+      // After a restart inside a slot, go on after what that slot holds already.
+      this.position = this.slotSignatures(slot).length;
     }
+    const position = this.position++;
     const place = Buffer.alloc(12);
     place.writeBigUInt64BE(MAX_U64 - slot, 0);
-    place.writeUInt32BE(MAX_U32 - this.position++, 8);
+    place.writeUInt32BE(MAX_U32 - position, 8);
+    if (inBlock) {
+      const at = Buffer.alloc(12);
+      at.writeBigUInt64BE(slot, 0);
+      at.writeUInt32BE(position, 8);
+      this.bySlot.put(at, Buffer.from(signature));
+    }
     this.place.put(Buffer.from(signature), place);
     const seen = new Set<string>();
     for (const a of addresses) {
@@ -42,6 +56,15 @@ export class SignatureIndex {
       seen.add(hex);
       this.byAddress.put(Buffer.concat([a, place, signature]), Buffer.alloc(0));
     }
+  }
+
+  /** The transactions of a slot's block, in execution order. */
+  slotSignatures(slot: bigint): Uint8Array[] {
+    const start = Buffer.alloc(8);
+    start.writeBigUInt64BE(slot, 0);
+    const end = Buffer.alloc(8);
+    end.writeBigUInt64BE(slot + 1n, 0);
+    return [...this.bySlot.getRange({ start, end })].map((e) => new Uint8Array(e.value));
   }
 
   /** Signatures that touched `address`, newest first, after `before` and down to (not including) `until`. */

@@ -24,11 +24,21 @@ export interface TxRecord {
   blockTime: number;
 }
 
+/** A block's header; its transactions are indexed by slot (signature-index.ts). */
+export interface BlockRecord {
+  blockhash: string;
+  previousBlockhash: string;
+  parentSlot: string;
+  blockTime: number;
+}
+
 export interface LedgerDbs {
   root: RootDatabase;
   accounts: Database<Buffer, Buffer>;
   meta: Database<unknown, string>;
   txs: Database<TxRecord, Buffer>;
+  /** slot (u64 BE) → the block produced in it. */
+  blocks: Database<BlockRecord, Buffer>;
 }
 
 export function openLedgerDbs(path: string): LedgerDbs {
@@ -39,6 +49,7 @@ export function openLedgerDbs(path: string): LedgerDbs {
     accounts: root.openDB<Buffer, Buffer>({ name: 'accounts', keyEncoding: 'binary', encoding: 'binary' }),
     meta: root.openDB<unknown, string>({ name: 'meta', encoding: 'json' }),
     txs: root.openDB<TxRecord, Buffer>({ name: 'txs', keyEncoding: 'binary', encoding: 'json' }),
+    blocks: root.openDB<BlockRecord, Buffer>({ name: 'blocks-v1', keyEncoding: 'binary', encoding: 'json' }),
   };
 }
 

@@ -60,6 +60,13 @@ export class TransactionRefusedError extends AppError {
 export class SubscriptionLimitError extends AppError {
   readonly kind = 'subscription_limit';
 }
+/** Agave's BlockNotAvailable (-32004): a slot with no block at the asked commitment. */
+export class BlockNotAvailableError extends AppError {
+  readonly kind = 'block_not_available';
+  constructor(slot: bigint | number) {
+    super(`Block not available for slot ${slot}`);
+  }
+}
 export class BackendNotConfiguredError extends AppError {
   readonly kind = 'backend_not_configured';
   constructor(method: string, backend: string) {
@@ -109,6 +116,8 @@ export const ERROR_CODES = {
   preflight_failure: { code: -32002, http: 200 },
   signature_verification_failure: { code: -32003, http: 200 },
   upstream_failed: { code: -32015, http: 200 },
+  // Agave's custom error for a slot without a block (getBlock, getBlockTime).
+  block_not_available: { code: -32004, http: 200 },
   // src/pubsub: a subscription refused for the connection's or the key's limit.
   subscription_limit: { code: -32016, http: 200 },
   // src/das: the DAS reference's errors (-32000 with its messages).

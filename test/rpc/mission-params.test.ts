@@ -157,8 +157,8 @@ describe('params of the wrong shape answer -32602 naming the field', () => {
     ['simulateBundle', [{}], 'Invalid params: missing field `params[0].encodedTransactions`'],
     [
       'simulateBundle',
-      [{ encodedTransactions: [TX] }, { postExecutionAccountsConfigs: [null] }],
-      'Invalid params: missing field `params[1].preExecutionAccountsConfigs`',
+      [{ encodedTransactions: [TX] }, { postExecutionAccountsConfigs: 'none' }],
+      'Invalid params: `params[1].postExecutionAccountsConfigs`: expected an array of null or {addresses, encoding?} entries, got string "none"',
     ],
     [
       'simulateBundle',
@@ -169,9 +169,9 @@ describe('params of the wrong shape answer -32602 naming the field', () => {
       'simulateBundle',
       [
         { encodedTransactions: [TX] },
-        { preExecutionAccountsConfigs: [null], postExecutionAccountsConfigs: [null], simulationBank: 'confirmed' },
+        { preExecutionAccountsConfigs: [null], postExecutionAccountsConfigs: [null], simulationBank: 'latest' },
       ],
-      'Invalid params: `params[1].simulationBank`: expected "tip", {"commitment": {"commitment": "processed"|"confirmed"|"finalized"}} or {"slot": <u64>}, got string "confirmed"',
+      'Invalid params: `params[1].simulationBank`: expected "tip", a commitment ("processed"|"confirmed"|"finalized"), a slot number, {"commitment": {"commitment": …}} or {"slot": <u64>}, got string "latest"',
     ],
     [
       'simulateBundle',

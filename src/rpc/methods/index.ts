@@ -5,6 +5,7 @@ import { nodeInfoMethods } from './node-info.js';
 import { photonMethods } from './photon/index.js';
 import { simulateBundleMethods } from './simulate-bundle.js';
 import { solanaMethods } from './solana.js';
+import { solanaBlockMethods } from './solana-blocks.js';
 import type { MethodDef } from './types.js';
 
 export type { Backends, CompressionIndex } from './backends.js';
@@ -19,6 +20,7 @@ export function createMethodTable(backends: Backends, version: string): Readonly
     ...assetMethods(backends),
     ...photonMethods(backends),
     ...(backends.chain ? solanaMethods(backends.chain.ledger, version, backends.chain.fork) : []),
+    ...(backends.chain ? solanaBlockMethods(backends.chain.ledger) : []),
   ]) {
     if (table.has(m.name)) throw new Error(`method ${m.name} defined twice`);
     table.set(m.name, m);
