@@ -28,6 +28,7 @@ import type { GetAssetParams } from './rpc/methods/get-asset.js';
 import { BundleSimulator } from './sim/index.js';
 import { forwardTo } from './rpc/upstream.js';
 import { Hub, PubSubServer } from './pubsub/index.js';
+import type { NodeEndpoints } from './rpc/methods/solana-cluster.js';
 import type { Logger } from './obs/log.js';
 import { MetricsRegistry, registerProcessMetrics } from './obs/metrics.js';
 import {
@@ -245,6 +246,8 @@ export async function startGateway({
   const prices = config.priceSource
     ? new PriceSource(config.priceSource, { timeoutMs: config.upstreamTimeoutMs })
     : undefined;
+  // Filled in once the servers listen (getClusterNodes).
+  const endpoints: NodeEndpoints = {};
   const fork = ledger && config.forkUrl ? new ForkSource(ledger, config.forkUrl, config.upstreamTimeoutMs) : undefined;
   const simulator: Backends['bundleSimulator'] = config.simulateUpstream
     ? {
@@ -255,7 +258,7 @@ export async function startGateway({
       ? new BundleSimulator(ledger, version, fork)
       : undefined;
   const backends: Backends = {
-    ...(ledger ? { chain: { ledger, ...(fork ? { fork } : {}) } } : {}),
+    ...(ledger ? { chain: { ledger, endpoints, ...(fork ? { fork } : {}) } } : {}),
     ...(simulator ? { bundleSimulator: simulator } : {}),
     ...(config.dasUpstream
       ? { assets: { forwardsRaw: true, getAsset: forwardTo(config.dasUpstream, 'getAsset', config.upstreamTimeoutMs) } }
@@ -362,6 +365,7 @@ export async function startGateway({
     throw e;
   }
   const rpcUrl = `http://${connectHost(config.host)}:${addr.port}/`;
+  endpoints.rpc = `${connectHost(config.host)}:${addr.port}`;
 
   // Websocket PubSub on the RPC port + 1, as validators: what clients' confirmation strategies use.
   let pubsub: { hub: Hub; server: PubSubServer; port: number } | undefined;
@@ -386,6 +390,7 @@ export async function startGateway({
     const wsPort = config.wsPort ?? (config.rpcPort === 0 ? 0 : addr.port + 1);
     try {
       pubsub = { hub, server: ps, port: (await ps.listen(wsPort, config.host)).port };
+      endpoints.pubsub = `${connectHost(config.host)}:${pubsub.port}`;
     } catch (e) {
       hub.close();
       await ps.close();

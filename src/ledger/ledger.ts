@@ -121,6 +121,9 @@ export type LedgerEvent =
       err: unknown;
       logs: string[];
       accountKeys: Uint8Array[];
+      /** The keys it locked for writing, and its compute-unit price (prioritization fees). */
+      writableKeys: Uint8Array[];
+      computeUnitPrice: bigint;
       accounts: AccountChange[];
     }
   | { type: 'accounts'; slot: bigint; accounts: AccountChange[] }
@@ -195,6 +198,8 @@ export class Ledger {
   /** Account writes outside transactions, told once their LMDB transaction has committed. */
   private looseWrites: AccountChange[] | undefined;
   private readonly genesis: string;
+  /** This node's identity and vote account (base58). */
+  readonly node: { identity: string; vote: string };
 
   private constructor(
     private readonly dbs: LedgerDbs,
@@ -219,6 +224,13 @@ export class Ledger {
     // A ledger from before the genesis hash was kept takes its oldest blockhash as its genesis.
     this.genesis = (dbs.meta.get('genesis') as string | undefined) ?? this.blockhashes[0]!.hash;
     dbs.meta.putSync('genesis', this.genesis);
+    // The node's identity and vote account as a single-node cluster reports them (made once, kept).
+    const node = (dbs.meta.get('node') as { identity: string; vote: string } | undefined) ?? {
+      identity: encodeBase58(randomBytes(32)),
+      vote: encodeBase58(randomBytes(32)),
+    };
+    dbs.meta.putSync('node', node);
+    this.node = node;
     for (const { key, value } of dbs.accounts.getRange())
       this.vm.setAccount(new Uint8Array(key), toVm(decodeAccount(value)));
     this.indexes = new AccountIndexes(dbs.root);
@@ -428,6 +440,17 @@ export class Ledger {
     return { keys: [...tx.staticKeys, ...writableLookups, ...readonlyLookups], writableLookups, readonlyLookups };
   }
 
+  /** The compute-unit price a transaction sets (micro-lamports), 0 if none. */
+  computeUnitPrice(tx: ParsedTransaction): bigint {
+    for (const ix of tx.instructions) {
+      const program = tx.staticKeys[ix.programIdIndex];
+      const d = ix.data;
+      if (program && Buffer.from(program).equals(COMPUTE_BUDGET) && d[0] === 3 && d.length >= 9)
+        return Buffer.from(d).readBigUInt64LE(1);
+    }
+    return 0n;
+  }
+
   /** Fee as agave charges it: 5,000 lamports a signature plus the compute-unit price × limit. */
   fee(tx: ParsedTransaction): bigint {
     let price = 0n;
@@ -573,6 +596,8 @@ export class Ledger {
         err: rec.err,
         logs,
         accountKeys: keys,
+        writableKeys: this.writableKeys(tx, writableLookups),
+        computeUnitPrice: this.computeUnitPrice(tx),
         accounts: [...written!].map(([hex, account]) => ({ pubkey: new Uint8Array(Buffer.from(hex, 'hex')), account })),
       });
     return { signature, err };
@@ -609,6 +634,8 @@ export class Ledger {
         err: null,
         logs: [],
         accountKeys: [pubkey],
+        writableKeys: [pubkey],
+        computeUnitPrice: 0n,
         accounts: [],
       });
     return signature;
@@ -634,6 +661,12 @@ export class Ledger {
   /** Transactions the ledger has recorded (airdrops included), as getTransactionCount counts them. */
   transactionCount(): number {
     return (this.dbs.txs.getStats() as { entryCount: number }).entryCount;
+  }
+
+  /** Every stored account's address and lamports (supply and largest-accounts scans). */
+  *balances(): Generator<{ pubkey: Uint8Array; lamports: bigint }> {
+    for (const { key, value } of this.dbs.accounts.getRange())
+      yield { pubkey: new Uint8Array(key), lamports: (value as Buffer).readBigUInt64BE(0) };
   }
 
   /** The hash of the ledger's first block, fixed when the ledger was created. */

@@ -67,6 +67,13 @@ export class BlockNotAvailableError extends AppError {
     super(`Block not available for slot ${slot}`);
   }
 }
+/** Agave's NoSnapshot (-32008): getHighestSnapshotSlot on a node that keeps none. */
+export class NoSnapshotError extends AppError {
+  readonly kind = 'no_snapshot';
+  constructor() {
+    super('No snapshot');
+  }
+}
 export class BackendNotConfiguredError extends AppError {
   readonly kind = 'backend_not_configured';
   constructor(method: string, backend: string) {
@@ -118,6 +125,7 @@ export const ERROR_CODES = {
   upstream_failed: { code: -32015, http: 200 },
   // Agave's custom error for a slot without a block (getBlock, getBlockTime).
   block_not_available: { code: -32004, http: 200 },
+  no_snapshot: { code: -32008, http: 200 },
   // src/pubsub: a subscription refused for the connection's or the key's limit.
   subscription_limit: { code: -32016, http: 200 },
   // src/das: the DAS reference's errors (-32000 with its messages).

@@ -1,6 +1,7 @@
 // What the adapter needs from each mission backend. Each is optional: a method whose backend is
 // absent answers BackendNotConfiguredError. Later issues provide the gRPC prover client, the
 // embedded simulator and the asset index (or upstream forwarders) behind these interfaces.
+import type { NodeEndpoints } from './solana-cluster.js';
 import type { CompressionStore } from '../../compression/index.js';
 import type { ForkSource, Ledger } from '../../ledger/index.js';
 import type { TreeStore } from '../../state/index.js';
@@ -46,7 +47,7 @@ export type PhotonBackend =
 
 export interface Backends {
   /** The embedded ledger (and its fork source): serves the standard Solana RPC subset. */
-  chain?: { ledger: Ledger; fork?: ForkSource };
+  chain?: { ledger: Ledger; fork?: ForkSource; endpoints?: NodeEndpoints };
   validityProof?: ValidityProofBackend;
   photon?: PhotonBackend;
   bundleSimulator?: BundleSimulatorBackend;

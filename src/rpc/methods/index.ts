@@ -6,6 +6,8 @@ import { photonMethods } from './photon/index.js';
 import { simulateBundleMethods } from './simulate-bundle.js';
 import { solanaMethods } from './solana.js';
 import { solanaBlockMethods } from './solana-blocks.js';
+import { solanaClusterMethods } from './solana-cluster.js';
+import { solanaTokenMethods } from './solana-tokens.js';
 import type { MethodDef } from './types.js';
 
 export type { Backends, CompressionIndex } from './backends.js';
@@ -21,6 +23,8 @@ export function createMethodTable(backends: Backends, version: string): Readonly
     ...photonMethods(backends),
     ...(backends.chain ? solanaMethods(backends.chain.ledger, version, backends.chain.fork) : []),
     ...(backends.chain ? solanaBlockMethods(backends.chain.ledger) : []),
+    ...(backends.chain ? solanaClusterMethods(backends.chain.ledger, version, backends.chain.endpoints ?? {}) : []),
+    ...(backends.chain ? solanaTokenMethods(backends.chain.ledger, version) : []),
   ]) {
     if (table.has(m.name)) throw new Error(`method ${m.name} defined twice`);
     table.set(m.name, m);

@@ -76,11 +76,11 @@ export function renderAccount(a: StoredAccount | undefined, v: AccountView) {
 
 export const sameBytes = (a: Uint8Array, b: Uint8Array) => Buffer.from(a).equals(Buffer.from(b));
 
-/** A u64 amount as Agave's UiTokenAmount. */
+/** A u64 amount as Agave's UiTokenAmount (its field order). */
 export function uiTokenAmount(amount: bigint, decimals: number) {
   const s = amount.toString().padStart(decimals + 1, '0');
   const whole = s.slice(0, s.length - decimals);
   const frac = s.slice(s.length - decimals).replace(/0+$/, '');
   const uiAmountString = frac ? `${whole}.${frac}` : whole;
-  return { amount: amount.toString(), decimals, uiAmount: Number(uiAmountString), uiAmountString };
+  return { uiAmount: Number(uiAmountString), decimals, amount: amount.toString(), uiAmountString };
 }
