@@ -4,6 +4,7 @@ import { assetScenario } from './scenarios/asset.js';
 import { backendsScenario } from './scenarios/backends.js';
 import { compressionScenario } from './scenarios/compression.js';
 import { proverScenario } from './scenarios/prover.js';
+import { pubsubScenario } from './scenarios/pubsub.js';
 import { simulateScenario } from './scenarios/simulate.js';
 import { zkScenario } from './scenarios/zk.js';
 
@@ -21,6 +22,7 @@ const SCENARIOS: Scenario[] = [
   simulateScenario,
   assetScenario,
   compressionScenario,
+  pubsubScenario,
 ];
 
 const wanted = process.argv.slice(2).filter((a) => !a.startsWith('-'));

@@ -13,7 +13,7 @@ import {
   withBlockhash,
 } from '../../ledger/index.js';
 import { accountJson } from '../../sim/index.js';
-import { matchesFilters, parseFilters } from '../account-encoding.js';
+import { matchesFilters, parseFilters, type AccountFilter } from '../account-encoding.js';
 import type { Check } from '../validate.js';
 import { decodeBase58, encodeBase58 } from '../../zk/base58.js';
 import { InvalidParamsError, TransactionRefusedError } from '../errors.js';
@@ -97,6 +97,20 @@ export function solanaMethods(ledger: Ledger, apiVersion: string, fork?: ForkSou
   const returnDataJson = (ret: { programId: Uint8Array; data: Uint8Array } | null) =>
     ret ? { programId: encodeBase58(ret.programId), data: [Buffer.from(ret.data).toString('base64'), 'base64'] } : null;
 
+  /**
+   * The accounts getProgramAccounts looks at: the program's, or, for the usual token query (165-byte
+   * accounts with an owner memcmp at 32), the token-owner index's, which holds exactly the
+   * initialized token accounts of that owner (every account still goes through the filters).
+   */
+  const programCandidates = (program: Uint8Array, filters: AccountFilter[]): Uint8Array[] => {
+    const isToken = sameBytes(program, TOKEN_PROGRAM) || sameBytes(program, TOKEN_2022_PROGRAM);
+    const owner = filters.find((f) => f.kind === 'memcmp' && f.offset === 32 && f.bytes.length === 32);
+    const sized = filters.some((f) => f.kind === 'dataSize' && f.size === 165);
+    if (isToken && sized && owner?.kind === 'memcmp' && owner.bytes.some((b) => b !== 0))
+      return ledger.indexes.tokenAccountsByOwner(owner.bytes);
+    return ledger.indexes.programAccounts(program);
+  };
+
   /** getTokenAccountsByOwner / …ByDelegate: `{mint}` or `{programId}` picks which, as Agave. */
   const tokenAccountsBy = (by: 'owner' | 'delegate', p: unknown) => {
     const [key, filter, cfg] = args(p, 'params', 2, 3);
@@ -167,7 +181,7 @@ export function solanaMethods(ledger: Ledger, apiVersion: string, fork?: ForkSou
       const filters = parseFilters(c.filters);
       const program = pubkey(key, 'program id');
       const value = [];
-      for (const k of ledger.indexes.programAccounts(program)) {
+      for (const k of programCandidates(program, filters)) {
         const a = ledger.getAccount(k);
         if (!a || !matchesFilters(a, filters)) continue;
         value.push({ pubkey: encodeBase58(k), account: renderAccount(a, view) });
