@@ -60,7 +60,7 @@ async function startGateway(dataDir: string): Promise<{ gw: Started; url: string
       ...['--rpc-port', '0', '--ws-port', '0', '--grpc-port', '0', '--prove-port', '0', '--data-dir', dataDir],
       ...['--api-keys', KEY, '--rate-limit', '0', '--log-level', 'warn', '--preload-circuits', ''],
     ],
-    /JSON-RPC\s+(http:\S+)\?api-key=\S+\s+websocket\s+(ws:\S+)\?api-key=/,
+    /JSON-RPC\s+(http:\S+)\?api-key=[^\n]*\n\s+websocket\s+(ws:\S+)\?api-key=/,
     { timeoutMs: 120_000 },
   );
   return { gw, url: `${gw.match[1]!}?api-key=${KEY}`, ws: `${gw.match[2]!}?api-key=${KEY}` };

@@ -12,6 +12,7 @@ import { SignatureIndex, type SignaturePage } from './signature-index.js';
 import { solanaTxError, txError, type SolanaTxError } from './tx-error.js';
 import { isStaticWritable, type ParsedTransaction } from './tx-wire.js';
 import {
+  accountView,
   decodeAccount,
   encodeAccount,
   openLedgerDbs,
@@ -357,6 +358,15 @@ export class Ledger {
   getAccount(pubkey: Uint8Array): StoredAccount | undefined {
     const a = this.vm.getAccount(pubkey);
     return a && a.lamports() > 0n ? toStored(a) : undefined;
+  }
+
+  /**
+   * An account as stored (the VM's state, mirrored): cheaper than asking the VM when many are read
+   * (getProgramAccounts); programs and sysvars the VM loads itself are not stored. Data is a view.
+   */
+  storedAccount(pubkey: Uint8Array): StoredAccount | undefined {
+    const b = this.dbs.accounts.get(Buffer.from(pubkey));
+    return b ? accountView(b) : undefined;
   }
 
   /** Writes an account to the VM and to disk (zero lamports deletes it). Call inside a transaction for atomicity. */

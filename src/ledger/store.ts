@@ -73,3 +73,14 @@ export function decodeAccount(b: Buffer): StoredAccount {
     data: new Uint8Array(b.subarray(49)),
   };
 }
+
+/** The same, reading owner and data as views into `b` (no copies; for reads that do not keep them). */
+export function accountView(b: Buffer): StoredAccount {
+  return {
+    lamports: b.readBigUInt64BE(0),
+    rentEpoch: b.readBigUInt64BE(8),
+    executable: b.readUInt8(16) === 1,
+    owner: b.subarray(17, 49),
+    data: b.subarray(49),
+  };
+}

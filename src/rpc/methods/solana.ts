@@ -182,7 +182,7 @@ export function solanaMethods(ledger: Ledger, apiVersion: string, fork?: ForkSou
       const program = pubkey(key, 'program id');
       const value = [];
       for (const k of programCandidates(program, filters)) {
-        const a = ledger.getAccount(k);
+        const a = ledger.storedAccount(k);
         if (!a || !matchesFilters(a, filters)) continue;
         value.push({ pubkey: encodeBase58(k), account: renderAccount(a, view) });
       }
