@@ -3,6 +3,7 @@
 // them inside the LMDB transaction that writes the account, so they never disagree after a crash.
 import type { Database, RootDatabase } from 'lmdb';
 import { decodeBase58 } from '../zk/base58.js';
+import { prefixRange } from './key-range.js';
 import type { AccountIndexer } from './ledger.js';
 import type { StoredAccount } from './store.js';
 
@@ -97,15 +98,8 @@ export class AccountIndexes implements AccountIndexer {
   }
 
   private under(db: Database<Buffer, Buffer>, prefix: Uint8Array): Uint8Array[] {
-    const start = Buffer.from(prefix);
-    // The first key past the prefix (the prefix + 1 as a big-endian number); none past all-0xff.
-    const end = Buffer.from(prefix);
-    let i = end.length - 1;
-    while (i >= 0 && end[i] === 0xff) end[i--] = 0;
-    if (i >= 0) end[i]! += 1;
     const out: Uint8Array[] = [];
-    for (const k of db.getKeys(i >= 0 ? { start, end } : { start }))
-      out.push(new Uint8Array((k as Buffer).subarray(32)));
+    for (const k of db.getKeys(prefixRange(prefix))) out.push(new Uint8Array((k as Buffer).subarray(32)));
     return out;
   }
 }

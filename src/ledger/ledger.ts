@@ -583,9 +583,10 @@ export class Ledger {
         return written?.has(hex) ? written.get(hex) : this.getAccount(k);
       },
     };
+    // Only writable accounts can change; read-only ones (programs, sysvars) stay the VM's own.
+    const writable = this.writableKeys(tx, writableLookups);
     this.dbs.root.transactionSync(() => {
-      // Only writable accounts can change; read-only ones (programs, sysvars) stay the VM's own.
-      written = this.persist(this.writableKeys(tx, writableLookups));
+      written = this.persist(writable);
       this.dbs.txs.put(Buffer.from(signature), rec);
       this.signatureIndex.record(signature, this.slotValue, keys, true);
       for (const ix of this.txIndexers) {
@@ -606,9 +607,9 @@ export class Ledger {
         err: rec.err,
         logs,
         accountKeys: keys,
-        writableKeys: this.writableKeys(tx, writableLookups),
+        writableKeys: writable,
         computeUnitPrice: this.computeUnitPrice(tx),
-        accounts: [...written!].map(([hex, account]) => ({ pubkey: new Uint8Array(Buffer.from(hex, 'hex')), account })),
+        accounts: writable.map((pubkey) => ({ pubkey, account: written!.get(Buffer.from(pubkey).toString('hex')) })),
       });
     return { signature, err };
   }

@@ -2,6 +2,7 @@
 // that records the transaction. Keys order by address, then slot and position in the slot, both
 // descending, so a forward range read is Agave's order.
 import type { Database, RootDatabase } from 'lmdb';
+import { prefixRange } from './key-range.js';
 
 const MAX_U64 = 0xffff_ffff_ffff_ffffn;
 const MAX_U32 = 0xffff_ffff;
@@ -77,20 +78,10 @@ export class SignatureIndex {
       ? Buffer.concat([prefix, beforePlace, Buffer.from(page.before!), Buffer.from([0])])
       : prefix;
     const untilKey = page.until && this.place.get(Buffer.from(page.until));
-    const end = untilKey ? Buffer.concat([prefix, untilKey, Buffer.from(page.until!)]) : endOf(prefix);
+    const end = untilKey ? Buffer.concat([prefix, untilKey, Buffer.from(page.until!)]) : prefixRange(prefix).end;
     const out: Uint8Array[] = [];
     const range = end ? { start, end, limit: page.limit } : { start, limit: page.limit };
     for (const k of this.byAddress.getKeys(range)) out.push(new Uint8Array((k as Buffer).subarray(44)));
     return out;
   }
-}
-
-/** The first key after every key starting with `prefix` (the prefix + 1, big-endian); none after all-0xff. */
-function endOf(prefix: Buffer): Buffer | undefined {
-  const end = Buffer.from(prefix);
-  let i = end.length - 1;
-  while (i >= 0 && end[i] === 0xff) end[i--] = 0;
-  if (i < 0) return undefined;
-  end[i]! += 1;
-  return end;
 }

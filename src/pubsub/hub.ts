@@ -2,7 +2,7 @@
 // Agave's commitment semantics: a change in slot S reaches a `processed` subscription at once, a
 // `confirmed` one when S is confirmed (the next slot) and a `finalized` one when S is finalized
 // (32 slots on), each as the change left the account. Transport-free: connections are Clients.
-import type { AccountChange, Commitment, Ledger, LedgerEvent, StoredAccount } from '../ledger/index.js';
+import type { AccountChange, Ledger, LedgerEvent, StoredAccount } from '../ledger/index.js';
 import { encodeUiAccount, matchesFilters } from '../rpc/account-encoding.js';
 import { SubscriptionLimitError } from '../rpc/errors.js';
 import { decodeBase58, encodeBase58 } from '../zk/base58.js';
@@ -31,8 +31,6 @@ export interface HubLimits {
 export interface HubCounters {
   subscribed(method: string, delta: number): void;
 }
-
-const LAG: Record<Commitment, bigint> = { processed: 0n, confirmed: 1n, finalized: 32n };
 
 /** A notification waiting for its slot to reach the subscription's commitment. */
 interface Waiting {
@@ -278,7 +276,7 @@ export class Hub {
       }
     }
     for (const sub of [...this.landedSignatures])
-      if (sub.landed!.slot <= slot - LAG[sub.spec.commitment]) this.signatureDone(sub, true);
+      if (sub.landed!.slot <= this.ledger.slotAt(sub.spec.commitment)) this.signatureDone(sub, true);
     const parent = slot - 1n;
     for (const sub of this.others.slot) this.send(sub, { parent, root, slot });
     for (const sub of this.others.root) this.send(sub, root);

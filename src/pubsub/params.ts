@@ -9,8 +9,7 @@ import {
   type AccountFilter,
   type DataSlice,
 } from '../rpc/account-encoding.js';
-import { InvalidParamsError } from '../rpc/errors.js';
-import { decodeBase58 } from '../zk/base58.js';
+import { base58Bytes, invalid } from '../rpc/methods/solana-params.js';
 
 export type SubscriptionSpec = { method: string; commitment: Commitment } & (
   | { kind: 'account'; pubkey: string; encoding: AccountEncoding; dataSlice?: DataSlice }
@@ -28,7 +27,6 @@ export type SubscriptionSpec = { method: string; commitment: Commitment } & (
   | { kind: 'slotsUpdates' }
 );
 
-const invalid = (msg: string) => new InvalidParamsError(`Invalid params: ${msg}`);
 const COMMITMENTS: readonly string[] = ['processed', 'confirmed', 'finalized'];
 
 function list(params: unknown, min: number, max: number): unknown[] {
@@ -54,16 +52,10 @@ function commitment(v: unknown): Commitment {
   throw invalid(`unknown commitment ${JSON.stringify(v)}, expected one of processed, confirmed, finalized`);
 }
 
+/** The base58 string itself, once checked to hold `len` bytes. */
 function key(v: unknown, what: string, len = 32): string {
-  if (typeof v !== 'string') throw invalid(`${what}: expected a base58 string, got ${JSON.stringify(v)}`);
-  let b: Uint8Array;
-  try {
-    b = decodeBase58(v);
-  } catch {
-    throw invalid(`invalid ${what} ${JSON.stringify(v)}: not base58`);
-  }
-  if (b.length !== len) throw invalid(`invalid ${what} ${JSON.stringify(v)}: ${b.length} bytes, expected ${len}`);
-  return v;
+  base58Bytes(v, what, len);
+  return v as string;
 }
 
 const ACCOUNT_CONFIG = ['commitment', 'encoding', 'dataSlice', 'minContextSlot'];

@@ -7,7 +7,7 @@ import { randomBytes } from 'node:crypto';
 import { rmSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { after, test } from 'node:test';
-import { Keypair, PublicKey } from '@solana/web3.js';
+import { Keypair } from '@solana/web3.js';
 import { compareWithChain } from '../../src/compression/index.js';
 import type { CommittedTransaction, InnerInstruction } from '../../src/ledger/index.js';
 import { decodeBase58, encodeBase58 } from '../../src/zk/index.js';

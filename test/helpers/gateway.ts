@@ -1,4 +1,5 @@
 // Starts a real gateway in this process on ephemeral ports with its own temporary data dir.
+import { Connection } from '@solana/web3.js';
 import { existsSync, mkdirSync, mkdtempSync, rmSync, symlinkSync } from 'node:fs';
 import { request } from 'node:http';
 import { tmpdir } from 'node:os';
@@ -146,4 +147,15 @@ export async function closeWeb3Websocket(conn: object): Promise<void> {
   const closed = new Promise<void>((r) => rws.once('close', r));
   rws.close();
   await closed;
+}
+
+/** A web3.js Connection to a test gateway (commitment confirmed), its websocket at the gateway's PubSub port. */
+export function web3Connection(gw: TestGateway): Connection {
+  return new Connection(gw.url, { commitment: 'confirmed', wsEndpoint: `${gw.gateway.wsUrl}?api-key=${TEST_KEY}` });
+}
+
+/** Closes the Connection's websocket first (see closeWeb3Websocket), then stops the gateway. */
+export async function stopWithConnection(gw: TestGateway | undefined, conn: Connection | undefined): Promise<void> {
+  if (conn) await closeWeb3Websocket(conn);
+  await gw?.stop();
 }

@@ -10,7 +10,7 @@ import {
   Transaction,
   sendAndConfirmTransaction,
 } from '@solana/web3.js';
-import { closeWeb3Websocket, rpcCall, startTestGateway, TEST_KEY, type TestGateway } from '../helpers/gateway.js';
+import { rpcCall, startTestGateway, type TestGateway, stopWithConnection, web3Connection } from '../helpers/gateway.js';
 
 let gw: TestGateway;
 let conn: Connection;
@@ -19,7 +19,7 @@ let slot: number;
 
 before(async () => {
   gw = await startTestGateway({}, {}, { ledger: true });
-  conn = new Connection(gw.url, { commitment: 'confirmed', wsEndpoint: `${gw.gateway.wsUrl}?api-key=${TEST_KEY}` });
+  conn = web3Connection(gw);
   // A new ledger's first block is its first slot: let a few blocks be produced first.
   const ledger = gw.gateway.chain!.ledger;
   const first = ledger.slot;
@@ -32,10 +32,7 @@ before(async () => {
   sig = await sendAndConfirmTransaction(conn, tx, [from], { commitment: 'confirmed' });
   slot = (await conn.getSignatureStatus(sig)).value!.slot;
 });
-after(async () => {
-  await closeWeb3Websocket(conn);
-  await gw?.stop();
-});
+after(() => stopWithConnection(gw, conn));
 
 test('getBlock: the transaction in its slot, parent and previous blockhash chained', async () => {
   const block = await conn.getBlock(slot, { maxSupportedTransactionVersion: 0, commitment: 'confirmed' });

@@ -12,19 +12,16 @@ import {
   sendAndConfirmTransaction,
 } from '@solana/web3.js';
 import { createMint, getOrCreateAssociatedTokenAccount, mintTo } from '@solana/spl-token';
-import { closeWeb3Websocket, rpcCall, startTestGateway, TEST_KEY, type TestGateway } from '../helpers/gateway.js';
+import { rpcCall, startTestGateway, type TestGateway, stopWithConnection, web3Connection } from '../helpers/gateway.js';
 
 let gw: TestGateway;
 let conn: Connection;
 
 before(async () => {
   gw = await startTestGateway({}, {}, { ledger: true });
-  conn = new Connection(gw.url, { commitment: 'confirmed', wsEndpoint: `${gw.gateway.wsUrl}?api-key=${TEST_KEY}` });
+  conn = web3Connection(gw);
 });
-after(async () => {
-  await closeWeb3Websocket(conn);
-  await gw?.stop();
-});
+after(() => stopWithConnection(gw, conn));
 
 test('one node: identity, cluster nodes, leader, vote account, epoch schedule, snapshots', async () => {
   const { identity, vote } = gw.gateway.chain!.ledger.node;

@@ -24,7 +24,7 @@ import {
   TOKEN_PROGRAM_ID,
   transfer as splTransfer,
 } from '@solana/spl-token';
-import { closeWeb3Websocket, startTestGateway, TEST_KEY, type TestGateway } from '../helpers/gateway.js';
+import { startTestGateway, type TestGateway, stopWithConnection, web3Connection } from '../helpers/gateway.js';
 
 const MEMO_PROGRAM = new PublicKey('MemoSq4gqABAXKb96qnH8TysNcWxMyWCqXgDLGmfcHr');
 let gw: TestGateway;
@@ -32,12 +32,9 @@ let conn: Connection;
 
 before(async () => {
   gw = await startTestGateway({}, {}, { ledger: true });
-  conn = new Connection(gw.url, { commitment: 'confirmed', wsEndpoint: `${gw.gateway.wsUrl}?api-key=${TEST_KEY}` });
+  conn = web3Connection(gw);
 });
-after(async () => {
-  await closeWeb3Websocket(conn);
-  await gw?.stop();
-});
+after(() => stopWithConnection(gw, conn));
 
 /** The next value a subscription delivers, or a rejection after `ms`. */
 function next<T>(subscribe: (cb: (v: T) => void) => number, unsubscribe: (id: number) => Promise<void>, ms = 10_000) {

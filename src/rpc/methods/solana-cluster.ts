@@ -26,7 +26,7 @@ export interface NodeEndpoints {
 class Activity {
   samples: { slot: bigint; numTransactions: number; numSlots: number }[] = [];
   private current = { startSlot: 0n, startMs: Date.now(), transactions: 0 };
-  readonly fees: { slot: bigint; prices: { price: bigint; writable: Set<string> }[] }[] = [];
+  readonly fees: { slot: bigint; prices: { price: bigint; writable: Uint8Array[] }[] }[] = [];
 
   constructor(ledger: Ledger) {
     this.current.startSlot = ledger.slot;
@@ -52,7 +52,8 @@ class Activity {
     this.current.transactions++;
     let last = this.fees[this.fees.length - 1];
     if (!last || last.slot !== e.slot) this.fees.push((last = { slot: e.slot, prices: [] }));
-    last.prices.push({ price: e.computeUnitPrice, writable: new Set(e.writableKeys.map((k) => encodeBase58(k))) });
+    // Raw keys: compared only when someone asks (no encoding on every transaction).
+    last.prices.push({ price: e.computeUnitPrice, writable: e.writableKeys });
   }
 }
 
@@ -234,7 +235,7 @@ export function solanaClusterMethods(ledger: Ledger, version: string, endpoints:
       const addresses = list === undefined || list === null ? [] : list;
       if (!Array.isArray(addresses)) throw invalid('addresses: expected an array of base58 addresses');
       if (addresses.length > 128) throw invalid('Too many inputs provided; max 128');
-      const wanted = addresses.map((a) => encodeBase58(pubkey(a, 'address')));
+      const wanted = addresses.map((a) => Buffer.from(pubkey(a, 'address')));
       // Per slot: with no addresses, the lowest price of any transaction; with addresses, the
       // highest over them of the lowest price of the transactions writing it (Agave's cache); 0 if none.
       return activity.fees.map(({ slot, prices }) => {
@@ -244,7 +245,7 @@ export function solanaClusterMethods(ledger: Ledger, version: string, endpoints:
           wanted.length === 0
             ? lowest(prices)
             : wanted.reduce((m, a) => {
-                const f = lowest(prices.filter((t) => t.writable.has(a)));
+                const f = lowest(prices.filter((t) => t.writable.some((k) => a.equals(k))));
                 return f > m ? f : m;
               }, 0n);
         return { slot: u64(slot), prioritizationFee: u64(fee) };

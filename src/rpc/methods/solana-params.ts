@@ -26,7 +26,8 @@ export function args(v: unknown, path: string, min: number, max: number): unknow
   return v;
 }
 
-export function pubkey(v: unknown, what = 'pubkey'): Uint8Array {
+/** A base58 string of exactly `len` bytes (a pubkey, a signature), or an invalid-params error naming it. */
+export function base58Bytes(v: unknown, what: string, len: number): Uint8Array {
   if (typeof v !== 'string') throw invalid(`${what}: expected a base58 string, got ${JSON.stringify(v)}`);
   let b: Uint8Array;
   try {
@@ -34,9 +35,11 @@ export function pubkey(v: unknown, what = 'pubkey'): Uint8Array {
   } catch {
     throw invalid(`invalid ${what} ${JSON.stringify(v)}: not base58`);
   }
-  if (b.length !== 32) throw invalid(`invalid ${what} ${JSON.stringify(v)}: ${b.length} bytes, expected 32`);
+  if (b.length !== len) throw invalid(`invalid ${what} ${JSON.stringify(v)}: ${b.length} bytes, expected ${len}`);
   return b;
 }
+
+export const pubkey = (v: unknown, what = 'pubkey'): Uint8Array => base58Bytes(v, what, 32);
 
 export interface CommonConfig {
   commitment?: Commitment;

@@ -21,6 +21,7 @@ import { defineMethod, type MethodDef } from './types.js';
 import {
   accountView,
   args,
+  base58Bytes,
   config,
   invalid,
   pubkey,
@@ -198,17 +199,7 @@ export function solanaMethods(ledger: Ledger, apiVersion: string, fork?: ForkSou
       const limit = c.limit ?? 1000;
       if (typeof limit !== 'number' || !Number.isSafeInteger(limit) || limit < 1 || limit > 1000)
         throw invalid(`Invalid limit; max 1000, got ${JSON.stringify(c.limit)}`);
-      const sig = (v: unknown, what: string) => {
-        if (v === undefined || v === null) return undefined;
-        let b: Uint8Array | undefined;
-        try {
-          b = typeof v === 'string' ? decodeBase58(v) : undefined;
-        } catch {
-          b = undefined;
-        }
-        if (!b || b.length !== 64) throw invalid(`${what}: expected a base58 signature, got ${JSON.stringify(v)}`);
-        return b;
-      };
+      const sig = (v: unknown, what: string) => (v === undefined || v === null ? undefined : base58Bytes(v, what, 64));
       const until = sig(c.until, 'until');
       let before = sig(c.before, 'before');
       const visible = ledger.slotAt(c.commitment ?? 'finalized');
