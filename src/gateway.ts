@@ -158,7 +158,7 @@ function compressionIndex(chain: EmbeddedChain): CompressionIndex {
       return compression.ingester.divergent;
     },
     transaction: (signature) =>
-      transactionJson(ledger, signature, { encoding: 'base64', maxSupportedTransactionVersion: 0 }),
+      transactionJson(ledger, signature, { encoding: 'base64', maxSupportedTransactionVersion: 0, rewards: true }),
   };
 }
 

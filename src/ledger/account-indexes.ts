@@ -7,9 +7,10 @@ import { prefixRange } from './key-range.js';
 import type { AccountIndexer } from './ledger.js';
 import type { StoredAccount } from './store.js';
 
-const VERSION = 1;
+// 2: Token-2022 token accounts were missed by version 1 (a wrong program id); rebuilt on open.
+const VERSION = 2;
 export const TOKEN_PROGRAM = decodeBase58('TokenkegQfeZyiNwAJbNbGKPFXCWuBvf9Ss623VQ5DA');
-export const TOKEN_2022_PROGRAM = decodeBase58('TokenzQdBNbLqP5VEhdkAS14EPFQ7dwJGeXSGVHMYA2Hn7');
+export const TOKEN_2022_PROGRAM = decodeBase58('TokenzQdBNbLqP5VEhdkAS6EPFLC1PHnBqCXEpPxuEb');
 const TOKEN_ACCOUNT_LEN = 165;
 const ACCOUNT_TYPE_ACCOUNT = 2;
 

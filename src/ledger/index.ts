@@ -2,6 +2,8 @@
 export {
   Ledger,
   MAX_PROCESSING_AGE,
+  SLOTS_PER_EPOCH,
+  SLOT_MS,
   SYSTEM_PROGRAM,
   toStored,
   type AccountIndexer,
@@ -25,7 +27,7 @@ export {
 } from './tx-wire.js';
 export { solanaTxError, txError, type SolanaTxError } from './tx-error.js';
 export { verifySignatures } from './signatures.js';
-export type { StoredAccount, TxRecord } from './store.js';
+export type { BlockRecord, StoredAccount, TxRecord } from './store.js';
 export {
   FixtureError,
   lightLocalnet,

@@ -9,6 +9,7 @@ import type { RootDatabase } from 'lmdb';
 import { decodeBase58, encodeBase58 } from '../zk/base58.js';
 import { AccountIndexes } from './account-indexes.js';
 import { SignatureIndex, type SignaturePage } from './signature-index.js';
+import { loadsTokenProgram, tokenBalances } from './token-balances.js';
 import { solanaTxError, txError, type SolanaTxError } from './tx-error.js';
 import { isStaticWritable, type ParsedTransaction } from './tx-wire.js';
 import {
@@ -26,7 +27,13 @@ import { litesvm, type Account, type FailedTransactionMetadata, type LiteSvm, ty
 export const SYSTEM_PROGRAM = new Uint8Array(32);
 /** Blockhashes a transaction may cite: agave's MAX_PROCESSING_AGE. */
 export const MAX_PROCESSING_AGE = 150;
+/** Epochs of a fixed length (no warm-up), as getEpochInfo and getEpochSchedule answer. */
+export const SLOTS_PER_EPOCH = 432_000n;
+/** A slot's nominal length: the slot timer's default, and what time travel converts slots and time by. */
+export const SLOT_MS = 400;
 const KEPT_BLOCKHASHES = 300;
+/** Agave's MAX_ENTRIES of the SlotHashes sysvar. */
+const SLOT_HASHES_KEPT = 512;
 const LAMPORTS_PER_SIGNATURE = 5000n;
 const COMPUTE_BUDGET = Buffer.from(decodeBase58('ComputeBudget111111111111111111111111111111'));
 
@@ -76,6 +83,34 @@ function lazyInnerInstruction(
       return (stackHeight ??= i.stackHeight());
     },
   };
+}
+
+/** Inner instructions as a record keeps them: only top-level instructions that invoked any. */
+function compiledInner(list: InnerInstruction[][]): NonNullable<TxRecord['inner']> {
+  const out: NonNullable<TxRecord['inner']> = [];
+  list.forEach((ixs, index) => {
+    if (ixs.length > 0)
+      out.push({
+        index,
+        instructions: ixs.map((i) => ({
+          programIdIndex: i.programIdIndex,
+          accounts: [...i.accounts],
+          data: encodeBase58(i.data),
+          stackHeight: i.stackHeight,
+        })),
+      });
+  });
+  return out;
+}
+
+/** Return data is logged ("Program return: …") whenever a program sets it: the VM is asked only then. */
+function returnDataOf(logs: string[], meta: TransactionMetadata): Pick<TxRecord, 'returnData'> {
+  if (!logs.some((l) => l.startsWith('Program return: ') || l === 'Log truncated')) return {};
+  const ret = meta.returnData();
+  const data = ret.data();
+  return data.length > 0
+    ? { returnData: { programId: encodeBase58(ret.programId()), data: Buffer.from(data).toString('base64') } }
+    : {};
 }
 
 /** A transaction as transaction indexers see it: committed, inside the LMDB transaction committing it. */
@@ -128,7 +163,7 @@ export type LedgerEvent =
       accounts: AccountChange[];
     }
   | { type: 'accounts'; slot: bigint; accounts: AccountChange[] }
-  | { type: 'slot'; slot: bigint };
+  | { type: 'slot'; slot: bigint; parent: bigint };
 
 export interface LedgerOptions {
   dir: string;
@@ -189,6 +224,11 @@ export class Ledger {
   private readonly recentSignatures = new Map<string, bigint>();
   private blockhashBytes = new Map<string, bigint>();
   private timer?: NodeJS.Timeout;
+  private readonly slotMs: number;
+  /** The ledger's time is the wall clock plus this (time travel moves it). */
+  private timeShiftMs = 0;
+  /** The ledger's time while the clock is paused (it stands still). */
+  private pausedAt: number | undefined;
   private readonly indexers: AccountIndexer[];
   /** Program → accounts and token owner / delegate → token accounts, kept with the accounts. */
   readonly indexes: AccountIndexes;
@@ -215,12 +255,15 @@ export class Ledger {
     // zkgate keeps the status cache itself (isRecentSignature): bundles execute for real in the VM
     // and are undone, which the VM's own history would then refuse to run twice.
     this.vm.setTransactionHistory(0n);
-    const meta = dbs.meta.get('clock') as { slot: string; blockhashes: { hash: string; slot: string }[] } | undefined;
+    const meta = dbs.meta.get('clock') as
+      { slot: string; blockhashes: { hash: string; slot: string }[]; timeShiftMs?: number } | undefined;
+    this.timeShiftMs = meta?.timeShiftMs ?? 0;
     this.slotValue = meta ? BigInt(meta.slot) : this.vm.getClock().slot;
     this.blockhashes = meta
       ? meta.blockhashes.map((b) => ({ hash: b.hash, slot: BigInt(b.slot) }))
       : [{ hash: this.vm.latestBlockhash(), slot: this.slotValue }];
-    this.vm.warpToSlot(this.slotValue);
+    this.syncClock();
+    this.syncSlotHashes();
     this.indexBlockhashes();
     // A ledger from before the genesis hash was kept takes its oldest blockhash as its genesis.
     this.genesis = (dbs.meta.get('genesis') as string | undefined) ?? this.blockhashes[0]!.hash;
@@ -252,11 +295,14 @@ export class Ledger {
         if (!dbs.accounts.get(Buffer.from(g.pubkey))) this.writeAccount(g.pubkey, g.account);
     });
     for (const p of opts.programs ?? []) this.vm.addProgram(p.id, p.bytes);
-    const slotMs = opts.slotMs ?? 400;
-    if (slotMs > 0) {
-      this.timer = setInterval(() => this.advanceSlot(), slotMs);
-      this.timer.unref();
-    }
+    this.slotMs = opts.slotMs ?? SLOT_MS;
+    this.startTimer();
+  }
+
+  private startTimer(): void {
+    if (this.slotMs <= 0) return;
+    this.timer = setInterval(() => this.advanceSlot(), this.slotMs);
+    this.timer.unref();
   }
 
   static open(opts: LedgerOptions): Ledger {
@@ -275,29 +321,108 @@ export class Ledger {
   }
 
   advanceSlot(): void {
+    this.produce(this.slotValue + 1n);
+  }
+
+  /**
+   * Time travel (Surfpool's cheatcode): the clock jumps forward to `slot` and the ledger's time to
+   * `timeMs`. The slot that ends gets its block; the slots jumped over get none, as a leader's
+   * skipped slots, and blockhashes age by slot as always.
+   */
+  travel(slot: bigint, timeMs: number): void {
+    if (slot < this.slotValue) throw new RangeError(`slot ${slot} is behind the current slot ${this.slotValue}`);
+    if (slot > this.slotValue) return this.produce(slot, timeMs);
+    this.setTime(timeMs);
+    this.syncClock();
+    this.saveClock();
+  }
+
+  /** Ends the current slot with its block and starts `next`; the time moves to `timeMs` in between when given. */
+  private produce(next: bigint, timeMs?: number): void {
     const closing = this.blockhashes[this.blockhashes.length - 1]!;
     const before = this.blockhashes[this.blockhashes.length - 2];
-    // The block of the slot that ends: one per slot, empty or not (its transactions are indexed by slot).
-    this.dbs.blocks.put(slotKey(this.slotValue), {
+    // The block of the slot that ends: one per slot, empty or not (its transactions are indexed by
+    // slot). Written synchronously: it is confirmed the moment the next slot starts, and readers
+    // (getBlock, blockSubscribe) look it up then.
+    this.dbs.blocks.putSync(slotKey(this.slotValue), {
       blockhash: closing.hash,
       previousBlockhash: before?.hash ?? closing.hash,
-      parentSlot: (this.slotValue > 0n ? this.slotValue - 1n : 0n).toString(),
-      blockTime: Math.floor(Date.now() / 1000),
+      // The last block before it: the previous slot, unless time travel skipped slots.
+      parentSlot: (before?.slot ?? (this.slotValue > 0n ? this.slotValue - 1n : 0n)).toString(),
+      blockTime: Math.floor(this.now() / 1000),
     });
-    this.slotValue += 1n;
-    const prev = closing;
+    if (timeMs !== undefined) this.setTime(timeMs);
+    const parent = this.slotValue;
+    this.slotValue = next;
     const hash = encodeBase58(
-      createHash('sha256').update(decodeBase58(prev.hash)).update(this.slotValue.toString()).digest(),
+      createHash('sha256').update(decodeBase58(closing.hash)).update(this.slotValue.toString()).digest(),
     );
     this.blockhashes.push({ hash, slot: this.slotValue });
     if (this.blockhashes.length > KEPT_BLOCKHASHES) this.blockhashes.shift();
     this.indexBlockhashes();
-    this.vm.warpToSlot(this.slotValue);
+    this.syncClock();
+    this.syncSlotHashes();
+    this.saveClock();
+    this.emit({ type: 'slot', slot: this.slotValue, parent });
+  }
+
+  private saveClock(): void {
     this.dbs.meta.put('clock', {
       slot: this.slotValue.toString(),
       blockhashes: this.blockhashes.map((b) => ({ hash: b.hash, slot: b.slot.toString() })),
+      // A paused clock restarts where it stood.
+      timeShiftMs: this.now() - Date.now(),
     });
-    this.emit({ type: 'slot', slot: this.slotValue });
+  }
+
+  /** The ledger's time (ms): the wall clock moved by time travel, standing still while paused. */
+  now(): number {
+    return this.pausedAt ?? Date.now() + this.timeShiftMs;
+  }
+
+  private setTime(ms: number): void {
+    if (this.pausedAt !== undefined) this.pausedAt = ms;
+    else this.timeShiftMs = ms - Date.now();
+  }
+
+  /** The Clock sysvar programs read: the slot, its epoch and the ledger's time (the VM keeps only what it is given). */
+  private syncClock(): void {
+    const unix = BigInt(Math.floor(this.now() / 1000));
+    const epoch = this.slotValue / SLOTS_PER_EPOCH;
+    const sinceEpochStart = ((this.slotValue % SLOTS_PER_EPOCH) * BigInt(SLOT_MS)) / 1000n;
+    this.vm.setClock(new litesvm.Clock(this.slotValue, unix - sinceEpochStart, epoch, epoch + 1n, unix));
+  }
+
+  /**
+   * The SlotHashes sysvar: the 512 slots before the current one, newest first, as a bank keeps them
+   * (the address lookup table program accepts only a `recentSlot` found there). Slots whose
+   * blockhash has aged out, or that came before this ledger's first slot (which the commitment
+   * levels already count as finalized), get a hash derived from the slot.
+   */
+  private syncSlotHashes(): void {
+    const known = new Map(this.blockhashes.map((b) => [b.slot, b.hash]));
+    const entries: { slot: bigint; hash: string }[] = [];
+    for (let slot = this.slotValue - 1n; slot >= 0n && entries.length < SLOT_HASHES_KEPT; slot--)
+      entries.push({
+        slot,
+        hash: known.get(slot) ?? encodeBase58(createHash('sha256').update(`zkgate slot ${slot}`).digest()),
+      });
+    this.vm.setSlotHashes(entries);
+  }
+
+  /** Stops the slot clock (a cheatcode): no new slots, and the ledger's time stands still. */
+  pauseClock(): void {
+    if (this.pausedAt !== undefined) return;
+    this.pausedAt = this.now();
+    clearInterval(this.timer);
+    this.timer = undefined;
+  }
+
+  resumeClock(): void {
+    if (this.pausedAt === undefined) return;
+    this.timeShiftMs = this.pausedAt - Date.now();
+    this.pausedAt = undefined;
+    this.startTimer();
   }
 
   /** Observes committed changes and new slots; returns the function that stops observing. */
@@ -546,8 +671,13 @@ export class Ledger {
   send(tx: ParsedTransaction): { signature: Uint8Array; err: SolanaTxError | null } {
     if (this.isRecentSignature(tx.signatures[0]!))
       return { signature: tx.signatures[0]!, err: txError('AlreadyProcessed') };
-    const { keys, writableLookups } = this.accountKeys(tx);
+    const { keys, writableLookups, readonlyLookups } = this.accountKeys(tx);
     const pre = keys.map((k) => this.vm.getBalance(k) ?? 0n);
+    // Token balances are read only for transactions that load a token program (others hold none).
+    const invoked = new Set(tx.instructions.map((ix) => ix.programIdIndex));
+    const readTokens = loadsTokenProgram(keys);
+    const account = (k: Uint8Array) => this.getAccount(k);
+    const preTokenBalances = readTokens ? tokenBalances(keys, invoked, account) : [];
     const r = this.vm.sendVersionedTransaction(tx.bytes);
     const failed = 'err' in r;
     const meta = failed ? r.meta() : r;
@@ -555,7 +685,9 @@ export class Ledger {
     const post = keys.map((k) => this.vm.getBalance(k) ?? 0n);
     const signature = tx.signatures[0]!;
     const logs = meta.logs();
-    const blockTime = Math.floor(Date.now() / 1000);
+    const blockTime = Math.floor(this.now() / 1000);
+    let inner: InnerInstruction[][] | undefined;
+    const innerInstructions = () => (inner ??= meta.innerInstructions().map((list) => list.map(lazyInnerInstruction)));
     const rec: TxRecord = {
       slot: this.slotValue.toString(),
       err: err?.json ?? null,
@@ -566,8 +698,14 @@ export class Ledger {
       postBalances: post.map(String),
       tx: Buffer.from(tx.bytes).toString('base64'),
       blockTime,
+      ...(tx.version === 0
+        ? { loaded: { writable: writableLookups.map(encodeBase58), readonly: readonlyLookups.map(encodeBase58) } }
+        : {}),
+      inner: compiledInner(innerInstructions()),
+      preTokenBalances,
+      postTokenBalances: readTokens ? tokenBalances(keys, invoked, account) : [],
+      ...returnDataOf(logs, meta),
     };
-    let inner: InnerInstruction[][] | undefined;
     let written: Map<string, StoredAccount | undefined> | undefined;
     const committed: CommittedTransaction = {
       signature,
@@ -577,7 +715,7 @@ export class Ledger {
       accountKeys: keys,
       err,
       logs,
-      innerInstructions: () => (inner ??= meta.innerInstructions().map((list) => list.map(lazyInnerInstruction))),
+      innerInstructions,
       account: (k) => {
         const hex = Buffer.from(k).toString('hex');
         return written?.has(hex) ? written.get(hex) : this.getAccount(k);
@@ -633,7 +771,7 @@ export class Ledger {
         preBalances: [(current?.lamports ?? 0n).toString()],
         postBalances: [next.lamports.toString()],
         tx: '',
-        blockTime: Math.floor(Date.now() / 1000),
+        blockTime: Math.floor(this.now() / 1000),
       });
     });
     this.noteSignature(signature);
@@ -688,6 +826,14 @@ export class Ledger {
   /** Signatures of the transactions that loaded `address`, newest first (getSignaturesForAddress). */
   signaturesForAddress(address: Uint8Array, page: SignaturePage): { signature: Uint8Array; record: TxRecord }[] {
     return this.signatureIndex.signatures(address, page).flatMap((signature) => {
+      const record = this.transaction(signature);
+      return record ? [{ signature, record }] : [];
+    });
+  }
+
+  /** The newest transactions of the ledger's blocks, newest first (airdrops are in none). */
+  latestTransactions(limit: number): { signature: Uint8Array; record: TxRecord }[] {
+    return this.signatureIndex.latest(limit).flatMap((signature) => {
       const record = this.transaction(signature);
       return record ? [{ signature, record }] : [];
     });

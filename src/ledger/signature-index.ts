@@ -68,6 +68,11 @@ export class SignatureIndex {
     return [...this.bySlot.getRange({ start, end })].map((e) => new Uint8Array(e.value));
   }
 
+  /** The newest `limit` transactions of the blocks, newest first. */
+  latest(limit: number): Uint8Array[] {
+    return [...this.bySlot.getRange({ reverse: true, limit })].map((e) => new Uint8Array(e.value));
+  }
+
   /** Signatures that touched `address`, newest first, after `before` and down to (not including) `until`. */
   signatures(address: Uint8Array, page: SignaturePage): Uint8Array[] {
     const prefix = Buffer.from(address);

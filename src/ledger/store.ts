@@ -1,6 +1,7 @@
 // The ledger's state on disk (LMDB, like the trees): accounts, the slot clock and transaction
 // records. Account writes of one transaction commit in one LMDB transaction.
 import { open, type Database, type RootDatabase } from 'lmdb';
+import type { TokenBalance } from './token-balances.js';
 
 export interface StoredAccount {
   lamports: bigint;
@@ -22,6 +23,23 @@ export interface TxRecord {
   /** The wire transaction, base64. */
   tx: string;
   blockTime: number;
+  // What the meta shows beyond balances and logs (records from before these were kept lack them).
+  /** v0 transactions: the keys their lookup tables gave, base58. */
+  loaded?: { writable: string[]; readonly: string[] };
+  /** The instructions programs invoked, by top-level instruction (only those that invoked any). */
+  inner?: { index: number; instructions: CompiledInnerInstruction[] }[];
+  preTokenBalances?: TokenBalance[];
+  postTokenBalances?: TokenBalance[];
+  /** The return data the transaction left, program id base58 and data base64. */
+  returnData?: { programId: string; data: string };
+}
+
+export interface CompiledInnerInstruction {
+  programIdIndex: number;
+  accounts: number[];
+  /** base58, as the RPC shows it. */
+  data: string;
+  stackHeight: number;
 }
 
 /** A block's header; its transactions are indexed by slot (signature-index.ts). */

@@ -3,8 +3,10 @@
 // `confirmed` one when S is confirmed (the next slot) and a `finalized` one when S is finalized
 // (32 slots on), each as the change left the account. Transport-free: connections are Clients.
 import type { AccountChange, Ledger, LedgerEvent, StoredAccount } from '../ledger/index.js';
-import { encodeUiAccount, matchesFilters } from '../rpc/account-encoding.js';
-import { SubscriptionLimitError } from '../rpc/errors.js';
+import { encodeUiAccount, matchesFilters, parseContext, type AccountParseContext } from '../rpc/account-encoding.js';
+import { SubscriptionLimitError, UnsupportedTransactionVersionError } from '../rpc/errors.js';
+import { blockEntries, blockJson } from '../rpc/methods/transaction-json.js';
+import { mentions } from './mentions.js';
 import { decodeBase58, encodeBase58 } from '../zk/base58.js';
 import type { SubscriptionSpec } from './params.js';
 
@@ -56,18 +58,24 @@ export class Hub {
     slot: new Set<Subscription>(),
     root: new Set<Subscription>(),
     slotsUpdates: new Set<Subscription>(),
+    block: new Set<Subscription>(),
   };
+  /** The newest slot whose block has been offered to block subscriptions, by commitment. */
+  private readonly blocksSeen = { confirmed: -1n, finalized: -1n };
   private readonly waiting: Record<'confirmed' | 'finalized', Waiting[]> = { confirmed: [], finalized: [] };
   private readonly collapsed = new Map<string, Waiting>();
   /** Transactions per slot, for slotsUpdates' frozen stats. */
   private slotStats = { slot: -1n, ok: 0, failed: 0 };
   private readonly stop: () => void;
+  /** What jsonParsed notifications read besides the account (a token account's mint, the clock). */
+  private readonly parse: AccountParseContext;
 
   constructor(
     private readonly ledger: Ledger,
     private readonly limits: HubLimits,
     private readonly counters?: HubCounters,
   ) {
+    this.parse = parseContext(ledger);
     this.stop = ledger.onEvent((e) => this.onLedger(e));
   }
 
@@ -164,7 +172,7 @@ export class Hub {
   // --- ledger events ---
 
   private onLedger(e: LedgerEvent): void {
-    if (e.type === 'slot') return this.onSlot(e.slot);
+    if (e.type === 'slot') return this.onSlot(e.slot, e.parent);
     if (e.type === 'transaction') {
       if (this.slotStats.slot !== e.slot) this.slotStats = { slot: e.slot, ok: 0, failed: 0 };
       if (e.err === null) this.slotStats.ok++;
@@ -241,7 +249,12 @@ export class Hub {
         if (s.kind !== 'account') continue;
         // A closed account is notified as Agave does: zero lamports, no data, owned by the system program.
         const a = account ?? CLOSED;
-        this.deliver(sub, slot, () => ({ context: { slot }, value: encodeUiAccount(a, s.encoding, s.dataSlice) }), key);
+        this.deliver(
+          sub,
+          slot,
+          () => ({ context: { slot }, value: encodeUiAccount(pubkey, a, s.encoding, s.dataSlice, this.parse) }),
+          key,
+        );
       }
       if (!account) continue;
       const subs = this.programSubs.get(encodeBase58(account.owner));
@@ -253,7 +266,7 @@ export class Hub {
           slot,
           () => ({
             context: { slot },
-            value: { pubkey: key, account: encodeUiAccount(account, s.encoding, s.dataSlice) },
+            value: { pubkey: key, account: encodeUiAccount(pubkey, account, s.encoding, s.dataSlice, this.parse) },
           }),
           key,
         );
@@ -261,7 +274,40 @@ export class Hub {
     }
   }
 
-  private onSlot(slot: bigint): void {
+  /**
+   * blockSubscribe: each block newly at this commitment, to the subscriptions at it (all blocks, or
+   * those with a transaction mentioning the key). A v0 transaction for a subscription that did not
+   * set maxSupportedTransactionVersion gives Agave's `{slot, block: null, err}` instead.
+   */
+  private onBlocks(c: 'confirmed' | 'finalized', level: bigint): void {
+    const seen = this.blocksSeen[c];
+    this.blocksSeen[c] = level;
+    let subs: Subscription[] | undefined;
+    for (const sub of this.others.block) if (sub.spec.commitment === c) (subs ??= []).push(sub);
+    if (!subs || seen < 0n) return;
+    const from = level - seen > MAX_BLOCKS_PER_SLOT_EVENT ? level - MAX_BLOCKS_PER_SLOT_EVENT + 1n : seen + 1n;
+    for (let slot = from; slot <= level; slot++) {
+      const block = this.ledger.block(slot);
+      if (!block) continue;
+      const entries = blockEntries(this.ledger, block.signatures);
+      for (const sub of subs) {
+        const s = sub.spec;
+        if (s.kind !== 'block') continue;
+        const mine = s.mentions === undefined ? entries : entries.filter((e) => mentions(e.rec, s.mentions!));
+        if (s.mentions !== undefined && mine.length === 0) continue;
+        let value: unknown;
+        try {
+          value = { slot, block: blockJson(slot, block.header, mine, s.details, s.view), err: null };
+        } catch (e) {
+          if (!(e instanceof UnsupportedTransactionVersionError)) throw e;
+          value = { slot, block: null, err: { UnsupportedTransactionVersion: 0 } };
+        }
+        this.send(sub, { context: { slot }, value });
+      }
+    }
+  }
+
+  private onSlot(slot: bigint, parent: bigint): void {
     const confirmed = this.ledger.slotAt('confirmed');
     const root = this.ledger.slotAt('finalized');
     for (const c of ['confirmed', 'finalized'] as const) {
@@ -277,7 +323,8 @@ export class Hub {
     }
     for (const sub of [...this.landedSignatures])
       if (sub.landed!.slot <= this.ledger.slotAt(sub.spec.commitment)) this.signatureDone(sub, true);
-    const parent = slot - 1n;
+    this.onBlocks('confirmed', confirmed);
+    this.onBlocks('finalized', root);
     for (const sub of this.others.slot) this.send(sub, { parent, root, slot });
     for (const sub of this.others.root) this.send(sub, root);
     if (this.others.slotsUpdates.size > 0) {
@@ -303,6 +350,9 @@ export class Hub {
     }
   }
 }
+
+/** Blocks are offered once each as their slot reaches a commitment; a catch-up never replays more than this. */
+const MAX_BLOCKS_PER_SLOT_EVENT = 64n;
 
 const CLOSED: StoredAccount = {
   lamports: 0n,

@@ -2,6 +2,7 @@
 // them (defaults included: commitment finalized, account encoding binary).
 import type { Commitment } from '../ledger/index.js';
 import {
+  checkSliceAndEncoding,
   parseAccountEncoding,
   parseDataSlice,
   parseFilters,
@@ -10,6 +11,8 @@ import {
   type DataSlice,
 } from '../rpc/account-encoding.js';
 import { base58Bytes, invalid } from '../rpc/methods/solana-params.js';
+import { InvalidParamsError } from '../rpc/errors.js';
+import { BLOCK_DETAILS, parseTxView, type BlockDetails, type TxView } from '../rpc/methods/transaction-json.js';
 
 export type SubscriptionSpec = { method: string; commitment: Commitment } & (
   | { kind: 'account'; pubkey: string; encoding: AccountEncoding; dataSlice?: DataSlice }
@@ -25,6 +28,7 @@ export type SubscriptionSpec = { method: string; commitment: Commitment } & (
   | { kind: 'slot' }
   | { kind: 'root' }
   | { kind: 'slotsUpdates' }
+  | { kind: 'block'; mentions?: string; details: BlockDetails; view: TxView }
 );
 
 const COMMITMENTS: readonly string[] = ['processed', 'confirmed', 'finalized'];
@@ -68,12 +72,14 @@ export const SUBSCRIBE_METHODS: Record<string, Parser> = {
     const [k, c] = list(params, 1, 2);
     const o = cfg(c, ACCOUNT_CONFIG);
     const dataSlice = parseDataSlice(o.dataSlice);
+    const encoding = parseAccountEncoding(o.encoding, 'binary');
+    checkSliceAndEncoding(encoding, dataSlice);
     return {
       method: 'accountSubscribe',
       kind: 'account',
       pubkey: key(k, 'pubkey'),
       commitment: commitment(o.commitment),
-      encoding: parseAccountEncoding(o.encoding, 'binary'),
+      encoding,
       ...(dataSlice ? { dataSlice } : {}),
     };
   },
@@ -81,12 +87,14 @@ export const SUBSCRIBE_METHODS: Record<string, Parser> = {
     const [k, c] = list(params, 1, 2);
     const o = cfg(c, [...ACCOUNT_CONFIG, 'filters', 'withContext']);
     const dataSlice = parseDataSlice(o.dataSlice);
+    const encoding = parseAccountEncoding(o.encoding, 'binary');
+    checkSliceAndEncoding(encoding, dataSlice);
     return {
       method: 'programSubscribe',
       kind: 'program',
       program: key(k, 'program id'),
       commitment: commitment(o.commitment),
-      encoding: parseAccountEncoding(o.encoding, 'binary'),
+      encoding,
       filters: parseFilters(o.filters),
       ...(dataSlice ? { dataSlice } : {}),
     };
@@ -135,6 +143,44 @@ export const SUBSCRIBE_METHODS: Record<string, Parser> = {
   rootSubscribe: (params) => {
     list(params, 0, 0);
     return { method: 'rootSubscribe', kind: 'root', commitment: 'processed' };
+  },
+  blockSubscribe: (params) => {
+    const [filter, c] = list(params, 1, 2);
+    const o = cfg(c, ['commitment', 'encoding', 'transactionDetails', 'showRewards', 'maxSupportedTransactionVersion']);
+    let mentions: string | undefined;
+    if (filter === 'all') mentions = undefined;
+    else if (typeof filter === 'object' && filter !== null && 'mentionsAccountOrProgram' in filter)
+      mentions = key(
+        (filter as { mentionsAccountOrProgram: unknown }).mentionsAccountOrProgram,
+        'mentionsAccountOrProgram',
+      );
+    else
+      throw invalid(
+        `block filter: expected "all" or {"mentionsAccountOrProgram": address}, got ${JSON.stringify(filter)}`,
+      );
+    const at = commitment(o.commitment);
+    if (at === 'processed') throw new InvalidParamsError('Method does not support commitment below `confirmed`');
+    const details = o.transactionDetails ?? 'full';
+    if (typeof details !== 'string' || !(BLOCK_DETAILS as readonly string[]).includes(details))
+      throw invalid(`transactionDetails: expected one of ${BLOCK_DETAILS.join(', ')}, got ${JSON.stringify(details)}`);
+    const showRewards = o.showRewards ?? false;
+    if (typeof showRewards !== 'boolean') throw invalid('showRewards: expected a boolean');
+    // Agave's defaults here: base64 transactions, no rewards.
+    const view = parseTxView(
+      {
+        encoding: (o.encoding ?? 'base64') as string,
+        maxSupportedTransactionVersion: o.maxSupportedTransactionVersion,
+      },
+      showRewards,
+    );
+    return {
+      method: 'blockSubscribe',
+      kind: 'block',
+      commitment: at,
+      ...(mentions ? { mentions } : {}),
+      details: details as BlockDetails,
+      view,
+    };
   },
   slotsUpdatesSubscribe: (params) => {
     list(params, 0, 0);

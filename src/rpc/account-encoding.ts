@@ -1,12 +1,21 @@
 // Accounts in the RPC's JSON form (UiAccount) in the encodings a validator offers, with dataSlice,
 // and the account filters of getProgramAccounts / programSubscribe. Validated once, at the boundary.
-import type { StoredAccount } from '../ledger/index.js';
+import type { Ledger, StoredAccount } from '../ledger/index.js';
+import { zstdCompress } from '../util/zstd.js';
 import { decodeBase58, encodeBase58 } from '../zk/base58.js';
 import { InvalidParamsError, InvalidRequestError } from './errors.js';
 import { u64 } from './json.js';
+import { parseAccountData, type AccountParseContext } from './parsed/accounts/index.js';
 
-export const ACCOUNT_ENCODINGS = ['binary', 'base58', 'base64'] as const;
+export const ACCOUNT_ENCODINGS = ['binary', 'base58', 'base64', 'base64+zstd', 'jsonParsed'] as const;
 export type AccountEncoding = (typeof ACCOUNT_ENCODINGS)[number];
+export type { AccountParseContext };
+
+/** What account-decoder reads from the ledger: other accounts (mints) and the clock. */
+export const parseContext = (ledger: Ledger): AccountParseContext => ({
+  accountData: (k) => ledger.getAccount(k),
+  unixTimestamp: () => ledger.vm.getClock().unixTimestamp,
+});
 
 export interface DataSlice {
   offset: number;
@@ -37,11 +46,16 @@ export function parseDataSlice(v: unknown): DataSlice | undefined {
 }
 
 /**
- * Agave's check for base58: the (sliced) data must be at most 128 bytes. The same for a whole
- * call: answered as its -32600 error so clients know to ask for base64.
+ * Agave's checks of an account view: jsonParsed takes no dataSlice, and base58 answers hold at most
+ * 128 bytes of (sliced) data; both answered as -32600 so clients know to ask otherwise.
  */
+export function checkSliceAndEncoding(encoding: AccountEncoding, slice: DataSlice | undefined): void {
+  if (encoding === 'jsonParsed' && slice)
+    throw new InvalidRequestError('Sliced account data can only be encoded using binary (base 58) or base64 encoding.');
+}
+
 export function checkEncodingFits(a: StoredAccount, encoding: AccountEncoding, slice: DataSlice | undefined): void {
-  if (encoding === 'base64') return;
+  if (encoding !== 'binary' && encoding !== 'base58') return;
   const n = sliced(a.data, slice).length;
   if (n > MAX_BASE58_BYTES)
     throw new InvalidRequestError(
@@ -55,15 +69,34 @@ function sliced(data: Uint8Array, slice: DataSlice | undefined): Uint8Array {
   return data.subarray(start, Math.min(data.length, start + slice.length));
 }
 
-/** UiAccount: `binary` is the legacy form (a bare base58 string), the others `[data, encoding]`. */
-export function encodeUiAccount(a: StoredAccount, encoding: AccountEncoding = 'base64', slice?: DataSlice) {
-  const bytes = sliced(a.data, slice);
-  const data =
-    encoding === 'binary'
-      ? encodeBase58(bytes)
-      : encoding === 'base58'
-        ? [encodeBase58(bytes), 'base58']
-        : [Buffer.from(bytes).toString('base64'), 'base64'];
+const base64 = (b: Uint8Array) => Buffer.from(b.buffer, b.byteOffset, b.length).toString('base64');
+
+/**
+ * UiAccount: `binary` is the legacy form (a bare base58 string), the others `[data, encoding]`;
+ * jsonParsed is account-decoder's form where the owner is a program it knows (it needs `ctx` to
+ * read a token account's mint), else base64, as Agave falls back.
+ */
+export function encodeUiAccount(
+  pubkey: Uint8Array,
+  a: StoredAccount,
+  encoding: AccountEncoding = 'base64',
+  slice?: DataSlice,
+  ctx?: AccountParseContext,
+) {
+  let data: unknown;
+  if (encoding === 'jsonParsed') {
+    data = (ctx && parseAccountData(pubkey, a.owner, a.data, ctx)) ?? [base64(a.data), 'base64'];
+  } else {
+    const bytes = sliced(a.data, slice);
+    data =
+      encoding === 'binary'
+        ? encodeBase58(bytes)
+        : encoding === 'base58'
+          ? [encodeBase58(bytes), 'base58']
+          : encoding === 'base64'
+            ? [base64(bytes), 'base64']
+            : [base64(zstdCompress(bytes)), 'base64+zstd'];
+  }
   return {
     data,
     executable: a.executable,

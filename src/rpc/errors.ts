@@ -74,6 +74,15 @@ export class NoSnapshotError extends AppError {
     super('No snapshot');
   }
 }
+/** Agave's UnsupportedTransactionVersion (-32015): a v0 transaction for a client that did not say it reads them. */
+export class UnsupportedTransactionVersionError extends AppError {
+  readonly kind = 'unsupported_transaction_version';
+  constructor(version: number) {
+    super(
+      `Transaction version (${version}) is not supported by the requesting client. Please try the request again with the following configuration parameter: "maxSupportedTransactionVersion": ${version}`,
+    );
+  }
+}
 export class BackendNotConfiguredError extends AppError {
   readonly kind = 'backend_not_configured';
   constructor(method: string, backend: string) {
@@ -126,6 +135,7 @@ export const ERROR_CODES = {
   // Agave's custom error for a slot without a block (getBlock, getBlockTime).
   block_not_available: { code: -32004, http: 200 },
   no_snapshot: { code: -32008, http: 200 },
+  unsupported_transaction_version: { code: -32015, http: 200 },
   // src/pubsub: a subscription refused for the connection's or the key's limit.
   subscription_limit: { code: -32016, http: 200 },
   // src/das: the DAS reference's errors (-32000 with its messages).

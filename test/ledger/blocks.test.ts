@@ -97,7 +97,7 @@ test('errors: a block not produced yet (-32004), processed commitment and bad pa
   });
   assert.deepEqual((await rpcCall(gw.url, 'getBlock', [slot, { commitment: 'processed' }])).error, {
     code: -32602,
-    message: 'Invalid params: Method does not support commitment below `confirmed`',
+    message: 'Method does not support commitment below `confirmed`',
   });
   assert.equal((await rpcCall(gw.url, 'getBlock', [-1])).error.code, -32602);
   assert.equal((await rpcCall(gw.url, 'getBlock', [slot, { transactionDetails: 'everything' }])).error.code, -32602);

@@ -8,60 +8,7 @@ import { Keypair, SystemProgram, Transaction } from '@solana/web3.js';
 import { decodeBase58 } from '../../src/zk/base58.js';
 import { encodeBase58 } from '../../src/zk/base58.js';
 import { rpcCall, startTestGateway, TEST_KEY, type TestGateway } from '../helpers/gateway.js';
-
-/** A websocket client that keeps every message it receives, in order. */
-class Client {
-  readonly messages: unknown[] = [];
-  private waiters: (() => void)[] = [];
-  closed?: number;
-  private constructor(readonly ws: WebSocket) {
-    ws.on('message', (d) => {
-      this.messages.push(JSON.parse(d.toString()));
-      for (const w of this.waiters.splice(0)) w();
-    });
-    ws.on('close', (code) => {
-      this.closed = code;
-      for (const w of this.waiters.splice(0)) w();
-    });
-  }
-  static async open(url: string, opts: WebSocket.ClientOptions = {}): Promise<Client> {
-    const ws = new WebSocket(url, opts);
-    await new Promise<void>((resolve, reject) => {
-      ws.once('open', () => resolve());
-      ws.once('error', reject);
-    });
-    return new Client(ws);
-  }
-  send(msg: unknown): void {
-    this.ws.send(typeof msg === 'string' ? msg : JSON.stringify(msg));
-  }
-  /** Waits until `pred` holds for the messages so far (or the socket closed). */
-  async until(pred: (m: unknown[]) => boolean, ms = 5000): Promise<unknown[]> {
-    const end = Date.now() + ms;
-    while (!pred(this.messages)) {
-      if (this.closed !== undefined) throw new Error(`socket closed (${this.closed})`);
-      const left = end - Date.now();
-      if (left <= 0) throw new Error(`timed out; got ${JSON.stringify(this.messages).slice(0, 500)}`);
-      await new Promise<void>((r) => {
-        const t = setTimeout(r, left);
-        this.waiters.push(() => {
-          clearTimeout(t);
-          r();
-        });
-      });
-    }
-    return this.messages;
-  }
-  /** Sends a request and returns its answer (by id). */
-  async call(id: number, method: string, params?: unknown): Promise<unknown> {
-    this.send({ jsonrpc: '2.0', id, method, ...(params !== undefined ? { params } : {}) });
-    const has = (m: unknown[]) => m.some((x) => (x as { id?: unknown }).id === id);
-    return (await this.until(has)).find((x) => (x as { id?: unknown }).id === id);
-  }
-  close(): void {
-    this.ws.terminate();
-  }
-}
+import { WsClient as Client } from '../helpers/ws-client.js';
 
 describe('websocket protocol', () => {
   let gw: TestGateway;
@@ -215,7 +162,8 @@ describe('websocket protocol', () => {
     };
     assert.deepEqual(enc.error, {
       code: -32602,
-      message: 'Invalid params: unknown variant "hex", expected one of `binary`, `base58`, `base64`',
+      message:
+        'Invalid params: unknown variant "hex", expected one of `binary`, `base58`, `base64`, `base64+zstd`, `jsonParsed`',
     });
     const filt = (await c.call(4, 'programSubscribe', [
       Keypair.generate().publicKey.toBase58(),

@@ -6,8 +6,9 @@ import { photonMethods } from './photon/index.js';
 import { simulateBundleMethods } from './simulate-bundle.js';
 import { solanaMethods } from './solana.js';
 import { solanaBlockMethods } from './solana-blocks.js';
-import { solanaClusterMethods } from './solana-cluster.js';
+import { solanaClusterMethods, type SupplyOverride } from './solana-cluster.js';
 import { solanaTokenMethods } from './solana-tokens.js';
+import { surfnetMethods } from './surfnet.js';
 import type { MethodDef } from './types.js';
 
 export type { Backends, CompressionIndex } from './backends.js';
@@ -15,6 +16,8 @@ export type { CallContext, MethodDef } from './types.js';
 
 export function createMethodTable(backends: Backends, version: string): ReadonlyMap<string, MethodDef> {
   const table = new Map<string, MethodDef>();
+  // Surfpool's surfnet_setSupply sets what getSupply answers.
+  const supply: SupplyOverride = {};
   for (const m of [
     ...nodeInfoMethods(version),
     ...validityProofMethods(backends),
@@ -23,8 +26,11 @@ export function createMethodTable(backends: Backends, version: string): Readonly
     ...photonMethods(backends),
     ...(backends.chain ? solanaMethods(backends.chain.ledger, version, backends.chain.fork) : []),
     ...(backends.chain ? solanaBlockMethods(backends.chain.ledger) : []),
-    ...(backends.chain ? solanaClusterMethods(backends.chain.ledger, version, backends.chain.endpoints ?? {}) : []),
+    ...(backends.chain
+      ? solanaClusterMethods(backends.chain.ledger, version, backends.chain.endpoints ?? {}, supply)
+      : []),
     ...(backends.chain ? solanaTokenMethods(backends.chain.ledger, version) : []),
+    ...(backends.chain ? surfnetMethods(backends.chain.ledger, version, backends.chain.fork, supply) : []),
   ]) {
     if (table.has(m.name)) throw new Error(`method ${m.name} defined twice`);
     table.set(m.name, m);

@@ -2,15 +2,14 @@
 // slot-range methods, with Agave's params, defaults (commitment finalized), key order and errors.
 import type { Ledger } from '../../ledger/index.js';
 import { encodeBase58 } from '../../zk/base58.js';
-import { BlockNotAvailableError } from '../errors.js';
+import { BlockNotAvailableError, InvalidParamsError } from '../errors.js';
 import { u64 } from '../json.js';
 import { args, config, invalid, raw, type CommonConfig } from './solana-params.js';
-import { transactionJson } from './transaction-json.js';
+import { blockEntries, blockJson, BLOCK_DETAILS, parseTxView, type BlockDetails } from './transaction-json.js';
 import { defineMethod, type MethodDef } from './types.js';
 
 /** Agave's MAX_GET_CONFIRMED_BLOCKS_RANGE. */
 const MAX_RANGE = 500_000n;
-const DETAILS = ['full', 'signatures', 'none'] as const;
 
 function slotParam(v: unknown, what = 'slot'): bigint {
   if (typeof v !== 'number' || !Number.isSafeInteger(v) || v < 0)
@@ -20,7 +19,8 @@ function slotParam(v: unknown, what = 'slot'): bigint {
 
 /** The newest slot a call at this commitment sees blocks up to (blocks are written as their slot ends). */
 function visibleSlot(ledger: Ledger, c: CommonConfig): bigint {
-  if (c.commitment === 'processed') throw invalid('Method does not support commitment below `confirmed`');
+  if (c.commitment === 'processed')
+    throw new InvalidParamsError('Method does not support commitment below `confirmed`');
   return ledger.slotAt(c.commitment ?? 'finalized');
 }
 
@@ -39,38 +39,16 @@ export function solanaBlockMethods(ledger: Ledger): MethodDef[] {
       const [s, cfg] = args(p, 'params', 1, 2);
       const slot = slotParam(s);
       const c = cfgOf(cfg);
-      const encoding = c.encoding ?? 'json';
-      if (encoding !== 'json' && encoding !== 'base64')
-        throw invalid(`unsupported encoding ${JSON.stringify(encoding)}: zkgate serves json and base64 blocks`);
       const details = c.transactionDetails ?? 'full';
-      if (typeof details !== 'string' || !(DETAILS as readonly string[]).includes(details))
+      if (typeof details !== 'string' || !(BLOCK_DETAILS as readonly string[]).includes(details))
         throw invalid(
-          `transactionDetails: expected one of ${DETAILS.join(', ')}, got ${JSON.stringify(details)}${details === 'accounts' ? ' (not served yet)' : ''}`,
+          `transactionDetails: expected one of ${BLOCK_DETAILS.join(', ')}, got ${JSON.stringify(details)}`,
         );
       const rewards = c.rewards ?? true;
       if (typeof rewards !== 'boolean') throw invalid('rewards: expected a boolean');
+      const view = parseTxView(c, rewards);
       const { header, signatures } = blockAt(slot, c);
-      const transactions =
-        details === 'full'
-          ? signatures.map((sig) => {
-              const t = transactionJson(ledger, sig, {
-                encoding,
-                maxSupportedTransactionVersion: c.maxSupportedTransactionVersion,
-              }) as { transaction: unknown; meta: unknown; version: unknown };
-              return { transaction: t.transaction, meta: t.meta, version: t.version };
-            })
-          : undefined;
-      // UiConfirmedBlock's field order.
-      return {
-        previousBlockhash: header.previousBlockhash,
-        blockhash: header.blockhash,
-        parentSlot: u64(BigInt(header.parentSlot)),
-        ...(transactions ? { transactions } : {}),
-        ...(details === 'signatures' ? { signatures: signatures.map(encodeBase58) } : {}),
-        ...(rewards ? { rewards: [] } : {}),
-        blockTime: header.blockTime,
-        blockHeight: u64(slot),
-      };
+      return blockJson(slot, header, blockEntries(ledger, signatures), details as BlockDetails, view);
     }),
     m('getBlockTime', (p) => {
       const [s] = args(p, 'params', 1, 1);

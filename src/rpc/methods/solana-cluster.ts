@@ -16,6 +16,14 @@ const FEE_SLOTS = 150;
 /** solana-program's Inflation::default(). */
 const INFLATION = { initial: 0.08, terminal: 0.015, taper: 0.15, foundation: 0.05, foundationTerm: 7 };
 
+/** What surfnet_setSupply set (Surfpool's cheatcode): each given figure replaces getSupply's own. */
+export interface SupplyOverride {
+  total?: bigint;
+  circulating?: bigint;
+  nonCirculating?: bigint;
+  nonCirculatingAccounts?: string[];
+}
+
 /** Where clients reach this node (set once the servers listen). */
 export interface NodeEndpoints {
   rpc?: string;
@@ -61,7 +69,12 @@ function epochOf(slot: bigint) {
   return { epoch: slot / SLOTS_PER_EPOCH, first: (slot / SLOTS_PER_EPOCH) * SLOTS_PER_EPOCH };
 }
 
-export function solanaClusterMethods(ledger: Ledger, version: string, endpoints: NodeEndpoints): MethodDef[] {
+export function solanaClusterMethods(
+  ledger: Ledger,
+  version: string,
+  endpoints: NodeEndpoints,
+  supply: SupplyOverride = {},
+): MethodDef[] {
   const m = (name: string, call: (p: unknown[]) => unknown) => defineMethod({ name, params: raw, call });
   const context = (c?: string) => ({ slot: ledger.slotAt((c as 'finalized') ?? 'finalized'), apiVersion: version });
   const { identity, vote } = ledger.node;
@@ -178,10 +191,17 @@ export function solanaClusterMethods(ledger: Ledger, version: string, endpoints:
     m('getSupply', (p) => {
       const c = config(args(p, 'params', 0, 1)[0]);
       let total = 0n;
-      for (const { lamports } of ledger.balances()) total += lamports;
+      if (supply.total === undefined || supply.circulating === undefined)
+        for (const { lamports } of ledger.balances()) total += lamports;
+      const accounts = c.excludeNonCirculatingAccountsList === true ? [] : (supply.nonCirculatingAccounts ?? []);
       return {
         context: context(c.commitment),
-        value: { total, circulating: total, nonCirculating: 0, nonCirculatingAccounts: [] },
+        value: {
+          total: supply.total ?? total,
+          circulating: supply.circulating ?? total,
+          nonCirculating: supply.nonCirculating ?? 0,
+          nonCirculatingAccounts: accounts,
+        },
       };
     }),
     m('getLargestAccounts', (p) => {

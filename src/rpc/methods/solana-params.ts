@@ -1,9 +1,12 @@
 // Params of the Solana RPC methods, checked as Agave's serde types take them: the positional
 // array, pubkeys, the common config object and the account view (encoding, dataSlice).
-import type { StoredAccount } from '../../ledger/index.js';
+import type { Ledger, StoredAccount } from '../../ledger/index.js';
 import { decodeBase58 } from '../../zk/base58.js';
 import {
   checkEncodingFits,
+  checkSliceAndEncoding,
+  parseContext,
+  type AccountParseContext,
   encodeUiAccount,
   parseAccountEncoding,
   parseDataSlice,
@@ -11,6 +14,7 @@ import {
   type DataSlice,
 } from '../account-encoding.js';
 import { InvalidParamsError } from '../errors.js';
+import { uiTokenAmount as mintUiTokenAmount } from '../parsed/accounts/token-amount.js';
 import { fail, type Check } from '../validate.js';
 
 export type Commitment = 'processed' | 'confirmed' | 'finalized';
@@ -63,27 +67,26 @@ export const raw: Check<unknown[]> = (v, path) =>
 export interface AccountView {
   encoding: AccountEncoding;
   dataSlice: DataSlice | undefined;
+  /** What jsonParsed reads besides the account (a token account's mint, the clock). */
+  ctx: AccountParseContext;
 }
 
 /** Encoding and slice of an account-returning call; a validator's default encoding is `binary`. */
-export const accountView = (c: CommonConfig): AccountView => ({
-  encoding: parseAccountEncoding(c.encoding, 'binary'),
-  dataSlice: parseDataSlice(c.dataSlice),
-});
+export function accountView(c: CommonConfig, ledger: Ledger): AccountView {
+  const encoding = parseAccountEncoding(c.encoding, 'binary');
+  const dataSlice = parseDataSlice(c.dataSlice);
+  checkSliceAndEncoding(encoding, dataSlice);
+  return { encoding, dataSlice, ctx: parseContext(ledger) };
+}
 
-export function renderAccount(a: StoredAccount | undefined, v: AccountView) {
+export function renderAccount(pubkey: Uint8Array, a: StoredAccount | undefined, v: AccountView) {
   if (!a) return null;
   checkEncodingFits(a, v.encoding, v.dataSlice);
-  return encodeUiAccount(a, v.encoding, v.dataSlice);
+  return encodeUiAccount(pubkey, a, v.encoding, v.dataSlice, v.ctx);
 }
 
 export const sameBytes = (a: Uint8Array, b: Uint8Array) => Buffer.from(a).equals(Buffer.from(b));
 
-/** A u64 amount as Agave's UiTokenAmount (its field order). */
-export function uiTokenAmount(amount: bigint, decimals: number) {
-  const s = amount.toString().padStart(decimals + 1, '0');
-  const whole = s.slice(0, s.length - decimals);
-  const frac = s.slice(s.length - decimals).replace(/0+$/, '');
-  const uiAmountString = frac ? `${whole}.${frac}` : whole;
-  return { uiAmount: Number(uiAmountString), decimals, amount: amount.toString(), uiAmountString };
-}
+/** A u64 amount as Agave's UiTokenAmount (its field order) for a mint without UI-amount extensions. */
+export const uiTokenAmount = (amount: bigint, decimals: number) =>
+  mintUiTokenAmount(amount, { decimals, unixTimestamp: () => 0n });

@@ -30,7 +30,7 @@ import {
   sameBytes,
   type Commitment,
 } from './solana-params.js';
-import { transactionJson } from './transaction-json.js';
+import { parseTxView, transactionJson } from './transaction-json.js';
 
 function decodeWire(v: unknown, encoding: string | undefined): ParsedTransaction {
   if (typeof v !== 'string') throw invalid('transaction: expected an encoded string');
@@ -117,7 +117,7 @@ export function solanaMethods(ledger: Ledger, apiVersion: string, fork?: ForkSou
     const [key, filter, cfg] = args(p, 'params', 2, 3);
     const who = pubkey(key, by);
     const c = config(cfg);
-    const view = accountView(c);
+    const view = accountView(c, ledger);
     const f = filter as { mint?: unknown; programId?: unknown } | null;
     if (typeof f !== 'object' || f === null || Object.keys(f).length !== 1 || (!('mint' in f) && !('programId' in f)))
       throw invalid('token accounts filter: expected {"mint": <address>} or {"programId": <address>}');
@@ -140,7 +140,10 @@ export function solanaMethods(ledger: Ledger, apiVersion: string, fork?: ForkSou
       const a = ledger.getAccount(k);
       const t = a && tokenAccountKeys(a);
       if (!a || !t || !sameBytes(a.owner, program) || (mint && !sameBytes(t.mint, mint))) continue;
-      value.push({ pubkey: encodeBase58(k), account: renderAccount(a, view) });
+      const account = renderAccount(k, a, view)!;
+      // Agave lists only the token accounts it could parse when asked for jsonParsed.
+      if (view.encoding === 'jsonParsed' && Array.isArray(account.data)) continue;
+      value.push({ pubkey: encodeBase58(k), account });
     }
     return { context: context(c.commitment), value };
   };
@@ -160,32 +163,37 @@ export function solanaMethods(ledger: Ledger, apiVersion: string, fork?: ForkSou
     m('getAccountInfo', raw, async (p) => {
       const [key, cfg] = args(p, 'params', 1, 2);
       const c = config(cfg);
-      const view = accountView(c);
+      const view = accountView(c, ledger);
       const k = pubkey(key);
       await need([k]);
-      return { context: context(c.commitment), value: renderAccount(ledger.getAccount(k), view) };
+      return { context: context(c.commitment), value: renderAccount(k, ledger.getAccount(k), view) };
     }),
     m('getMultipleAccounts', raw, async (p) => {
       const [keys, cfg] = args(p, 'params', 1, 2);
       if (!Array.isArray(keys)) throw invalid('pubkeys: expected an array of base58 strings');
       if (keys.length > 100) throw invalid(`Too many inputs provided; max 100`);
       const c = config(cfg);
-      const view = accountView(c);
+      const view = accountView(c, ledger);
       const ks = keys.map((k) => pubkey(k));
       await need(ks);
-      return { context: context(c.commitment), value: ks.map((k) => renderAccount(ledger.getAccount(k), view)) };
+      return { context: context(c.commitment), value: ks.map((k) => renderAccount(k, ledger.getAccount(k), view)) };
     }),
     m('getProgramAccounts', raw, async (p) => {
       const [key, cfg] = args(p, 'params', 1, 2);
       const c = config(cfg);
-      const view = accountView(c);
+      const view = accountView(c, ledger);
       const filters = parseFilters(c.filters);
       const program = pubkey(key, 'program id');
+      // As getTokenAccountsByOwner: a token program's accounts in jsonParsed are those that parse.
+      const parsedTokensOnly =
+        view.encoding === 'jsonParsed' && (sameBytes(program, TOKEN_PROGRAM) || sameBytes(program, TOKEN_2022_PROGRAM));
       const value = [];
       for (const k of programCandidates(program, filters)) {
         const a = ledger.storedAccount(k);
         if (!a || !matchesFilters(a, filters)) continue;
-        value.push({ pubkey: encodeBase58(k), account: renderAccount(a, view) });
+        const account = renderAccount(k, a, view)!;
+        if (parsedTokensOnly && Array.isArray(account.data)) continue;
+        value.push({ pubkey: encodeBase58(k), account });
       }
       return c.withContext === true ? { context: context(c.commitment), value } : value;
     }),
@@ -195,7 +203,8 @@ export function solanaMethods(ledger: Ledger, apiVersion: string, fork?: ForkSou
       const [key, cfg] = args(p, 'params', 1, 2);
       const address = pubkey(key, 'address');
       const c = config(cfg);
-      if (c.commitment === 'processed') throw invalid('Method does not support commitment below `confirmed`');
+      if (c.commitment === 'processed')
+        throw new InvalidParamsError('Method does not support commitment below `confirmed`');
       const limit = c.limit ?? 1000;
       if (typeof limit !== 'number' || !Number.isSafeInteger(limit) || limit < 1 || limit > 1000)
         throw invalid(`Invalid limit; max 1000, got ${JSON.stringify(c.limit)}`);
@@ -338,15 +347,8 @@ export function solanaMethods(ledger: Ledger, apiVersion: string, fork?: ForkSou
     }),
     m('getTransaction', raw, (p) => {
       const [sig, cfg] = args(p, 'params', 1, 2);
-      if (typeof sig !== 'string') throw invalid('signature: expected a base58 string');
       const c = typeof cfg === 'string' ? { encoding: cfg } : config(cfg);
-      const encoding = c.encoding ?? 'json';
-      if (encoding !== 'json' && encoding !== 'base64')
-        throw invalid(`unsupported encoding ${JSON.stringify(encoding)}: zkgate serves json and base64`);
-      return transactionJson(ledger, decodeBase58(sig), {
-        encoding,
-        maxSupportedTransactionVersion: c.maxSupportedTransactionVersion,
-      });
+      return transactionJson(ledger, base58Bytes(sig, 'signature', 64), parseTxView(c));
     }),
     m('getEpochInfo', raw, (p) => {
       const c = config(args(p, 'params', 0, 1)[0]);
