@@ -95,7 +95,7 @@ function compiledInner(list: InnerInstruction[][]): NonNullable<TxRecord['inner'
         instructions: ixs.map((i) => ({
           programIdIndex: i.programIdIndex,
           accounts: [...i.accounts],
-          data: encodeBase58(i.data),
+          data: Buffer.from(i.data.buffer, i.data.byteOffset, i.data.length).toString('base64'),
           stackHeight: i.stackHeight,
         })),
       });

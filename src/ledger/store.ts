@@ -37,7 +37,7 @@ export interface TxRecord {
 export interface CompiledInnerInstruction {
   programIdIndex: number;
   accounts: number[];
-  /** base58, as the RPC shows it. */
+  /** base64 (the record is JSON): base58, what the RPC shows, is left to the read, off the commit path. */
   data: string;
   stackHeight: number;
 }

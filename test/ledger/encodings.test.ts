@@ -24,6 +24,7 @@ import {
   createMint,
   getOrCreateAssociatedTokenAccount,
   mintTo,
+  TOKEN_2022_PROGRAM_ID,
   TOKEN_PROGRAM_ID,
   transfer as splTransfer,
 } from '@solana/spl-token';
@@ -160,6 +161,37 @@ test(
     });
   },
 );
+
+test('Token-2022: token accounts are found by owner and parsed as spl-token-2022', { timeout: 60_000 }, async () => {
+  const payer = await funded();
+  const holder = Keypair.generate();
+  const mint = await createMint(conn, payer, payer.publicKey, null, 2, undefined, undefined, TOKEN_2022_PROGRAM_ID);
+  const ata = (
+    await getOrCreateAssociatedTokenAccount(
+      conn,
+      payer,
+      mint,
+      holder.publicKey,
+      false,
+      undefined,
+      undefined,
+      TOKEN_2022_PROGRAM_ID,
+    )
+  ).address;
+  await mintTo(conn, payer, mint, ata, payer, 12_345n, [], undefined, TOKEN_2022_PROGRAM_ID);
+  const parsed = await conn.getParsedTokenAccountsByOwner(holder.publicKey, { programId: TOKEN_2022_PROGRAM_ID });
+  assert.deepEqual(
+    parsed.value.map((a) => [a.pubkey.toBase58(), a.account.data.program, a.account.data.parsed.info.tokenAmount]),
+    [[ata.toBase58(), 'spl-token-2022', { amount: '12345', decimals: 2, uiAmount: 123.45, uiAmountString: '123.45' }]],
+  );
+  // Token-2022 accounts carry their account type after the base layout (an ImmutableOwner ATA: 170 bytes).
+  assert.equal(parsed.value[0]!.account.data.space, 170);
+  assert.deepEqual(parsed.value[0]!.account.data.parsed.info.extensions, [{ extension: 'immutableOwner' }]);
+  assert.equal(
+    (await conn.getParsedTokenAccountsByOwner(holder.publicKey, { programId: TOKEN_PROGRAM_ID })).value.length,
+    0,
+  );
+});
 
 test(
   'base64+zstd: the data decompresses (independent decoder) to the base64 bytes, dataSlice applied first',

@@ -70,16 +70,22 @@ function meta(rec: TxRecord, tx: ParsedTransaction, view: TxView) {
   const keys = parsed ? messageKeys(tx, loaded) : [];
   const innerInstructions = (rec.inner ?? []).map((group) => ({
     index: group.index,
-    instructions: group.instructions.map((ix) =>
-      parsed
+    instructions: group.instructions.map((ix) => {
+      const data = new Uint8Array(Buffer.from(ix.data, 'base64'));
+      return parsed
         ? parseInstruction(
             keys[ix.programIdIndex] ?? '',
             ix.accounts.map((a) => keys[a] ?? ''),
-            decodeBase58(ix.data),
+            data,
             ix.stackHeight,
           )
-        : ix,
-    ),
+        : {
+            programIdIndex: ix.programIdIndex,
+            accounts: ix.accounts,
+            data: encodeBase58(data),
+            stackHeight: ix.stackHeight,
+          };
+    }),
   }));
   return {
     ...metaHead(rec),
