@@ -223,6 +223,8 @@ export class Ledger {
   private blockhashSlots = new Map<string, bigint>();
   private readonly recentSignatures = new Map<string, bigint>();
   private blockhashBytes = new Map<string, bigint>();
+  /** SlotHashes entries for slots without a kept blockhash (see syncSlotHashes). */
+  private readonly derivedSlotHashes = new Map<bigint, string>();
   private timer?: NodeJS.Timeout;
   private readonly slotMs: number;
   /** The ledger's time is the wall clock plus this (time travel moves it). */
@@ -402,11 +404,17 @@ export class Ledger {
   private syncSlotHashes(): void {
     const known = new Map(this.blockhashes.map((b) => [b.slot, b.hash]));
     const entries: { slot: bigint; hash: string }[] = [];
-    for (let slot = this.slotValue - 1n; slot >= 0n && entries.length < SLOT_HASHES_KEPT; slot--)
-      entries.push({
-        slot,
-        hash: known.get(slot) ?? encodeBase58(createHash('sha256').update(`zkgate slot ${slot}`).digest()),
-      });
+    for (let slot = this.slotValue - 1n; slot >= 0n && entries.length < SLOT_HASHES_KEPT; slot--) {
+      let hash = known.get(slot) ?? this.derivedSlotHashes.get(slot);
+      if (hash === undefined) {
+        hash = encodeBase58(createHash('sha256').update(`zkgate slot ${slot}`).digest());
+        this.derivedSlotHashes.set(slot, hash);
+      }
+      entries.push({ slot, hash });
+    }
+    // Derived hashes are made once per slot (hashing 512 each slot would hold the event loop for ms).
+    const oldest = this.slotValue - BigInt(SLOT_HASHES_KEPT);
+    for (const slot of this.derivedSlotHashes.keys()) if (slot < oldest) this.derivedSlotHashes.delete(slot);
     this.vm.setSlotHashes(entries);
   }
 
@@ -506,7 +514,7 @@ export class Ledger {
   /** Writes accounts in one LMDB transaction (cheatcodes, fixtures); observers are told after it commits. */
   writeAccounts(list: readonly AccountChange[]): void {
     this.writing(() => {
-      for (const { pubkey, account } of list) this.writeAccount(pubkey, account ?? { ...EMPTY, owner: SYSTEM_PROGRAM });
+      for (const { pubkey, account } of list) this.writeAccount(pubkey, account ?? EMPTY);
     });
   }
 

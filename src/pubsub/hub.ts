@@ -6,7 +6,7 @@ import type { AccountChange, Ledger, LedgerEvent, StoredAccount } from '../ledge
 import { encodeUiAccount, matchesFilters, parseContext, type AccountParseContext } from '../rpc/account-encoding.js';
 import { SubscriptionLimitError, UnsupportedTransactionVersionError } from '../rpc/errors.js';
 import { blockEntries, blockJson } from '../rpc/methods/transaction-json.js';
-import { mentions } from './mentions.js';
+import { mentionedKeys } from './mentions.js';
 import { decodeBase58, encodeBase58 } from '../zk/base58.js';
 import type { SubscriptionSpec } from './params.js';
 
@@ -290,10 +290,13 @@ export class Hub {
       const block = this.ledger.block(slot);
       if (!block) continue;
       const entries = blockEntries(this.ledger, block.signatures);
+      // Each transaction's keys are read once per block, whatever the number of filtered subscriptions.
+      let keys: ReadonlySet<string>[] | undefined;
       for (const sub of subs) {
         const s = sub.spec;
         if (s.kind !== 'block') continue;
-        const mine = s.mentions === undefined ? entries : entries.filter((e) => mentions(e.rec, s.mentions!));
+        keys ??= s.mentions === undefined ? undefined : entries.map((e) => mentionedKeys(e.rec));
+        const mine = s.mentions === undefined ? entries : entries.filter((_, i) => keys![i]!.has(s.mentions!));
         if (s.mentions !== undefined && mine.length === 0) continue;
         let value: unknown;
         try {

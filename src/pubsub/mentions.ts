@@ -1,10 +1,12 @@
-// Whether a processed transaction names an address among its account keys (static or loaded from
-// a lookup table): blockSubscribe's mentionsAccountOrProgram filter.
+// The addresses a processed transaction loads (static keys and those its lookup tables gave):
+// blockSubscribe's mentionsAccountOrProgram filter tests them.
 import { parseTransaction, type TxRecord } from '../ledger/index.js';
-import { encodeBase58 } from '../zk/base58.js';
+import { messageKeys } from '../rpc/parsed/message-accounts.js';
 
-export function mentions(rec: TxRecord, address: string): boolean {
-  if (rec.loaded && (rec.loaded.writable.includes(address) || rec.loaded.readonly.includes(address))) return true;
-  const tx = parseTransaction(new Uint8Array(Buffer.from(rec.tx, 'base64')));
-  return tx.staticKeys.some((k) => encodeBase58(k) === address);
-}
+export const mentionedKeys = (rec: TxRecord): ReadonlySet<string> =>
+  new Set(
+    messageKeys(
+      parseTransaction(new Uint8Array(Buffer.from(rec.tx, 'base64'))),
+      rec.loaded ?? { writable: [], readonly: [] },
+    ),
+  );

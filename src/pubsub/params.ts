@@ -2,9 +2,7 @@
 // them (defaults included: commitment finalized, account encoding binary).
 import type { Commitment } from '../ledger/index.js';
 import {
-  checkSliceAndEncoding,
-  parseAccountEncoding,
-  parseDataSlice,
+  parseEncodingAndSlice,
   parseFilters,
   type AccountEncoding,
   type AccountFilter,
@@ -71,9 +69,7 @@ export const SUBSCRIBE_METHODS: Record<string, Parser> = {
   accountSubscribe: (params) => {
     const [k, c] = list(params, 1, 2);
     const o = cfg(c, ACCOUNT_CONFIG);
-    const dataSlice = parseDataSlice(o.dataSlice);
-    const encoding = parseAccountEncoding(o.encoding, 'binary');
-    checkSliceAndEncoding(encoding, dataSlice);
+    const { encoding, dataSlice } = parseEncodingAndSlice(o.encoding, o.dataSlice);
     return {
       method: 'accountSubscribe',
       kind: 'account',
@@ -86,9 +82,7 @@ export const SUBSCRIBE_METHODS: Record<string, Parser> = {
   programSubscribe: (params) => {
     const [k, c] = list(params, 1, 2);
     const o = cfg(c, [...ACCOUNT_CONFIG, 'filters', 'withContext']);
-    const dataSlice = parseDataSlice(o.dataSlice);
-    const encoding = parseAccountEncoding(o.encoding, 'binary');
-    checkSliceAndEncoding(encoding, dataSlice);
+    const { encoding, dataSlice } = parseEncodingAndSlice(o.encoding, o.dataSlice);
     return {
       method: 'programSubscribe',
       kind: 'program',

@@ -54,6 +54,17 @@ export function checkSliceAndEncoding(encoding: AccountEncoding, slice: DataSlic
     throw new InvalidRequestError('Sliced account data can only be encoded using binary (base 58) or base64 encoding.');
 }
 
+/** An account-returning call's `encoding` and `dataSlice` (default encoding `binary`, as validators), checked together. */
+export function parseEncodingAndSlice(
+  encoding: unknown,
+  dataSlice: unknown,
+): { encoding: AccountEncoding; dataSlice: DataSlice | undefined } {
+  const e = parseAccountEncoding(encoding, 'binary');
+  const slice = parseDataSlice(dataSlice);
+  checkSliceAndEncoding(e, slice);
+  return { encoding: e, dataSlice: slice };
+}
+
 export function checkEncodingFits(a: StoredAccount, encoding: AccountEncoding, slice: DataSlice | undefined): void {
   if (encoding !== 'binary' && encoding !== 'base58') return;
   const n = sliced(a.data, slice).length;

@@ -4,12 +4,10 @@ import type { Ledger, StoredAccount } from '../../ledger/index.js';
 import { decodeBase58 } from '../../zk/base58.js';
 import {
   checkEncodingFits,
-  checkSliceAndEncoding,
   parseContext,
   type AccountParseContext,
   encodeUiAccount,
-  parseAccountEncoding,
-  parseDataSlice,
+  parseEncodingAndSlice,
   type AccountEncoding,
   type DataSlice,
 } from '../account-encoding.js';
@@ -73,10 +71,7 @@ export interface AccountView {
 
 /** Encoding and slice of an account-returning call; a validator's default encoding is `binary`. */
 export function accountView(c: CommonConfig, ledger: Ledger): AccountView {
-  const encoding = parseAccountEncoding(c.encoding, 'binary');
-  const dataSlice = parseDataSlice(c.dataSlice);
-  checkSliceAndEncoding(encoding, dataSlice);
-  return { encoding, dataSlice, ctx: parseContext(ledger) };
+  return { ...parseEncodingAndSlice(c.encoding, c.dataSlice), ctx: parseContext(ledger) };
 }
 
 export function renderAccount(pubkey: Uint8Array, a: StoredAccount | undefined, v: AccountView) {

@@ -5,7 +5,7 @@
 import type { BlockRecord, Ledger, TxRecord } from '../../ledger/index.js';
 import { parseTransaction, type ParsedTransaction } from '../../ledger/index.js';
 import type { TokenBalance } from '../../ledger/token-balances.js';
-import { decodeBase58, encodeBase58 } from '../../zk/base58.js';
+import { encodeBase58 } from '../../zk/base58.js';
 import { UnsupportedTransactionVersionError } from '../errors.js';
 import { u64 } from '../json.js';
 import { parseInstruction } from '../parsed/instructions/index.js';
@@ -53,6 +53,21 @@ function tokenBalancesJson(list: TokenBalance[] | undefined) {
   }));
 }
 
+/** An instruction in jsonParsed form, its indices resolved against the message's keys. */
+const parsedInstruction = (
+  keys: readonly string[],
+  programIdIndex: number,
+  accounts: readonly number[],
+  data: Uint8Array,
+  stackHeight: number | null,
+) =>
+  parseInstruction(
+    keys[programIdIndex] ?? '',
+    accounts.map((a) => keys[a] ?? ''),
+    data,
+    stackHeight,
+  );
+
 /** The part of UiTransactionStatusMeta every form shares, in its field order. */
 function metaHead(rec: TxRecord) {
   return {
@@ -73,12 +88,7 @@ function meta(rec: TxRecord, tx: ParsedTransaction, view: TxView) {
     instructions: group.instructions.map((ix) => {
       const data = new Uint8Array(Buffer.from(ix.data, 'base64'));
       return parsed
-        ? parseInstruction(
-            keys[ix.programIdIndex] ?? '',
-            ix.accounts.map((a) => keys[a] ?? ''),
-            data,
-            ix.stackHeight,
-          )
+        ? parsedInstruction(keys, ix.programIdIndex, ix.accounts, data, ix.stackHeight)
         : {
             programIdIndex: ix.programIdIndex,
             accounts: ix.accounts,
@@ -137,14 +147,7 @@ function message(rec: TxRecord, tx: ParsedTransaction, encoding: 'json' | 'jsonP
   return {
     accountKeys: parsedMessageAccounts(tx, loaded),
     recentBlockhash,
-    instructions: tx.instructions.map((ix) =>
-      parseInstruction(
-        keys[ix.programIdIndex] ?? '',
-        ix.accounts.map((a) => keys[a] ?? ''),
-        ix.data,
-        null,
-      ),
-    ),
+    instructions: tx.instructions.map((ix) => parsedInstruction(keys, ix.programIdIndex, ix.accounts, ix.data, null)),
     ...lookups,
   };
 }
