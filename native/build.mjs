@@ -1,10 +1,15 @@
-// Builds the native prover addon (native/build/zkgate_native.node) with the machine's g++ and
-// Node's own headers. It never fails an install: without a toolchain it records why in
-// native/build/status.json, and zkgate starts with the snarkjs backend and says so.
-//   node native/build.mjs              build if sources or flags changed
+// Builds, side by side, into native/build/:
+//   zkgate_native.node   the prover addon (g++ and Node's own headers);
+//   zkgate-prove         the standalone prover (g++; no Node needed: what runs on GPU hosts);
+//   libzkgate_cuda.so    the GPU pipeline (nvcc, when the machine has it), opened at run time by both.
+// It never fails an install: what cannot be built is recorded with the reason in
+// native/build/status.json (zkgate then starts with another backend and says so).
+//   node native/build.mjs              build what changed
 //   node native/build.mjs --force      build again
 //   node native/build.mjs --sanitize   build the C++ self-test under AddressSanitizer + UBSan and run it
-import { spawnSync } from 'node:child_process';
+// ZKGATE_SKIP_CUDA=1 leaves the CUDA library out; NVCC names the compiler (default: nvcc on PATH,
+// then /usr/local/cuda/bin/nvcc, then /usr/local/cuda-13.0/bin/nvcc).
+import { spawn, spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
@@ -40,6 +45,13 @@ function run(cmd, argv) {
 const sources = readdirSync(src)
   .filter((f) => /\.(cpp|hpp)$/.test(f))
   .sort();
+// Host/device code shared with the CUDA library (hd/) is part of the core too.
+const hdSources = readdirSync(join(src, 'hd'))
+  .sort()
+  .map((f) => join('hd', f));
+const cudaSources = readdirSync(join(src, 'cuda'))
+  .sort()
+  .map((f) => join('cuda', f));
 const units = sources.filter((f) => f.endsWith('.cpp'));
 const common = ['-std=c++17', '-pthread', '-fPIC', '-Wall', '-Wextra', '-Wno-unused-parameter'];
 
@@ -57,14 +69,19 @@ if (args.has('--sanitize')) {
     '-fno-sanitize-recover=all',
     '-fno-omit-frame-pointer',
   ];
-  const build = run(cxx, [
-    ...flags,
-    ...headers.map((h) => `-I${h}`),
+  // Each unit on its own compiler process (they overlap on a multi-core machine), then one link.
+  const objDir = join(out, 'sanitize');
+  mkdirSync(objDir, { recursive: true });
+  const files = [
     join(here, 'test', 'selftest.cpp'),
     ...units.filter((u) => u !== 'addon.cpp').map((u) => join(src, u)),
-    '-o',
-    exe,
-  ]);
+  ];
+  const objects = files.map((f, i) => join(objDir, `${i}.o`));
+  const compiled = await Promise.all(
+    files.map((f, i) => runAsync(cxx, [...flags, ...headers.map((h) => `-I${h}`), '-c', f, '-o', objects[i]])),
+  );
+  const failed = compiled.find((c) => !c.ok);
+  const build = failed ?? run(cxx, [...flags, ...objects, '-o', exe]);
   if (!build.ok) {
     console.error(build.output);
     process.exit(1);
@@ -74,12 +91,47 @@ if (args.has('--sanitize')) {
 }
 
 const headers = nodeHeaders();
-const flags = [...common, '-O3', '-march=native', '-shared', '-DNODE_GYP_MODULE_NAME=zkgate_native'];
-const hash = createHash('sha256');
-for (const f of sources) hash.update(f).update(readFileSync(join(src, f)));
-hash.update(JSON.stringify({ cxx, flags, node: process.versions.node }));
-const digest = hash.digest('hex');
-const target = join(out, 'zkgate_native.node');
+const addonFlags = [...common, '-O3', '-march=native', '-shared', '-DNODE_GYP_MODULE_NAME=zkgate_native'];
+const toolFlags = [...common, '-O3', '-march=native'];
+// sm_90 machine code for the H100 hosts, plus compute_80 PTX that newer and other GPUs (sm_80 and
+// up) compile when they load it.
+const cudaFlags = [
+  '-std=c++17',
+  '-O3',
+  '--extended-lambda',
+  '-Xcompiler',
+  '-fPIC,-fvisibility=hidden,-O1',
+  '-shared',
+  '-gencode=arch=compute_90,code=sm_90',
+  '-gencode=arch=compute_80,code=compute_80',
+  '-cudart',
+  'static',
+];
+
+function digestOf(files, extra) {
+  const hash = createHash('sha256');
+  for (const f of files) hash.update(f).update(readFileSync(join(src, f)));
+  hash.update(JSON.stringify(extra));
+  return hash.digest('hex');
+}
+
+/** Runs a compiler without blocking the others (the builds overlap on a 2-core machine). */
+function runAsync(cmd, argv) {
+  return new Promise((resolveRun) => {
+    let output = '';
+    let child;
+    try {
+      child = spawn(cmd, argv, { stdio: ['ignore', 'pipe', 'pipe'] });
+    } catch (e) {
+      resolveRun({ ok: false, output: String(e.message) });
+      return;
+    }
+    child.stdout.on('data', (d) => (output += d));
+    child.stderr.on('data', (d) => (output += d));
+    child.on('error', (e) => resolveRun({ ok: false, output: String(e.message) }));
+    child.on('close', (code) => resolveRun({ ok: code === 0, output }));
+  });
+}
 
 let previous;
 try {
@@ -87,45 +139,125 @@ try {
 } catch {
   previous = undefined;
 }
-if (!args.has('--force') && previous?.ok && previous.digest === digest && existsSync(target)) process.exit(0);
+const force = args.has('--force');
+const firstLines = (text, n) => text.trim().split('\n').slice(0, n).join(' | ');
+const cxxVersion = run(cxx, ['--version']);
+const coreSources = [...sources, ...hdSources];
 
-if (!headers) {
-  record({
-    ok: false,
-    reason: "Node's headers (node_api.h) were not found next to the node binary or in npm's nodedir",
-  });
-  console.warn('zkgate: native prover not built: Node headers not found; the snarkjs backend will be used');
-  process.exit(0);
+async function buildAddon() {
+  const target = join(out, 'zkgate_native.node');
+  const digest = digestOf(coreSources, { cxx, addonFlags, node: process.versions.node });
+  const prev = previous?.addon ?? (previous?.digest ? previous : undefined);
+  if (!force && prev?.ok && prev.digest === digest && existsSync(target)) return prev;
+  if (!headers)
+    return {
+      ok: false,
+      reason: "Node's headers (node_api.h) were not found next to the node binary or in npm's nodedir",
+    };
+  if (!cxxVersion.ok) return { ok: false, reason: `no C++ compiler (${cxx}): ${firstLines(cxxVersion.output, 1)}` };
+  const started = Date.now();
+  const tmp = join(out, `zkgate_native.${process.pid}.tmp.node`);
+  const build = await runAsync(cxx, [
+    ...addonFlags,
+    `-I${headers}`,
+    `-I${src}`,
+    ...units.map((u) => join(src, u)),
+    '-o',
+    tmp,
+  ]);
+  if (!build.ok)
+    return { ok: false, reason: `the compiler failed: ${firstLines(build.output, 5)}`, output: build.output };
+  // A shared object links with undefined symbols (Node provides N-API's at load time): load it once
+  // here so a broken build is reported now rather than when zkgate starts.
+  const check = run(process.execPath, ['-e', `require(${JSON.stringify(tmp)})`]);
+  if (!check.ok) return { ok: false, reason: `the built addon does not load: ${firstLines(check.output, 1)}` };
+  renameSync(tmp, target);
+  return {
+    ok: true,
+    digest,
+    compiler: firstLines(cxxVersion.output, 1),
+    flags: addonFlags.join(' '),
+    seconds: (Date.now() - started) / 1000,
+  };
 }
-const version = run(cxx, ['--version']);
-if (!version.ok) {
-  record({ ok: false, reason: `no C++ compiler (${cxx}): ${version.output.trim().split('\n')[0]}` });
-  console.warn(`zkgate: native prover not built: ${cxx} not found; the snarkjs backend will be used`);
-  process.exit(0);
+
+async function buildTool() {
+  const target = join(out, 'zkgate-prove');
+  const toolSource = join(here, 'tools', 'zkgate-prove.cpp');
+  if (!existsSync(toolSource)) return { ok: false, reason: 'native/tools/zkgate-prove.cpp is missing' };
+  const hash = createHash('sha256').update(readFileSync(toolSource)).update(digestOf(coreSources, { cxx, toolFlags }));
+  const digest = hash.digest('hex');
+  if (!force && previous?.prove?.ok && previous.prove.digest === digest && existsSync(target)) return previous.prove;
+  if (!cxxVersion.ok) return { ok: false, reason: `no C++ compiler (${cxx})` };
+  const started = Date.now();
+  const tmp = join(out, `zkgate-prove.${process.pid}.tmp`);
+  const build = await runAsync(cxx, [
+    ...toolFlags,
+    `-I${src}`,
+    toolSource,
+    ...units.filter((u) => u !== 'addon.cpp').map((u) => join(src, u)),
+    '-o',
+    tmp,
+  ]);
+  if (!build.ok)
+    return { ok: false, reason: `the compiler failed: ${firstLines(build.output, 5)}`, output: build.output };
+  renameSync(tmp, target);
+  return { ok: true, digest, seconds: (Date.now() - started) / 1000 };
 }
-const started = Date.now();
+
+function findNvcc() {
+  const candidates = [process.env.NVCC, 'nvcc', '/usr/local/cuda/bin/nvcc', '/usr/local/cuda-13.0/bin/nvcc'].filter(
+    Boolean,
+  );
+  for (const c of candidates) {
+    const v = run(c, ['--version']);
+    if (v.ok) return { nvcc: c, version: v.output.trim().split('\n').pop() };
+  }
+  return undefined;
+}
+
+async function buildCuda() {
+  if (process.env.ZKGATE_SKIP_CUDA === '1') return { ok: false, reason: 'skipped (ZKGATE_SKIP_CUDA=1)' };
+  const found = findNvcc();
+  if (!found)
+    return {
+      ok: false,
+      reason: 'nvcc was not found (set NVCC, or install the CUDA toolkit); the GPU backend is unavailable',
+    };
+  const target = join(out, 'libzkgate_cuda.so');
+  const digest = digestOf([...hdSources, ...cudaSources], { cudaFlags, version: found.version });
+  if (!force && previous?.cuda?.ok && previous.cuda.digest === digest && existsSync(target)) return previous.cuda;
+  const started = Date.now();
+  const tmp = join(out, `libzkgate_cuda.${process.pid}.tmp.so`);
+  const build = await runAsync(found.nvcc, [...cudaFlags, join(src, 'cuda', 'zkgate_cuda.cu'), '-o', tmp]);
+  if (!build.ok) return { ok: false, reason: `nvcc failed: ${firstLines(build.output, 5)}`, output: build.output };
+  renameSync(tmp, target);
+  return {
+    ok: true,
+    digest,
+    compiler: found.version,
+    flags: cudaFlags.join(' '),
+    seconds: (Date.now() - started) / 1000,
+  };
+}
+
 mkdirSync(out, { recursive: true });
-const tmp = join(out, `zkgate_native.${process.pid}.tmp.node`);
-const build = run(cxx, [...flags, `-I${headers}`, `-I${src}`, ...units.map((u) => join(src, u)), '-o', tmp]);
-if (!build.ok) {
-  record({ ok: false, reason: `the compiler failed: ${build.output.trim().split('\n').slice(0, 5).join(' | ')}` });
-  console.warn(`zkgate: native prover not built (compiler error); the snarkjs backend will be used\n${build.output}`);
-  process.exit(0);
+const started = Date.now();
+const [addon, prove, cuda] = await Promise.all([buildAddon(), buildTool(), buildCuda()]);
+const strip = ({ output, ...rest }) => rest;
+// `ok`/`reason` at the top level describe the addon, as before (zkgate reads them).
+record({ ...strip(addon), addon: strip(addon), prove: strip(prove), cuda: strip(cuda) });
+for (const [name, r] of [
+  ['native prover addon', addon],
+  ['zkgate-prove', prove],
+  ['CUDA library', cuda],
+]) {
+  if (r.ok) continue;
+  console.warn(`zkgate: ${name} not built: ${r.reason}`);
+  if (r.output) console.warn(r.output.split('\n').slice(0, 30).join('\n'));
 }
-// A shared object links with undefined symbols (Node provides N-API's at load time): load it once
-// here so a broken build is reported now rather than when zkgate starts.
-const check = run(process.execPath, ['-e', `require(${JSON.stringify(tmp)})`]);
-if (!check.ok) {
-  record({ ok: false, reason: `the built addon does not load: ${check.output.trim().split('\n')[0]}` });
-  console.warn(`zkgate: native prover built but does not load; the snarkjs backend will be used\n${check.output}`);
-  process.exit(0);
-}
-renameSync(tmp, target);
-record({
-  ok: true,
-  digest,
-  compiler: version.output.split('\n')[0],
-  flags: flags.join(' '),
-  seconds: (Date.now() - started) / 1000,
-});
-console.log(`zkgate: native prover built in ${((Date.now() - started) / 1000).toFixed(1)} s`);
+if (!addon.ok) console.warn('zkgate: the snarkjs backend will be used');
+const rebuilt = [addon, prove, cuda].some(
+  (r) => r.ok && r.seconds !== undefined && r !== previous?.addon && r !== previous?.prove && r !== previous?.cuda,
+);
+if (rebuilt) console.log(`zkgate: native build finished in ${((Date.now() - started) / 1000).toFixed(1)} s`);

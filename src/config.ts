@@ -9,7 +9,7 @@ import { DEFAULT_DEV_SEED } from './zk/dev-seed.js';
 export const LOG_LEVELS = ['debug', 'info', 'warn', 'error', 'silent'] as const;
 export type LogLevel = (typeof LOG_LEVELS)[number];
 export const ROLES = ['all', 'rpc', 'prover'] as const;
-export const PROVER_BACKENDS = ['auto', 'snarkjs', 'native'] as const;
+export const PROVER_BACKENDS = ['auto', 'snarkjs', 'native', 'cuda'] as const;
 export type ProverBackendChoice = (typeof PROVER_BACKENDS)[number];
 export type Role = (typeof ROLES)[number];
 
@@ -44,6 +44,10 @@ export interface Config {
   proofTimeoutMs: number;
   preloadCircuits: string[];
   proverMemoryMb: number;
+  proverDevices: number[];
+  proverDeviceMemoryMb: number;
+  proverBatchMax: number;
+  proverBatchWaitUs: number;
   accountDir: string[];
   program: string[];
   forkUrl: string;
@@ -57,7 +61,7 @@ export interface Config {
   metadataMaxBytes: number;
 }
 
-type Kind = 'string' | 'port' | 'wsport' | 'count' | 'list' | 'level' | 'role' | 'backend';
+type Kind = 'string' | 'port' | 'wsport' | 'count' | 'list' | 'indexes' | 'level' | 'role' | 'backend';
 
 interface OptionSpec {
   key: keyof Config;
@@ -186,7 +190,7 @@ export const OPTIONS: readonly OptionSpec[] = [
     key: 'proverBackend',
     kind: 'backend',
     default: 'auto',
-    help: `proving backend: ${PROVER_BACKENDS.join(', ')} (auto: native when built and its self-check passes, else snarkjs)`,
+    help: `proving backend: ${PROVER_BACKENDS.join(', ')} (auto: cuda when a GPU is present and its self-check passes, else native when built and its self-check passes, else snarkjs)`,
   },
   {
     key: 'proverQueue',
@@ -213,6 +217,30 @@ export const OPTIONS: readonly OptionSpec[] = [
     kind: 'count',
     default: 2048,
     help: 'per worker: MiB of proving keys kept loaded (least recently used evicted)',
+  },
+  {
+    key: 'proverDevices',
+    kind: 'indexes',
+    default: [],
+    help: 'cuda: the GPUs to prove on, as comma-separated device indexes (default: every visible one)',
+  },
+  {
+    key: 'proverDeviceMemoryMb',
+    kind: 'count',
+    default: 0,
+    help: "cuda: per GPU, MiB of proving keys kept resident (least recently used evicted; 0 = 90 % of the device's free memory)",
+  },
+  {
+    key: 'proverBatchMax',
+    kind: 'count',
+    default: 64,
+    help: 'cuda: the most concurrent proofs of one shape proved in one device pass',
+  },
+  {
+    key: 'proverBatchWaitUs',
+    kind: 'count',
+    default: 2000,
+    help: 'cuda: how long (µs) the first proof of a batch waits for others to join it',
   },
   {
     key: 'accountDir',
@@ -307,6 +335,18 @@ function coerce(spec: OptionSpec, raw: unknown, source: string): Config[keyof Co
         throw new ConfigError(`${where}: expected a comma-separated string or an array of strings`);
       }
       return (items as string[]).map((k) => k.trim()).filter((k) => k.length > 0);
+    }
+    case 'indexes': {
+      const items = Array.isArray(raw) ? raw : typeof raw === 'string' ? raw.split(',') : null;
+      const out = items?.map((k) =>
+        typeof k === 'number' ? k : typeof k === 'string' && /^\s*\d+\s*$/.test(k) ? Number(k) : NaN,
+      );
+      if (!out || out.some((n) => !Number.isSafeInteger(n) || n < 0)) {
+        throw new ConfigError(
+          `${where}: expected comma-separated device indexes (0, 1, …), got ${JSON.stringify(raw)}`,
+        );
+      }
+      return [...new Set(out)];
     }
     case 'wsport':
       if (raw === null || raw === '' || raw === 'rpc+1') return null;

@@ -1,6 +1,10 @@
 // `zkgate keys …`: list, build, import and export proving keys in the data dir.
+import { existsSync, realpathSync } from 'node:fs';
+import { resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { ConfigError, resolveConfig } from './config.js';
+import { exportKeys } from './keys-export.js';
+import { UnknownShapeError } from './zk/shapes.js';
 import { KeyStore, SHAPES, shapeByName, shutdownZk, solanaVerifyingKey } from './zk/index.js';
 
 export const KEYS_HELP = `Usage:
@@ -10,6 +14,11 @@ export const KEYS_HELP = `Usage:
   zkgate keys export-vk SHAPE [--format snarkjs|solana]
                                                  print the verification key (snarkjs JSON, or the byte
                                                  layout of Solana's groth16 verifiers)
+  zkgate keys export SHAPE [SHAPE…] --out DIR [--witnesses N]
+                                                 write into DIR, per shape: SHAPE.zkey, SHAPE.vk.json and
+                                                 N sample witnesses (default 4, 1 to 64) as SHAPE.i.wtns
+                                                 with their public signals SHAPE.i.public.json (snarkjs
+                                                 formats), plus a manifest.json with the zkeys' sha256
 Options: --data-dir, --config, --dev-key-seed (as for zkgate start).
 Dev keys come from a public seed: anyone can forge proofs for them. Import ceremony keys for production.
 `;
@@ -42,6 +51,8 @@ export async function keysCommand(argv: string[]): Promise<number> {
           v2: { type: 'boolean' },
           all: { type: 'boolean' },
           format: { type: 'string' },
+          out: { type: 'string' },
+          witnesses: { type: 'string' },
           help: { type: 'boolean', short: 'h' },
         },
       });
@@ -114,10 +125,55 @@ export async function keysCommand(argv: string[]): Promise<number> {
         );
         return 0;
       }
+      case 'export': {
+        // Every argument is checked before any key is built: a mistake should not cost a setup.
+        if (args.length === 0)
+          throw new ConfigError('usage: zkgate keys export SHAPE [SHAPE…] --out DIR [--witnesses N]');
+        if (!values.out) throw new ConfigError('keys export needs --out DIR: the folder to write the export into');
+        const witnesses = witnessCount(values.witnesses);
+        const names = [...new Set(args.map(knownShape))];
+        // The export's manifest.json would replace the store's own.
+        if (samePath(values.out, keys.dir))
+          throw new ConfigError(`--out must not be the key store's folder (${keys.dir})`);
+        const started = Date.now();
+        const manifest = await exportKeys(keys, names, values.out, { witnesses, progress: progressBar });
+        if (process.stderr.isTTY) process.stderr.write('\r\x1b[K');
+        for (const s of manifest.shapes) {
+          process.stdout.write(`${s.shape}: ${s.zkey} (sha256 ${s.sha256}), ${s.witnesses.length} witness(es)\n`);
+        }
+        process.stdout.write(
+          `exported ${names.length} shape(s) to ${values.out} in ${((Date.now() - started) / 1000).toFixed(1)} s\n`,
+        );
+        return 0;
+      }
       default:
         throw new ConfigError(`unknown keys command ${JSON.stringify(sub)}; try: zkgate keys --help`);
     }
   } finally {
     await shutdownZk();
   }
+}
+
+function witnessCount(value: string | undefined): number {
+  if (value === undefined) return 4;
+  const n = /^\d+$/.test(value) ? Number(value) : NaN;
+  if (!(n >= 1 && n <= 64))
+    throw new ConfigError(`--witnesses must be a whole number from 1 to 64, got ${JSON.stringify(value)}`);
+  return n;
+}
+
+/** The shape's name; an unknown one is a usage mistake here (exit 2), not a runtime failure. */
+function knownShape(name: string): string {
+  try {
+    return shapeByName(name).name;
+  } catch (e) {
+    if (e instanceof UnknownShapeError) throw new ConfigError(e.message);
+    throw e;
+  }
+}
+
+/** Whether two paths name one folder, through symlinks where they exist. */
+function samePath(a: string, b: string): boolean {
+  const real = (p: string) => (existsSync(p) ? realpathSync(p) : resolve(p));
+  return real(a) === real(b);
 }

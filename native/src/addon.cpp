@@ -10,6 +10,8 @@
 #include <string>
 #include <vector>
 
+#include "engine.hpp"
+#include "hd/curve_hd.hpp"
 #include "groth16.hpp"
 #include "poseidon.hpp"
 
@@ -251,6 +253,151 @@ napi_value Prove(napi_env env, napi_callback_info info) {
   GUARD_END
 }
 
+napi_value set_num(napi_env env, napi_value obj, const char* name, double v) {
+  napi_value x;
+  napi_create_double(env, v, &x);
+  napi_set_named_property(env, obj, name, x);
+  return obj;
+}
+napi_value set_str(napi_env env, napi_value obj, const char* name, const std::string& v) {
+  napi_value x;
+  napi_create_string_utf8(env, v.c_str(), v.size(), &x);
+  napi_set_named_property(env, obj, name, x);
+  return obj;
+}
+
+/** cudaStatus() → {ok, reason, library, devices: [{index, name, sms, computeCapability, totalBytes, freeBytes, l2Bytes}]}. */
+napi_value CudaStatusInfo(napi_env env, napi_callback_info info) {
+  GUARD_BEGIN
+  CudaStatus st = cuda_status();
+  napi_value obj, ok, list;
+  napi_create_object(env, &obj);
+  napi_get_boolean(env, st.ok, &ok);
+  napi_set_named_property(env, obj, "ok", ok);
+  set_str(env, obj, "reason", st.reason);
+  set_str(env, obj, "library", st.library);
+  napi_create_array_with_length(env, st.devices.size(), &list);
+  for (size_t i = 0; i < st.devices.size(); i++) {
+    const DeviceInfo& d = st.devices[i];
+    napi_value o;
+    napi_create_object(env, &o);
+    set_num(env, o, "index", d.index);
+    set_str(env, o, "name", d.name);
+    set_num(env, o, "sms", d.sms);
+    set_str(env, o, "computeCapability", std::to_string(d.cc_major) + "." + std::to_string(d.cc_minor));
+    set_num(env, o, "totalBytes", (double)d.total_bytes);
+    set_num(env, o, "freeBytes", (double)d.free_bytes);
+    set_num(env, o, "l2Bytes", d.l2_bytes);
+    napi_set_element(env, list, i, o);
+  }
+  napi_set_named_property(env, obj, "devices", list);
+  return obj;
+  GUARD_END
+}
+
+/**
+ * engineConfigure(backend, devices: number[], deviceBudgetBytes, batchMax, batchWaitUs, threads):
+ * the process-wide engine (every worker calls it with the same options; the first creates it).
+ * Returns its description; throws why the backend cannot run.
+ */
+napi_value EngineConfigure(napi_env env, napi_callback_info info) {
+  napi_value argv[6];
+  EngineOptions o;
+  if (!args(env, info, argv) || !get_string(env, argv[0], o.backend))
+    return throw_error(env, "engineConfigure(backend, devices, deviceBudgetBytes, batchMax, batchWaitUs, threads)");
+  uint32_t count = 0;
+  napi_get_array_length(env, argv[1], &count);
+  for (uint32_t i = 0; i < count; i++) {
+    napi_value v;
+    napi_get_element(env, argv[1], i, &v);
+    o.devices.push_back(get_int(env, v, -1));
+  }
+  double budget = 0;
+  napi_get_value_double(env, argv[2], &budget);
+  o.device_budget_bytes = budget > 0 ? (uint64_t)budget : 0;
+  o.batch_max = get_int(env, argv[3], 1);
+  o.batch_wait_us = get_int(env, argv[4], 0);
+  o.threads = get_int(env, argv[5], 1);
+  GUARD_BEGIN
+  std::string d = configure_engine(o)->describe();
+  napi_value out;
+  napi_create_string_utf8(env, d.c_str(), d.size(), &out);
+  return out;
+  GUARD_END
+}
+
+/** engineProve(key, witness, r, s) → a ‖ b ‖ c, through the engine's batcher (blocks this thread). */
+napi_value EngineProve(napi_env env, napi_callback_info info) {
+  napi_value argv[4];
+  if (!args(env, info, argv)) return throw_error(env, "engineProve(key, witness, r, s)");
+  KeyHandle* h = get_key(env, argv[0]);
+  if (!h) return throw_error(env, "engineProve: not a key");
+  const uint8_t *w, *r, *s;
+  size_t wl, rl, sl;
+  if (!get_bytes(env, argv[1], &w, &wl) || wl % 32 != 0)
+    return throw_error(env, "engineProve: witness must be n × 32 bytes");
+  if (!get_bytes(env, argv[2], &r, &rl) || rl != 32 || !get_bytes(env, argv[3], &s, &sl) || sl != 32)
+    return throw_error(env, "engineProve: r and s must be 32 bytes");
+  GUARD_BEGIN
+  std::shared_ptr<Engine> engine = current_engine();
+  if (!engine) throw std::runtime_error("engineProve: engineConfigure was not called");
+  std::vector<Scalar> witness(wl / 32);
+  std::memcpy(witness.data(), w, wl);
+  Scalar rs, ss;
+  std::memcpy(rs.v, r, 32);
+  std::memcpy(ss.v, s, 32);
+  if (!Fr::is_canonical(rs.v) || !Fr::is_canonical(ss.v)) throw std::runtime_error("r and s must be below r");
+  Proof p = engine->prove(*h->key, witness.data(), witness.size(), rs, ss);
+  uint8_t out[256];
+  g1_out(p.a, out);
+  g2_out(p.b, out + 64);
+  g1_out(p.c, out + 192);
+  return make_bytes(env, out, sizeof out);
+  GUARD_END
+}
+
+/** engineStats() → {backend, description, proofs, batches, largestBatch, failed, residentBytes} or null. */
+napi_value EngineStatsInfo(napi_env env, napi_callback_info info) {
+  std::shared_ptr<Engine> engine = current_engine();
+  napi_value obj;
+  if (!engine) {
+    napi_get_null(env, &obj);
+    return obj;
+  }
+  EngineStats st = engine->stats();
+  napi_create_object(env, &obj);
+  set_str(env, obj, "backend", engine->options().backend);
+  set_str(env, obj, "description", engine->describe());
+  set_num(env, obj, "proofs", (double)st.proofs);
+  set_num(env, obj, "batches", (double)st.batches);
+  set_num(env, obj, "largestBatch", (double)st.largest_batch);
+  set_num(env, obj, "failed", (double)st.failed);
+  set_num(env, obj, "residentBytes", (double)st.resident_bytes);
+  return obj;
+}
+
+/**
+ * accelSelfCheck(backend 'cuda'|'emulate', device, threads) → '' when a synthetic key's proofs made
+ * by the accelerator equal the CPU's with the same r and s (and MSMs agree), else the reason.
+ */
+napi_value AccelSelfCheck(napi_env env, napi_callback_info info) {
+  napi_value argv[3];
+  std::string backend;
+  if (!args(env, info, argv) || !get_string(env, argv[0], backend))
+    return throw_error(env, "accelSelfCheck(backend, device, threads)");
+  const int device = get_int(env, argv[1], 0), threads = get_int(env, argv[2], 1);
+  std::string reason;
+  try {
+    std::unique_ptr<AccelCompute> a = backend == "cuda" ? open_cuda(device, 0) : open_emulated(threads, 0);
+    reason = accel_self_check(*a);
+  } catch (const std::exception& e) {
+    reason = e.what();
+  }
+  napi_value out;
+  napi_create_string_utf8(env, reason.c_str(), reason.size(), &out);
+  return out;
+}
+
 // ---- Test entry points: each takes and returns canonical little-endian bytes. ----
 
 template <class F>
@@ -289,6 +436,96 @@ napi_value FieldOp(napi_env env, napi_callback_info info) {
     throw std::runtime_error("unknown field");
   }
   return make_bytes(env, out, size);
+  GUARD_END
+}
+
+// The GPU path's arithmetic as compiled for the host (hd/), for the same comparisons.
+template <class H, class C>
+H to_hd(const C& c) {
+  static_assert(sizeof(H) == sizeof(C), "layouts");
+  H h;
+  std::memcpy((void*)&h, (const void*)&c, sizeof h);
+  return h;
+}
+template <class C, class H>
+C from_hd(const H& h) {
+  C c;
+  std::memcpy((void*)&c, (const void*)&h, sizeof c);
+  return c;
+}
+template <class H>
+H hd_field_op(int op, const H& x, const H& y) {
+  H r;
+  switch (op) {
+    case 0: H::add(r, x, y); return r;
+    case 1: H::sub(r, x, y); return r;
+    case 2: H::mul(r, x, y); return r;
+    case 3: H::sqr(r, x); return r;
+    case 5: H::neg(r, x); return r;
+  }
+  throw std::runtime_error("unknown op");
+}
+
+/** hdFieldOp(field 0 Fq | 1 Fr | 2 Fq2, op 0 add, 1 sub, 2 mul, 3 square, 5 negate, a, b). */
+napi_value HdFieldOp(napi_env env, napi_callback_info info) {
+  napi_value argv[4];
+  if (!args(env, info, argv)) return throw_error(env, "hdFieldOp(field, op, a, b)");
+  int field = get_int(env, argv[0], -1), op = get_int(env, argv[1], -1);
+  const uint8_t *a, *b;
+  size_t al, bl;
+  if (!get_bytes(env, argv[2], &a, &al) || !get_bytes(env, argv[3], &b, &bl)) return throw_error(env, "bytes");
+  GUARD_BEGIN
+  const size_t size = field == 2 ? 64 : 32;
+  if (al != size || bl != size) throw std::runtime_error("operands are " + std::to_string(size) + " bytes");
+  uint8_t out[64];
+  if (field == 0) {
+    field_out(from_hd<Fq>(hd_field_op(op, to_hd<hd::FqHD>(field_in<Fq>(a)), to_hd<hd::FqHD>(field_in<Fq>(b)))), out);
+  } else if (field == 1) {
+    field_out(from_hd<Fr>(hd_field_op(op, to_hd<hd::FrHD>(field_in<Fr>(a)), to_hd<hd::FrHD>(field_in<Fr>(b)))), out);
+  } else if (field == 2) {
+    Fq2 x{field_in<Fq>(a), field_in<Fq>(a + 32)}, y{field_in<Fq>(b), field_in<Fq>(b + 32)};
+    Fq2 z = from_hd<Fq2>(hd_field_op(op, to_hd<hd::Fq2HD>(x), to_hd<hd::Fq2HD>(y)));
+    field_out(z.c0, out);
+    field_out(z.c1, out + 32);
+  } else {
+    throw std::runtime_error("unknown field");
+  }
+  return make_bytes(env, out, size);
+  GUARD_END
+}
+
+/** hdCurveOp(group 1|2, op 0 add, 1 mixed add, 2 double, 4 mixed add of −q, p, q): the GPU path's formulas. */
+napi_value HdCurveOp(napi_env env, napi_callback_info info) {
+  napi_value argv[4];
+  if (!args(env, info, argv)) return throw_error(env, "hdCurveOp(group, op, p, q)");
+  int group = get_int(env, argv[0], -1), op = get_int(env, argv[1], -1);
+  const uint8_t *p, *q;
+  size_t pl, ql;
+  if (!get_bytes(env, argv[2], &p, &pl) || !get_bytes(env, argv[3], &q, &ql)) return throw_error(env, "bytes");
+  GUARD_BEGIN
+  auto run = [&](auto cpu_tag, auto hd_tag, auto in, auto outf, size_t size) {
+    using J = decltype(cpu_tag);
+    using H = decltype(hd_tag);
+    using HA = decltype(H::X);
+    if (pl != size || ql != size) throw std::runtime_error("operands have the wrong size");
+    auto a = in(p), b = in(q);
+    H ja = to_hd<H>(J::from_affine(a)), jb = to_hd<H>(J::from_affine(b)), r;
+    hd::AffineHD<HA> ab;
+    std::memcpy((void*)&ab, (const void*)&b, sizeof ab);
+    switch (op) {
+      case 0: H::add(r, ja, jb); break;
+      case 1: H::add_mixed(r, ja, ab); break;
+      case 2: H::dbl(r, ja); break;
+      case 4: H::add_mixed(r, ja, ab, true); break;
+      default: throw std::runtime_error("unknown op");
+    }
+    std::vector<uint8_t> out(size);
+    outf(from_hd<J>(r).to_affine(), out.data());
+    return make_bytes(env, out.data(), size);
+  };
+  if (group == 1) return run(G1{}, hd::G1HD{}, g1_in, g1_out, 64);
+  if (group == 2) return run(G2{}, hd::G2HD{}, g2_in, g2_out, 128);
+  throw std::runtime_error("unknown group");
   GUARD_END
 }
 
@@ -463,6 +700,13 @@ napi_value Init(napi_env env, napi_value exports) {
       {"rootOfUnity", nullptr, RootOfUnity, nullptr, nullptr, nullptr, napi_default, nullptr},
       {"poseidonSetup", nullptr, PoseidonSetup, nullptr, nullptr, nullptr, napi_default, nullptr},
       {"poseidon", nullptr, PoseidonHash, nullptr, nullptr, nullptr, napi_default, nullptr},
+      {"hdFieldOp", nullptr, HdFieldOp, nullptr, nullptr, nullptr, napi_default, nullptr},
+      {"hdCurveOp", nullptr, HdCurveOp, nullptr, nullptr, nullptr, napi_default, nullptr},
+      {"cudaStatus", nullptr, CudaStatusInfo, nullptr, nullptr, nullptr, napi_default, nullptr},
+      {"engineConfigure", nullptr, EngineConfigure, nullptr, nullptr, nullptr, napi_default, nullptr},
+      {"engineProve", nullptr, EngineProve, nullptr, nullptr, nullptr, napi_default, nullptr},
+      {"engineStats", nullptr, EngineStatsInfo, nullptr, nullptr, nullptr, napi_default, nullptr},
+      {"accelSelfCheck", nullptr, AccelSelfCheck, nullptr, nullptr, nullptr, napi_default, nullptr},
   };
   napi_define_properties(env, exports, sizeof props / sizeof props[0], props);
   return exports;

@@ -10,6 +10,20 @@
 
 namespace zk {
 
+struct ZKey;
+
+/** A proof's five MSM results before the blinding terms: what an accelerator computes. */
+struct CoreResult {
+  G1 a, b1, c, h;
+  G2 b2;
+};
+
+/** What one batched pass returns; each proof's thread takes its own result out (the host-side combining is spread over them). */
+struct BatchCore {
+  virtual ~BatchCore() = default;
+  virtual CoreResult take(size_t proof) const = 0;
+};
+
 struct Compute {
   virtual ~Compute() = default;
   virtual const char* name() const = 0;
@@ -24,6 +38,13 @@ struct Compute {
    * nullptr when tasks should run one after the other on this one.
    */
   virtual std::unique_ptr<Compute> part(int tasks) = 0;
+  /**
+   * The cores of `count` proofs of one key in one pass (witnesses already checked), or nullptr
+   * when this Compute has no batched path (callers then prove one at a time).
+   */
+  virtual std::shared_ptr<BatchCore> prove_core_batch(const ZKey& key, const Scalar* const* witnesses, size_t count) {
+    return nullptr;
+  }
 };
 
 struct CpuCompute final : Compute {

@@ -206,6 +206,25 @@ inline Fq2 g2_b() {
   return three * nine_u.inverse();
 }
 
+inline Fq fq_from_hex(const char* hex) {
+  u64 x[4] = {0, 0, 0, 0};
+  for (int i = 0; i < 64; i++) {
+    char ch = hex[i];
+    u64 d = ch <= '9' ? ch - '0' : ch - 'a' + 10;
+    int bit = (63 - i) * 4;
+    x[bit / 64] |= d << (bit % 64);
+  }
+  return Fq::from_canonical(x);
+}
+
+inline G1Affine g1_generator() { return {Fq::from_u64(1), Fq::from_u64(2)}; }
+inline G2Affine g2_generator() {
+  return {{fq_from_hex("1800deef121f1e76426a00665e5c4479674322d4f75edadd46debd5cd992f6ed"),
+           fq_from_hex("198e9393920d483a7260bfb731fb5d25f1aa493335a9e71297e485b7aef312c2")},
+          {fq_from_hex("12c85ea5db8c6deb4aab71808dcb408fe3d1e7690c43d37b4ce6cc0166fa7daa"),
+           fq_from_hex("090689d0585ff075ec9e99ad690c3395bc4b313370b38ef355acdadcd122975b")}};
+}
+
 template <class F>
 inline bool on_curve(const Affine<F>& p, const F& b) {
   if (p.is_infinity()) return true;

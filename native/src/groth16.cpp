@@ -287,14 +287,22 @@ void build_tables_in_background(ZKey& key, size_t budget_bytes, int threads) {
   key.table_builder = std::thread([&key, budget_bytes, threads] { build_tables(key, budget_bytes, threads); });
 }
 
-Proof prove(const ZKey& key, const Scalar* witness, size_t n_witness, const Scalar& r, const Scalar& s,
-            Compute& compute) {
-  Trace trace;
+void check_witness(const ZKey& key, const Scalar* witness, size_t n_witness) {
   if (n_witness != key.n_vars)
     throw std::runtime_error("witness has " + std::to_string(n_witness) + " values, the key " +
                              std::to_string(key.n_vars));
   for (size_t i = 0; i < n_witness; i++)
     if (!Fr::is_canonical(witness[i].v)) throw std::runtime_error("witness value out of range");
+}
+
+Proof prove(const ZKey& key, const Scalar* witness, size_t n_witness, const Scalar& r, const Scalar& s,
+            Compute& compute) {
+  check_witness(key, witness, n_witness);
+  return finish_proof(key, prove_core(key, witness, compute), r, s);
+}
+
+CoreResult prove_core(const ZKey& key, const Scalar* witness, Compute& compute) {
+  Trace trace;
   // First the H scalars (QAP evaluation and six NTTs) on every thread; then the five MSMs as
   // concurrent tasks, each with its share of the threads, longest first: every core stays busy
   // without splitting any one MSM finely.
@@ -308,27 +316,26 @@ Proof prove(const ZKey& key, const Scalar* witness, size_t n_witness, const Scal
   const FixedBaseTable<Fq>* t_h = tables ? key.table_h.get() : nullptr;
   const FixedBaseTable<Fq2>* t_b2 = tables ? key.table_b2.get() : nullptr;
   const double qap_ms = t0.lap();
-  G1 pi_a, pib1, pi_c, res_h;
-  G2 pi_b;
+  CoreResult out;
   double ms[5] = {0, 0, 0, 0, 0};
   const char* names[5] = {"msm b2", "msm h", "msm a", "msm c", "msm b1"};
   auto job = [&](size_t task, Compute& c) {
     Trace t;
     switch (task) {
       case 0:
-        pi_b = c.msm_g2(key.b2.data(), t_b2, witness, key.n_vars);
+        out.b2 = c.msm_g2(key.b2.data(), t_b2, witness, key.n_vars);
         break;
       case 1:
-        res_h = c.msm_g1(key.h.data(), t_h, h.data(), key.domain_size);
+        out.h = c.msm_g1(key.h.data(), t_h, h.data(), key.domain_size);
         break;
       case 2:
-        pi_a = c.msm_g1(key.a.data(), t_a, witness, key.n_vars);
+        out.a = c.msm_g1(key.a.data(), t_a, witness, key.n_vars);
         break;
       case 3:
-        pi_c = c.msm_g1(key.c.data(), t_c, witness + key.n_public + 1, key.c.size());
+        out.c = c.msm_g1(key.c.data(), t_c, witness + key.n_public + 1, key.c.size());
         break;
       case 4:
-        pib1 = c.msm_g1(key.b1.data(), t_b1, witness, key.n_vars);
+        out.b1 = c.msm_g1(key.b1.data(), t_b1, witness, key.n_vars);
         break;
     }
     ms[task] = t.lap();
@@ -350,7 +357,12 @@ Proof prove(const ZKey& key, const Scalar* witness, size_t n_witness, const Scal
     for (int i = 0; i < 5; i++) std::fprintf(stderr, "%s %.2f ms\n", names[i], ms[i]);
     std::fprintf(stderr, "total %.2f ms\n", trace.lap());
   }
+  return out;
+}
 
+Proof finish_proof(const ZKey& key, const CoreResult& core, const Scalar& r, const Scalar& s) {
+  G1 pi_a = core.a, pib1 = core.b1, pi_c = core.c;
+  G2 pi_b = core.b2;
   const G1 delta1 = G1::from_affine(key.delta1);
   G1::add_mixed(pi_a, pi_a, key.alpha1);
   G1::add(pi_a, pi_a, delta1.times(r.v));
@@ -358,7 +370,7 @@ Proof prove(const ZKey& key, const Scalar* witness, size_t n_witness, const Scal
   G2::add(pi_b, pi_b, G2::from_affine(key.delta2).times(s.v));
   G1::add_mixed(pib1, pib1, key.beta1);
   G1::add(pib1, pib1, delta1.times(s.v));
-  G1::add(pi_c, pi_c, res_h);
+  G1::add(pi_c, pi_c, core.h);
   G1::add(pi_c, pi_c, pi_a.times(s.v));
   G1::add(pi_c, pi_c, pib1.times(r.v));
   Fr rs = Fr::from_canonical(r.v) * Fr::from_canonical(s.v);

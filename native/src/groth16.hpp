@@ -17,12 +17,21 @@
 
 namespace zk {
 
+/** Tells accelerators holding a copy of key `id` that it is gone (defined in engine.cpp). */
+void key_released(uint64_t id);
+
 struct Coef {
   uint32_t matrix, constraint, signal;
   Fr value;  // Montgomery form of coefficient × R (snarkjs stores c·R² as an integer)
 };
 
 struct ZKey {
+  /** Unique for the process's life: what accelerators key their resident copies by. */
+  const uint64_t id = next_key_id();
+  static uint64_t next_key_id() {
+    static std::atomic<uint64_t> counter{1};
+    return counter.fetch_add(1);
+  }
   uint32_t n_vars = 0, n_public = 0, domain_size = 0;
   int log_domain = 0;
   G1Affine alpha1, beta1, delta1;
@@ -52,8 +61,11 @@ struct ZKey {
   ZKey& operator=(const ZKey&) = delete;
   ~ZKey() {
     cancel_tables = true;
-    std::lock_guard<std::mutex> lock(builder_mutex);
-    if (table_builder.joinable()) table_builder.join();
+    {
+      std::lock_guard<std::mutex> lock(builder_mutex);
+      if (table_builder.joinable()) table_builder.join();
+    }
+    key_released(id);
   }
   std::unique_ptr<Domain> domain, coset_domain;
   Fr coset_shift;               // ω of order 2 × domain size
@@ -89,5 +101,14 @@ void build_tables_in_background(ZKey& key, size_t budget_bytes, int threads);
  */
 Proof prove(const ZKey& key, const Scalar* witness, size_t n_witness, const Scalar& r, const Scalar& s,
             Compute& compute);
+
+/** Throws std::runtime_error naming what is wrong with a witness for this key. */
+void check_witness(const ZKey& key, const Scalar* witness, size_t n_witness);
+
+/** The five MSMs of one proof on `compute` (QAP, NTTs and MSMs; the witness already checked). */
+CoreResult prove_core(const ZKey& key, const Scalar* witness, Compute& compute);
+
+/** The proof from its core and the blinding scalars (host work, the same for every backend). */
+Proof finish_proof(const ZKey& key, const CoreResult& core, const Scalar& r, const Scalar& s);
 
 }  // namespace zk

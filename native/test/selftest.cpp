@@ -8,7 +8,10 @@
 #include <iterator>
 #include <vector>
 
-#include "../src/groth16.hpp"
+#include <thread>
+
+#include "../src/engine.hpp"
+#include "../src/hd/host_exec.hpp"
 
 using namespace zk;
 
@@ -74,24 +77,6 @@ static void test_fields() {
   Fq2 u{random_field<FqParams>(), random_field<FqParams>()};
   CHECK(u * u.inverse() == Fq2::one());
   CHECK(u.squared() == u * u);
-}
-
-static G1Affine g1_generator() { return {Fq::from_u64(1), Fq::from_u64(2)}; }
-static G2Affine g2_generator() {
-  auto f = [](const char* hex) {
-    u64 x[4] = {0, 0, 0, 0};
-    for (int i = 0; i < 64; i++) {
-      char ch = hex[i];
-      u64 d = ch <= '9' ? ch - '0' : ch - 'a' + 10;
-      int bit = (63 - i) * 4;
-      x[bit / 64] |= d << (bit % 64);
-    }
-    return Fq::from_canonical(x);
-  };
-  return {{f("1800deef121f1e76426a00665e5c4479674322d4f75edadd46debd5cd992f6ed"),
-           f("198e9393920d483a7260bfb731fb5d25f1aa493335a9e71297e485b7aef312c2")},
-          {f("12c85ea5db8c6deb4aab71808dcb408fe3d1e7690c43d37b4ce6cc0166fa7daa"),
-           f("090689d0585ff075ec9e99ad690c3395bc4b313370b38ef355acdadcd122975b")}};
 }
 
 template <class F>
@@ -183,6 +168,135 @@ static void test_ntt() {
   CHECK(w == -Fr::one());
 }
 
+// The GPU path's arithmetic compiled for the host equals the CPU core's.
+static void test_hd_arithmetic() {
+  using namespace zk::hd;
+  for (int i = 0; i < 300; i++) {
+    Fq a = random_field<FqParams>(), b = random_field<FqParams>();
+    FqHD x, y, r;
+    std::memcpy(&x, &a, 32);
+    std::memcpy(&y, &b, 32);
+    Fq want = a * b;
+    FqHD::mul(r, x, y);
+    CHECK(std::memcmp(&r, &want, 32) == 0);
+    want = a + b;
+    FqHD::add(r, x, y);
+    CHECK(std::memcmp(&r, &want, 32) == 0);
+    want = a - b;
+    FqHD::sub(r, x, y);
+    CHECK(std::memcmp(&r, &want, 32) == 0);
+    Fr c = random_field<FrParams>(), d = random_field<FrParams>();
+    FrHD u, v, t;
+    std::memcpy(&u, &c, 32);
+    std::memcpy(&v, &d, 32);
+    Fr wr = c * d;
+    FrHD::mul(t, u, v);
+    CHECK(std::memcmp(&t, &wr, 32) == 0);
+  }
+  // Edge values: p − 1 squared, zero, one.
+  u64 pm1[4] = {FqParams::P[0] - 1, FqParams::P[1], FqParams::P[2], FqParams::P[3]};
+  Fq m1 = Fq::from_canonical(pm1);
+  FqHD h, sq;
+  std::memcpy(&h, &m1, 32);
+  FqHD::mul(sq, h, h);
+  CHECK(sq.eq(FqHD::one()));
+  FqHD::add(sq, h, FqHD::one());
+  CHECK(sq.is_zero());
+  // Points: doubling, mixed and full additions, negation, infinity.
+  G1 p = G1::from_affine(g1_generator()).times(random_scalar().v);
+  G1Affine q = G1::from_affine(g1_generator()).times(random_scalar().v).to_affine();
+  G1HD ph, rh;
+  std::memcpy(&ph, &p, sizeof p);
+  G1AffineHD qh;
+  std::memcpy(&qh, &q, sizeof q);
+  G1 want;
+  G1::add_mixed(want, p, q);
+  G1HD::add_mixed(rh, ph, qh);
+  G1 got;
+  std::memcpy(&got, &rh, sizeof got);
+  CHECK((same<G1, G1Affine>(want, got)));
+  G1HD::add_mixed(rh, ph, qh, true);
+  G1::add_mixed(want, p, q.negated());
+  std::memcpy(&got, &rh, sizeof got);
+  CHECK((same<G1, G1Affine>(want, got)));
+  G1HD::dbl(rh, ph);
+  G1::dbl(want, p);
+  std::memcpy(&got, &rh, sizeof got);
+  CHECK((same<G1, G1Affine>(want, got)));
+}
+
+// The GPU pipeline on host threads: MSMs and whole batched proofs equal the CPU's.
+static void test_emulated_pipeline() {
+  auto emu = open_emulated(2, 0);
+  for (size_t n : {size_t(1), size_t(2), size_t(37), size_t(700)}) {
+    auto key = synthetic_key((uint32_t)n + 2, 1, 4, 1, n);
+    std::vector<Scalar> s = synthetic_witness(*key, n + 5);
+    if (n > 3) s[3] = r_minus_1();
+    CHECK((same<G1, G1Affine>(msm(key->a.data(), s.data(), n, 1), emu->msm_g1(key->a.data(), nullptr, s.data(), n))));
+    CHECK((same<G2, G2Affine>(msm(key->b2.data(), s.data(), n, 1), emu->msm_g2(key->b2.data(), nullptr, s.data(), n))));
+  }
+  {
+    // NTT round trip through the pipeline's transform.
+    Domain d(6);
+    std::vector<Fr> a(64), b;
+    for (auto& x : a) x = random_field<FrParams>();
+    b = a;
+    std::vector<Fr> c = a;
+    ntt(c.data(), d, false, 1);
+    emu->ntt(b.data(), d, false);
+    CHECK(b == c);
+    emu->ntt(b.data(), d, true);
+    CHECK(b == a);
+  }
+  CHECK(accel_self_check(*emu).empty());
+}
+
+// The engine's batcher: concurrent callers share passes; a bad witness fails alone.
+static void test_engine_batching() {
+  EngineOptions o;
+  o.backend = "emulate";
+  o.threads = 1;
+  o.batch_max = 4;
+  o.batch_wait_us = 200000;
+  Engine engine(o);
+  auto key = synthetic_key(200, 2, 256, 2, 5);
+  CpuCompute cpu(1);
+  const int callers = 6;
+  std::vector<std::vector<Scalar>> w(callers);
+  std::vector<Scalar> r(callers), s(callers);
+  for (int i = 0; i < callers; i++) {
+    w[i] = synthetic_witness(*key, 100 + i);
+    r[i] = random_scalar();
+    s[i] = random_scalar();
+  }
+  w[2][7].v[3] = ~0ULL;  // out of range: this one must fail, alone
+  std::vector<Proof> got(callers);
+  std::vector<std::string> err(callers);
+  std::vector<std::thread> threads;
+  for (int i = 0; i < callers; i++)
+    threads.emplace_back([&, i] {
+      try {
+        got[i] = engine.prove(*key, w[i].data(), w[i].size(), r[i], s[i]);
+      } catch (const std::exception& e) {
+        err[i] = e.what();
+      }
+    });
+  for (auto& t : threads) t.join();
+  for (int i = 0; i < callers; i++) {
+    if (i == 2) {
+      CHECK(err[i].find("out of range") != std::string::npos);
+      continue;
+    }
+    CHECK(err[i].empty());
+    Proof want = finish_proof(*key, prove_core(*key, w[i].data(), cpu), r[i], s[i]);
+    CHECK(std::memcmp(&want, &got[i], sizeof want) == 0);
+  }
+  EngineStats st = engine.stats();
+  CHECK(st.proofs == 5);
+  CHECK(st.batches < 5);
+  CHECK(st.largest_batch >= 2 && st.largest_batch <= 4);
+}
+
 static std::vector<uint8_t> read_file(const char* path) {
   std::ifstream f(path, std::ios::binary);
   return std::vector<uint8_t>(std::istreambuf_iterator<char>(f), {});
@@ -195,6 +309,9 @@ int main(int argc, char** argv) {
   test_msm(g1_generator());
   test_msm(g2_generator());
   test_ntt();
+  test_hd_arithmetic();
+  test_emulated_pipeline();
+  test_engine_batching();
   if (argc == 3) {
     std::vector<uint8_t> zkey = read_file(argv[1]), wit = read_file(argv[2]);
     std::vector<Scalar> w(wit.size() / 32);

@@ -33,9 +33,25 @@ export interface BackendOptions {
   memoryBudgetBytes: number;
   /** Threads one proof may use inside a worker (the pool's workers share the cores). */
   curveThreads?: number;
+  /** For the accelerated backends: where and how proofs are batched. */
+  accelerator?: AcceleratorOptions;
 }
 
-export const BACKENDS = ['snarkjs', 'native'] as const;
+export interface AcceleratorOptions {
+  /** GPU indexes (empty: every visible one). */
+  devices: number[];
+  /** Per device: bytes of keys kept resident (0: 90 % of its free memory). */
+  deviceBudgetBytes: number;
+  /** Concurrent proofs of one key gathered into one pass, at most, and how long the first waits. */
+  batchMax: number;
+  batchWaitUs: number;
+}
+
+/**
+ * snarkjs and native prove on the CPU; cuda on GPUs through the native engine's batcher; emulate is
+ * the GPU pipeline on host threads (the tests' way to drive the batched path without a GPU).
+ */
+export const BACKENDS = ['snarkjs', 'native', 'cuda', 'emulate'] as const;
 export type BackendName = (typeof BACKENDS)[number];
 
 /**

@@ -21,7 +21,7 @@ import {
   stateSyncImplementation,
 } from './grpc-services.js';
 import { startLightHttp, type LightHttpServer } from './light-http.js';
-import { loadNativeAddon, nativeSelfCheck } from '../zk/native-addon.js';
+import { cudaUnavailable, loadNativeAddon, nativeSelfCheck } from '../zk/native-addon.js';
 import { ProverPool } from './pool.js';
 import { ProverService } from './service.js';
 
@@ -57,13 +57,20 @@ export function expandShapeList(names: readonly string[]): string[] {
 }
 
 /**
- * The backend to run: `native` when asked for (failing start-up with the reason when it cannot
- * run), `snarkjs` when asked for, and with `auto` native when it is built and passes its
- * self-check, else snarkjs with the reason logged.
+ * The backend to run: `cuda` or `native` when asked for (failing start-up with the reason when it
+ * cannot run), `snarkjs` when asked for. With `auto`: cuda when a GPU is present and each chosen
+ * device's proof equals the CPU's (the self-check), else native when it is built and passes its
+ * self-check, else snarkjs, logging why each faster one was passed over.
  */
-export function chooseBackend(choice: ProverBackendChoice, log: Logger): BackendName {
+export function chooseBackend(choice: ProverBackendChoice, log: Logger, devices: readonly number[] = []): BackendName {
   if (choice === 'snarkjs') return 'snarkjs';
   const status = loadNativeAddon();
+  if (choice === 'cuda' || choice === 'auto') {
+    const why = status.ok ? cudaUnavailable(status.addon, devices) : status.reason;
+    if (why === undefined) return 'cuda';
+    if (choice === 'cuda') throw new ConfigError(`prover backend "cuda" cannot run: ${why}`);
+    log.info('prover: no usable GPU, the cuda backend is not used', { reason: why });
+  }
   const reason = status.ok ? nativeSelfCheck(status.addon) : status.reason;
   if (reason === undefined) return 'native';
   if (choice === 'native') throw new ConfigError(`prover backend "native" cannot run: ${reason}`);
@@ -94,10 +101,20 @@ export async function startProver(
   try {
     bootstrapLocalnetTrees(store, log);
     const keys = new KeyStore(config.dataDir, config.devKeySeed);
-    const backend = chooseBackend(config.proverBackend, log);
+    const backend = chooseBackend(config.proverBackend, log, config.proverDevices);
     log.info('prover: proving backend', { backend });
     pool = new ProverPool({
       backend,
+      ...(backend === 'cuda'
+        ? {
+            accelerator: {
+              devices: config.proverDevices,
+              deviceBudgetBytes: config.proverDeviceMemoryMb * 1024 * 1024,
+              batchMax: Math.max(1, config.proverBatchMax),
+              batchWaitUs: config.proverBatchWaitUs,
+            },
+          }
+        : {}),
       ...(config.proverThreads > 0 ? { threads: config.proverThreads } : {}),
       ...(config.proverCurveThreads > 0 ? { curveThreads: config.proverCurveThreads } : {}),
       maxQueue: config.proverQueue,

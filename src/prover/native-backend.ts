@@ -1,14 +1,23 @@
 // The native backend: the same witness calculator as snarkjs, then zkgate's C++ Groth16 prover
 // (native/) on the same .zkey. Keys are parsed once per worker into native memory and kept (LRU
 // within the byte budget); a proof reads nothing from disk and copies nothing but the witness.
+// With an accelerator (cuda, or its host emulation) proofs go through the native engine instead,
+// which gathers the workers' concurrent proofs of one key into batched device passes.
 import { randomBytes } from 'node:crypto';
 import { readFile, stat } from 'node:fs/promises';
 import { performance } from 'node:perf_hooks';
 import { FR } from '../zk/field.js';
 import type { ProofPoints } from '../zk/proof-format.js';
-import type { BackendOptions, BackendProof, ProveJob, ProverBackend } from './backend.js';
+import type { AcceleratorOptions, BackendOptions, BackendProof, ProveJob, ProverBackend } from './backend.js';
 import { KeyCache } from './key-cache.js';
-import { fromLe32, le32, loadNativeAddon, type NativeAddon, type NativeKey } from '../zk/native-addon.js';
+import {
+  fromLe32,
+  le32,
+  loadNativeAddon,
+  type AcceleratorName,
+  type NativeAddon,
+  type NativeKey,
+} from '../zk/native-addon.js';
 import {
   buildWitnessCalculator,
   calculateWitness,
@@ -45,19 +54,32 @@ export function decodeProof(out: Uint8Array): ProofPoints {
 }
 
 export class NativeBackend implements ProverBackend {
-  readonly name = 'native';
+  readonly name: 'native' | AcceleratorName;
   private readonly addon: NativeAddon;
   private readonly keys: KeyCache<Loaded>;
   private readonly threads: number;
   private readonly budget: number;
+  private readonly accelerated: boolean;
 
-  constructor(options: BackendOptions) {
+  /** `accelerator`: prove on it (through the engine) rather than on this worker's CPU threads. */
+  constructor(options: BackendOptions, accelerator?: AcceleratorName) {
     const status = loadNativeAddon();
     if (!status.ok) throw new Error(status.reason);
     this.addon = status.addon;
     this.keys = new KeyCache(options.memoryBudgetBytes);
     this.budget = options.memoryBudgetBytes;
     this.threads = Math.max(1, options.curveThreads ?? 1);
+    this.name = accelerator ?? 'native';
+    this.accelerated = accelerator !== undefined;
+    if (accelerator) {
+      const a: AcceleratorOptions = options.accelerator ?? {
+        devices: [],
+        deviceBudgetBytes: 0,
+        batchMax: 1,
+        batchWaitUs: 0,
+      };
+      this.addon.engineConfigure(accelerator, a.devices, a.deviceBudgetBytes, a.batchMax, a.batchWaitUs, this.threads);
+    }
   }
 
   residentBytes(): number {
@@ -79,7 +101,8 @@ export class NativeBackend implements ProverBackend {
         // A key's tables may take half of what the budget leaves after the key itself, so other
         // shapes still fit beside it; a key whose tables do not fit proves without them. Tables
         // build in the background: the first proofs run without them rather than wait.
-        const tableBudget = Math.max(0, (this.budget - zkey.byteLength - wasm.byteLength) / 2);
+        // An accelerator keeps its own resident copy and uses no host tables.
+        const tableBudget = this.accelerated ? 0 : Math.max(0, (this.budget - zkey.byteLength - wasm.byteLength) / 2);
         key = this.addon.loadKey(zkey, tableBudget, this.threads, true, cacheKey);
       }
       const loadMs = performance.now() - t;
@@ -104,7 +127,9 @@ export class NativeBackend implements ProverBackend {
     const t0 = performance.now();
     const witness = witnessValues(await calculateWitness(loaded.wc, job.shape, job.inputs));
     const t1 = performance.now();
-    const out = this.addon.prove(loaded.key, witness, randomScalar(), randomScalar(), this.threads);
+    const out = this.accelerated
+      ? this.addon.engineProve(loaded.key, witness, randomScalar(), randomScalar())
+      : this.addon.prove(loaded.key, witness, randomScalar(), randomScalar(), this.threads);
     const t2 = performance.now();
     const publicSignals = Array.from({ length: loaded.nPublic }, (_, i) => fromLe32(witness, (i + 1) * 32));
     return {

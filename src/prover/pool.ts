@@ -6,7 +6,7 @@ import { availableParallelism } from 'node:os';
 import { Piscina } from 'piscina';
 import type { MetricsRegistry } from '../obs/metrics.js';
 import { workerUrl } from '../util/worker-url.js';
-import type { BackendName, BackendProof, ProveJob } from './backend.js';
+import type { AcceleratorOptions, BackendName, BackendProof, ProveJob } from './backend.js';
 import { ProverError } from './errors.js';
 import type { WorkerConfig, WorkerResult } from './prove.worker.js';
 
@@ -20,6 +20,8 @@ export interface PoolOptions {
   memoryBudgetBytes: number;
   /** Threads each worker's proof may use; default: twice the cores shared out, at most the cores. */
   curveThreads?: number;
+  /** cuda / emulate: devices, resident-key budget and batching. */
+  accelerator?: AcceleratorOptions;
   metrics?: MetricsRegistry;
 }
 
@@ -51,14 +53,19 @@ export class ProverPool {
   constructor(private readonly options: PoolOptions) {
     const cores = availableParallelism();
     this.backend = options.backend;
-    this.threads = Math.max(1, options.threads ?? cores);
+    const accelerated = options.backend === 'cuda' || options.backend === 'emulate';
+    // With an accelerator a worker spends most of a proof waiting for its batch: twice the cores
+    // keep witnesses computing while the device proves the previous batch.
+    this.threads = Math.max(1, options.threads ?? (accelerated ? 2 * cores : cores));
     // A lone request should still use several cores, and a full pool should not run far more
     // threads than there are cores: at most 2× oversubscribed.
-    this.curveThreads = options.curveThreads ?? Math.min(cores, Math.max(2, Math.ceil((2 * cores) / this.threads)));
+    this.curveThreads =
+      options.curveThreads ?? (accelerated ? 1 : Math.min(cores, Math.max(2, Math.ceil((2 * cores) / this.threads))));
     const workerData: WorkerConfig = {
       backend: options.backend,
       memoryBudgetBytes: options.memoryBudgetBytes,
       curveThreads: this.curveThreads,
+      ...(options.accelerator ? { accelerator: options.accelerator } : {}),
     };
     this.piscina = new Piscina({
       filename: workerUrl(new URL('./prove.worker.js', import.meta.url)),

@@ -3,6 +3,7 @@
 import { workerData } from 'node:worker_threads';
 import {
   UnsatisfiedWitnessError,
+  type AcceleratorOptions,
   type BackendName,
   type BackendProof,
   type ProveJob,
@@ -15,6 +16,7 @@ export interface WorkerConfig {
   backend: BackendName;
   memoryBudgetBytes: number;
   curveThreads: number;
+  accelerator?: AcceleratorOptions;
 }
 
 /** Errors cross the thread boundary as values: thrown errors lose their class on the way. */
@@ -29,6 +31,16 @@ function createBackend(c: WorkerConfig): ProverBackend {
       return new SnarkjsBackend({ memoryBudgetBytes: c.memoryBudgetBytes, curveThreads: c.curveThreads });
     case 'native':
       return new NativeBackend({ memoryBudgetBytes: c.memoryBudgetBytes, curveThreads: c.curveThreads });
+    case 'cuda':
+    case 'emulate':
+      return new NativeBackend(
+        {
+          memoryBudgetBytes: c.memoryBudgetBytes,
+          curveThreads: c.curveThreads,
+          ...(c.accelerator ? { accelerator: c.accelerator } : {}),
+        },
+        c.backend,
+      );
   }
 }
 

@@ -62,7 +62,8 @@ export interface ProvingKey {
 
 export { DEFAULT_DEV_SEED };
 
-function sha256File(path: string): Promise<string> {
+/** Streams the file, so large keys are hashed without reading them into memory at once. */
+export function sha256File(path: string): Promise<string> {
   return new Promise((resolve, reject) => {
     const h = createHash('sha256');
     createReadStream(path)

@@ -58,6 +58,59 @@ export interface NativeAddon {
   ): void;
   /** Hashes of consecutive groups of `arity` 32-byte LE inputs: groups × 32 bytes. */
   poseidon(inputs: Uint8Array, arity: number): Uint8Array;
+  /** The GPU path's field arithmetic as compiled for the host (ops as fieldOp's, no inverse). */
+  hdFieldOp(field: number, op: number, a: Uint8Array, b: Uint8Array): Uint8Array;
+  /** The GPU path's point formulas: op 0 add, 1 mixed add, 2 double, 4 mixed add of −q. */
+  hdCurveOp(group: number, op: number, p: Uint8Array, q: Uint8Array): Uint8Array;
+  /** CUDA devices through native/build/libzkgate_cuda.so, or why there are none. */
+  cudaStatus(): CudaStatus;
+  /**
+   * The process-wide proving engine every worker shares (the first call creates it; the same
+   * options again are a no-op). Returns its description; throws why the backend cannot run.
+   */
+  engineConfigure(
+    backend: AcceleratorName | 'cpu',
+    devices: number[],
+    deviceBudgetBytes: number,
+    batchMax: number,
+    batchWaitUs: number,
+    threads: number,
+  ): string;
+  /** A proof through the engine's batcher (blocks the calling thread while its batch runs). */
+  engineProve(key: NativeKey, witness: Uint8Array, r: Uint8Array, s: Uint8Array): Uint8Array;
+  engineStats(): EngineStats | null;
+  /** '' when a synthetic key's proofs on the accelerator equal the CPU's with the same r and s. */
+  accelSelfCheck(backend: AcceleratorName, device: number, threads: number): string;
+}
+
+/** cuda: a GPU; emulate: the GPU pipeline's every step on host threads (tests). */
+export type AcceleratorName = 'cuda' | 'emulate';
+
+export interface CudaDevice {
+  index: number;
+  name: string;
+  sms: number;
+  computeCapability: string;
+  totalBytes: number;
+  freeBytes: number;
+  l2Bytes: number;
+}
+
+export interface CudaStatus {
+  ok: boolean;
+  reason: string;
+  library: string;
+  devices: CudaDevice[];
+}
+
+export interface EngineStats {
+  backend: string;
+  description: string;
+  proofs: number;
+  batches: number;
+  largestBatch: number;
+  failed: number;
+  residentBytes: number;
 }
 
 export type NativeStatus = { ok: true; addon: NativeAddon } | { ok: false; reason: string };
@@ -137,4 +190,21 @@ export function nativeSelfCheck(addon: NativeAddon): string | undefined {
   } catch (e) {
     return `self-check threw: ${(e as Error).message}`;
   }
+}
+
+/**
+ * Why the cuda backend cannot prove on these devices (all visible ones when empty), or undefined:
+ * the library must load, the devices exist, and each pass the differential self-check.
+ */
+export function cudaUnavailable(addon: NativeAddon, devices: readonly number[]): string | undefined {
+  const status = addon.cudaStatus();
+  if (!status.ok) return status.reason;
+  const chosen = devices.length > 0 ? devices : status.devices.map((d) => d.index);
+  for (const d of chosen) {
+    if (!status.devices.some((x) => x.index === d))
+      return `CUDA device ${d} does not exist (${status.devices.length} visible)`;
+    const reason = addon.accelSelfCheck('cuda', d, 1);
+    if (reason) return `CUDA device ${d} failed its self-check: ${reason}`;
+  }
+  return undefined;
 }
