@@ -206,9 +206,10 @@ async function buildTool() {
 }
 
 function findNvcc() {
-  const candidates = [process.env.NVCC, 'nvcc', '/usr/local/cuda/bin/nvcc', '/usr/local/cuda-13.0/bin/nvcc'].filter(
-    Boolean,
-  );
+  // NVCC, when set, is the only candidate (so a build can be told there is none).
+  const candidates = process.env.NVCC
+    ? [process.env.NVCC]
+    : ['nvcc', '/usr/local/cuda/bin/nvcc', '/usr/local/cuda-13.0/bin/nvcc'];
   for (const c of candidates) {
     const v = run(c, ['--version']);
     if (v.ok) return { nvcc: c, version: v.output.trim().split('\n').pop() };

@@ -156,6 +156,10 @@ void Engine::run_batch(const ZKey& key, std::vector<Pending*>& batch) {
 }
 
 std::shared_ptr<Engine> configure_engine(const EngineOptions& options) {
+  // Workers configure at once when the pool starts: one of them creates the engine, the others
+  // find it (two would open every device twice).
+  static std::mutex creating;
+  std::lock_guard<std::mutex> one_at_a_time(creating);
   {
     std::lock_guard<std::mutex> lock(engines_mutex);
     if (process_engine && process_engine->options() == options) return process_engine;

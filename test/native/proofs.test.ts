@@ -158,17 +158,29 @@ test('the C++ core under AddressSanitizer + UBSan: self-test passes; proofs with
   for (const points of proofs) await assertVerifies(j.key.vk, publicSignals, points);
 });
 
-test('without a compiler the install still succeeds and records why (zkgate then runs snarkjs)', async () => {
+test('without a C++ compiler or nvcc the install still succeeds and records why (zkgate then runs snarkjs)', async () => {
   const out = join(dir, 'no-compiler-build');
   const script = new URL('../../native/build.mjs', import.meta.url).pathname;
   const { stderr } = await promisify(execFile)(process.execPath, [script], {
-    env: { ...process.env, CXX: 'zkgate-no-such-compiler', ZKGATE_NATIVE_BUILD_DIR: out },
+    env: {
+      ...process.env,
+      CXX: 'zkgate-no-such-compiler',
+      NVCC: 'zkgate-no-such-nvcc',
+      ZKGATE_NATIVE_BUILD_DIR: out,
+    },
   });
-  assert.match(stderr, /native prover not built: zkgate-no-such-compiler not found; the snarkjs backend will be used/);
+  assert.match(stderr, /native prover addon not built: no C\+\+ compiler \(zkgate-no-such-compiler\)/);
+  assert.match(stderr, /zkgate-prove not built: no C\+\+ compiler/);
+  assert.match(stderr, /CUDA library not built: nvcc was not found/);
+  assert.match(stderr, /the snarkjs backend will be used/);
   const status = JSON.parse(readFileSync(join(out, 'status.json'), 'utf8'));
   assert.equal(status.ok, false);
   assert.match(status.reason, /^no C\+\+ compiler \(zkgate-no-such-compiler\)/);
-  assert.equal(existsSync(join(out, 'zkgate_native.node')), false);
+  assert.equal(status.prove.ok, false);
+  assert.equal(status.cuda.ok, false);
+  assert.match(status.cuda.reason, /nvcc was not found/);
+  for (const f of ['zkgate_native.node', 'zkgate-prove', 'libzkgate_cuda.so'])
+    assert.equal(existsSync(join(out, f)), false);
 });
 
 test("the process's threads share a loaded key (one copy of its points and tables)", async () => {
