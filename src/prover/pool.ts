@@ -6,6 +6,7 @@ import { availableParallelism } from 'node:os';
 import { Piscina } from 'piscina';
 import type { MetricsRegistry } from '../obs/metrics.js';
 import { workerUrl } from '../util/worker-url.js';
+import { loadNativeAddon } from '../zk/native-addon.js';
 import type { AcceleratorOptions, BackendName, BackendProof, ProveJob } from './backend.js';
 import { ProverError } from './errors.js';
 import type { WorkerConfig, WorkerResult } from './prove.worker.js';
@@ -86,9 +87,27 @@ export class ProverPool {
         [],
         () => this.resident,
       );
+      if (accelerated) this.acceleratorGauges(m);
       this.proofs = m.counter('zkgate_proofs_total', 'Proofs by circuit and outcome', ['circuit', 'outcome']);
       this.seconds = m.histogram('zkgate_proof_seconds', 'Time a worker spent on a proof', ['circuit']);
     }
+  }
+
+  /** The native engine's batching and device memory (the workers' engine is the process's). */
+  private acceleratorGauges(m: MetricsRegistry): void {
+    const status = loadNativeAddon();
+    if (!status.ok) return;
+    const stat = (k: 'proofs' | 'batches' | 'largestBatch' | 'residentBytes') => status.addon.engineStats()?.[k] ?? 0;
+    m.gauge('zkgate_prover_device_proofs', 'Proofs made by the accelerator engine', [], () => stat('proofs'));
+    m.gauge('zkgate_prover_device_batches', 'Device passes (each proves a batch of one shape)', [], () =>
+      stat('batches'),
+    );
+    m.gauge('zkgate_prover_device_largest_batch', 'Most proofs proved in one device pass', [], () =>
+      stat('largestBatch'),
+    );
+    m.gauge('zkgate_prover_device_resident_bytes', 'Bytes of proving keys resident on the devices', [], () =>
+      stat('residentBytes'),
+    );
   }
 
   get queued(): number {

@@ -13,6 +13,7 @@ import { createLogger } from '../../src/obs/log.js';
 import { decodeProof } from '../../src/prover/native-backend.js';
 import { chooseBackend } from '../../src/prover/index.js';
 import { ProverPool } from '../../src/prover/pool.js';
+import { MetricsRegistry } from '../../src/obs/metrics.js';
 import { witnessValues } from '../../src/prover/witness-calculator.js';
 import { sampleWitnesses } from '../../src/sample-witnesses.js';
 import { FP, FR, mod } from '../../src/zk/field.js';
@@ -119,7 +120,9 @@ describe('batched proving through the pool', () => {
     const shape = 'v1_inclusion_26_1';
     const k = await keys.ensure(shape);
     const samples = await sampleWitnesses(shape, k.wasmPath, 4);
+    const metrics = new MetricsRegistry();
     const pool = new ProverPool({
+      metrics,
       backend: 'emulate',
       threads: 4,
       maxQueue: 16,
@@ -144,6 +147,10 @@ describe('batched proving through the pool', () => {
       assert.equal(stats.proofs - before.proofs, 4);
       assert.ok(stats.batches - before.batches < 4, `4 proofs in ${stats.batches - before.batches} passes`);
       for (const [i, p] of proofs.entries()) await assertVerifies(k.vk, samples[i]!.publicSignals, p.points);
+      // The engine's figures reach /metrics.
+      const text = metrics.render();
+      assert.match(text, new RegExp(`^zkgate_prover_device_batches ${stats.batches}$`, 'm'));
+      assert.match(text, new RegExp(`^zkgate_prover_device_largest_batch ${stats.largestBatch}$`, 'm'));
     } finally {
       await pool.close();
     }
