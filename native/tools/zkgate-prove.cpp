@@ -587,7 +587,7 @@ const Scalar CHECK_S{{0xfedcba9876543210ULL, 0x4444444444444444ULL, 0x5555555555
 std::string proof_path(const std::string& base, size_t index, size_t count) {
   if (count == 1) return base;
   const size_t dot = base.rfind('.'), slash = base.rfind('/');
-  const std::string n = std::to_string(index + 1);
+  const std::string n = std::to_string(index);
   if (dot == std::string::npos || (slash != std::string::npos && dot < slash)) return base + "." + n;
   return base.substr(0, dot) + "." + n + base.substr(dot);
 }

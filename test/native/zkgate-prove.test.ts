@@ -94,12 +94,28 @@ test('prove on the emulated GPU path: the proof verifies', async () => {
 });
 
 test('check: the emulated accelerator equals the CPU byte for byte, one at a time and in one batch', async () => {
-  const run = await zkgateProve('check', '--zkey', key.zkeyPath, '--wtns', ...wtnsPaths, '--backend', 'emulate');
+  const proofBase = join(dir, 'check-proof.json');
+  const run = await zkgateProve(
+    'check',
+    '--zkey',
+    key.zkeyPath,
+    '--wtns',
+    ...wtnsPaths,
+    '--backend',
+    'emulate',
+    '--proof',
+    proofBase,
+  );
   assert.equal(run.code, 0, run.stdout + run.stderr);
   const lines = run.stdout.trim().split('\n');
   assert.equal(lines.length, 4, run.stdout);
   for (const line of lines) assert.match(line, /: equal$/);
   assert.equal(lines.filter((l) => l.includes('batch of 2')).length, 2);
+  // The accelerator's proofs, numbered as the witnesses (SHAPE.N.wtns ↔ proof.N.json), verify.
+  for (const [i, sample] of samples.entries()) {
+    const proof = JSON.parse(readFileSync(join(dir, `check-proof.${i}.json`), 'utf8'));
+    assert.equal(await snarkjs.groth16.verify(key.vk, sample.publicSignals.map(String), proof), true);
+  }
 });
 
 test('bad-batch: three callers batched together, the one with an invalid witness fails alone', async () => {
