@@ -4,7 +4,7 @@ import { rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, test } from 'node:test';
 import { KeyStore, shutdownZk } from '../src/zk/index.js';
-import { runCli } from './helpers/cli.js';
+import { runCliToEnd } from './helpers/cli.js';
 import { tempDir } from './helpers/gateway.js';
 import { KEY_CACHE } from './helpers/zk.js';
 
@@ -14,11 +14,7 @@ after(async () => {
   await shutdownZk();
 });
 
-async function cli(args: string[]): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  const p = runCli(['keys', ...args]);
-  const { code } = await p.exited;
-  return { code, stdout: p.stdout(), stderr: p.stderr() };
-}
+const cli = (args: string[]) => runCliToEnd(['keys', ...args]);
 
 test('export-vk prints the snarkjs key and the Solana byte layout of the same key', async () => {
   const snark = await cli(['export-vk', 'v1_inclusion_26_1', '--data-dir', KEY_CACHE]);

@@ -9,7 +9,7 @@ import * as snarkjs from 'snarkjs';
 import { ConfigError } from '../src/config.js';
 import { keysCommand } from '../src/keys-command.js';
 import { KeyStore, shutdownZk } from '../src/zk/index.js';
-import { runCli } from './helpers/cli.js';
+import { runCliToEnd } from './helpers/cli.js';
 import { tempDir } from './helpers/gateway.js';
 import { KEY_CACHE } from './helpers/zk.js';
 
@@ -19,11 +19,7 @@ after(async () => {
   await shutdownZk();
 });
 
-async function cli(args: string[]): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  const p = runCli(['keys', ...args]);
-  const { code } = await p.exited;
-  return { code, stdout: p.stdout(), stderr: p.stderr() };
-}
+const cli = (args: string[]) => runCliToEnd(['keys', ...args]);
 
 const SHAPE = 'v1_inclusion_26_1';
 

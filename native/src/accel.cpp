@@ -432,14 +432,7 @@ std::unique_ptr<ZKey> synthetic_key(uint32_t n_vars, uint32_t n_public, uint32_t
         key->coefs.push_back(c);
       }
   key->coefs_a = (size_t)rows * per_row;
-  key->domain = std::make_unique<Domain>(key->log_domain);
-  key->coset_shift = root_of_unity(key->log_domain + 1);
-  key->coset_powers.resize(domain);
-  Fr g = key->domain->n_inv;
-  for (size_t i = 0; i < domain; i++) {
-    key->coset_powers[i] = g;
-    g = g * key->coset_shift;
-  }
+  prepare_domain(*key);
   key->bytes = (size_t)n_vars * (64 * 3 + 128) + (size_t)domain * 64 + key->coefs.size() * sizeof(Coef);
   return key;
 }

@@ -57,7 +57,7 @@ void Engine::forget(uint64_t key_id) {
 EngineStats Engine::stats() const {
   EngineStats s;
   {
-    std::lock_guard<std::mutex> lock(const_cast<std::mutex&>(mutex_));
+    std::lock_guard<std::mutex> lock(mutex_);
     s = stats_;
   }
   s.resident_bytes = 0;

@@ -72,7 +72,7 @@ class Engine {
   std::vector<std::unique_ptr<std::mutex>> accel_busy_;
   std::atomic<size_t> next_accel_{0};
 
-  std::mutex mutex_;
+  mutable std::mutex mutex_;
   std::condition_variable cv_;
   std::map<const ZKey*, Group> groups_;
   EngineStats stats_;

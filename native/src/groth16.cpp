@@ -67,6 +67,17 @@ bool equals_modulus(Reader& r, const u64 P[4]) {
 
 }  // namespace
 
+void prepare_domain(ZKey& key) {
+  key.domain = std::make_unique<Domain>(key.log_domain);
+  key.coset_shift = root_of_unity(key.log_domain + 1);
+  key.coset_powers.resize(key.domain_size);
+  Fr g = key.domain->n_inv;
+  for (size_t i = 0; i < key.domain_size; i++) {
+    key.coset_powers[i] = g;
+    g = g * key.coset_shift;
+  }
+}
+
 std::unique_ptr<ZKey> parse_zkey(const uint8_t* data, size_t len) {
   Reader r(data, len);
   r.need(4);
@@ -153,14 +164,7 @@ std::unique_ptr<ZKey> parse_zkey(const uint8_t* data, size_t len) {
   }
   g1s(8, key->n_vars - key->n_public - 1, key->c, "C");
   g1s(9, key->domain_size, key->h, "H");
-  key->domain = std::make_unique<Domain>(key->log_domain);
-  key->coset_shift = root_of_unity(key->log_domain + 1);
-  key->coset_powers.resize(key->domain_size);
-  Fr g = key->domain->n_inv;
-  for (size_t i = 0; i < key->domain_size; i++) {
-    key->coset_powers[i] = g;
-    g = g * key->coset_shift;
-  }
+  prepare_domain(*key);
   return key;
 }
 

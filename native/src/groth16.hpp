@@ -79,6 +79,9 @@ struct Proof {
   G1Affine c;
 };
 
+/** The key's domain, coset shift and coset powers (÷ n) from its log_domain and domain_size. */
+void prepare_domain(ZKey& key);
+
 /** Parses a Groth16 .zkey (snarkjs binary format); throws std::runtime_error naming the problem. */
 std::unique_ptr<ZKey> parse_zkey(const uint8_t* data, size_t len);
 

@@ -22,6 +22,7 @@
 #include <vector>
 
 #include "curve.hpp"
+#include "hd/digits.hpp"
 #include "parallel.hpp"
 
 namespace zk {
@@ -39,22 +40,7 @@ inline int window_count(int c) { return (SCALAR_BITS + 1 + c - 1) / c; }
 
 /** Signed base-2^c digits of k (windows × int32), each in [-2^(c-1), 2^(c-1)]. */
 inline void signed_digits(const Scalar& s, int c, int windows, int32_t* out, size_t stride) {
-  const u64 mask = (u64(1) << c) - 1;
-  const int64_t half = int64_t(1) << (c - 1);
-  int64_t carry = 0;
-  for (int w = 0; w < windows; w++) {
-    int bit = w * c;
-    int limb = bit / 64, off = bit % 64;
-    u64 raw = limb < 4 ? (s.v[limb] >> off) : 0;
-    if (off + c > 64 && limb + 1 < 4) raw |= s.v[limb + 1] << (64 - off);
-    int64_t d = (int64_t)(raw & mask) + carry;
-    carry = 0;
-    if (d > half) {
-      d -= int64_t(1) << c;
-      carry = 1;
-    }
-    out[(size_t)w * stride] = (int32_t)d;
-  }
+  hd::for_each_signed_digit(s.v, c, windows, [&](int w, int64_t d) { out[(size_t)w * stride] = (int32_t)d; });
 }
 
 /**

@@ -26,6 +26,13 @@ export function runCli(args: string[], env: NodeJS.ProcessEnv = {}): CliProcess 
   return { child, stdout: () => out, stderr: () => err, exited };
 }
 
+/** Runs the CLI to its end: exit code and everything it printed. */
+export async function runCliToEnd(args: string[]): Promise<{ code: number | null; stdout: string; stderr: string }> {
+  const p = runCli(args);
+  const { code } = await p.exited;
+  return { code, stdout: p.stdout(), stderr: p.stderr() };
+}
+
 export interface RunningGateway extends CliProcess {
   /** JSON-RPC URL including the key when the banner shows one. */
   url: string;

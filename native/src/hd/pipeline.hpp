@@ -21,6 +21,7 @@
 #include <vector>
 
 #include "curve_hd.hpp"
+#include "digits.hpp"
 
 namespace zk::hd {
 
@@ -243,28 +244,15 @@ WindowSums<F> msm_batch(X& x, const AffineHD<F>* bases, size_t n, const ScalarHD
         }
         return;
       }
-      // Signed base-2^c digits in [−2^(c−1), 2^(c−1)].
-      const u64 mask = (u64(1) << c) - 1;
-      const int64_t half = int64_t(1) << (c - 1);
-      int64_t carry = 0;
-      for (u32 w = 0; w < W; w++) {
-        const int bit = (int)w * c, limb = bit / 64, off = bit % 64;
-        u64 raw = limb < 4 ? (s.v[limb] >> off) : 0;
-        if (off + c > 64 && limb + 1 < 4) raw |= s.v[limb + 1] << (64 - off);
-        int64_t d = (int64_t)(raw & mask) + carry;
-        carry = 0;
-        if (d > half) {
-          d -= int64_t(1) << c;
-          carry = 1;
-        }
+      for_each_signed_digit(s.v, c, (int)W, [&](int w, int64_t d) {
         if (d == 0) {
           key[w] = SKIP;
         } else {
           const u32 m = (u32)(d < 0 ? -d : d);
-          key[w] = (u32)((p * (W + 1) + w) * NB + (m - 1));
+          key[w] = (u32)((p * (W + 1) + (size_t)w) * NB + (m - 1));
           val[w] = (u32)i | (d < 0 ? 0x80000000u : 0u);
         }
-      }
+      });
     });
   }
   x.sort_pairs(keys_in.data(), vals_in.data(), keys_out.data(), vals_out.data(), (size_t)E, bits);
