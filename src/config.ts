@@ -59,9 +59,12 @@ export interface Config {
   priceSource: string;
   metadataTimeoutMs: number;
   metadataMaxBytes: number;
+  forester: 'on' | 'off';
+  slotTimeMs: number;
+  foresterKeypair: string;
 }
 
-type Kind = 'string' | 'port' | 'wsport' | 'count' | 'list' | 'indexes' | 'level' | 'role' | 'backend';
+type Kind = 'string' | 'port' | 'wsport' | 'count' | 'list' | 'indexes' | 'level' | 'role' | 'backend' | 'switch';
 
 interface OptionSpec {
   key: keyof Config;
@@ -243,6 +246,18 @@ export const OPTIONS: readonly OptionSpec[] = [
     help: 'cuda: how long (µs) the first proof of a batch waits for others to join it',
   },
   {
+    key: 'forester',
+    kind: 'switch',
+    default: 'on',
+    help: "with the embedded ledger: drain Light's queues into their trees with batch proofs (on, off)",
+  },
+  {
+    key: 'foresterKeypair',
+    kind: 'string',
+    default: '',
+    help: "the forester's signing key (solana-keygen JSON); default: one made on first start in the data dir and registered in the ledger's genesis",
+  },
+  {
     key: 'accountDir',
     kind: 'list',
     default: [],
@@ -253,6 +268,12 @@ export const OPTIONS: readonly OptionSpec[] = [
     kind: 'list',
     default: [],
     help: 'programs to load into the ledger, as PROGRAM_ID=FILE.so (comma-separated)',
+  },
+  {
+    key: 'slotTimeMs',
+    kind: 'count',
+    default: 400,
+    help: "the embedded ledger's slot time in milliseconds: a new slot and blockhash each (at least 10)",
   },
   {
     key: 'forkUrl',
@@ -370,6 +391,10 @@ function coerce(spec: OptionSpec, raw: unknown, source: string): Config[keyof Co
         throw new ConfigError(`${where}: expected one of ${ROLES.join(', ')}, got ${JSON.stringify(raw)}`);
       }
       return raw as Role;
+    case 'switch':
+      if (raw !== 'on' && raw !== 'off')
+        throw new ConfigError(`${where}: expected on or off, got ${JSON.stringify(raw)}`);
+      return raw;
     case 'backend':
       if (typeof raw !== 'string' || !(PROVER_BACKENDS as readonly string[]).includes(raw)) {
         throw new ConfigError(`${where}: expected one of ${PROVER_BACKENDS.join(', ')}, got ${JSON.stringify(raw)}`);
@@ -484,6 +509,7 @@ export function helpText(version: string): string {
     '  zkgate start [options]     start the gateway (JSON-RPC adapter + gRPC prover service)',
     '  zkgate keys --help         list, build, import and export proving keys',
     '  zkgate demo --accounts N   ingest N demo accounts into a running gateway, print curl commands',
+    "  zkgate forester status     queue fill, batches and proof times of a running gateway's forester",
     '  zkgate --help | --version',
     '',
     'Options (flag, environment variable, meaning); precedence: defaults < --config FILE < env < flags:',

@@ -11,6 +11,8 @@ import { join } from 'node:path';
 import {
   bootstrapLocalnetTrees,
   ForkSource,
+  ACCOUNT_COMPRESSION_PROGRAM_FILE,
+  accountCompressionProgram,
   LIGHT_SYSTEM_PROGRAM_FILE,
   Ledger,
   lightLocalnet,
@@ -20,6 +22,15 @@ import {
   type PatchedProgram,
 } from './ledger/index.js';
 import { writeFileAtomicSync } from './util/atomic-file.js';
+import {
+  alignRegistryEpochs,
+  foresterGenesisAccounts,
+  foresterKeypair,
+  queueStatuses,
+  startForester,
+  type Forester,
+} from './forester/index.js';
+import type { Keypair } from './ledger/tx-build.js';
 import { openCompression, type Compression } from './compression/index.js';
 import { encodeBase58, loadPoseidon, solanaVerifyingKeyBytes, type SnarkjsVerificationKey } from './zk/index.js';
 import { ProverClient, RemoteWitnessProver, startProver, type Prover } from './prover/index.js';
@@ -90,31 +101,43 @@ export interface EmbeddedChain {
   fetcher: MetadataFetcher;
   /** Light's system program as deployed: it verifies proofs with zkgate's keys once they are installed. */
   lightSystem: PatchedProgram;
+  /** Light's account-compression program as deployed: it verifies a forester's batch proofs the same way. */
+  accountCompression: PatchedProgram;
   /** The trees and compressed-account index its Light transactions feed. */
   compression: Compression;
+  /** The key zkgate's forester signs with (registered in the genesis). */
+  foresterKey: Keypair;
+  /** The forester, when it runs (--forester on, with the embedded prover). */
+  forester?: Forester;
 }
 
 async function openLedger(config: Config, log: Logger, registry: MetricsRegistry): Promise<EmbeddedChain> {
   await loadPoseidon();
   const light = lightLocalnet();
+  // zkgate's forester is registered in the genesis whether it runs or not: turned on later, it can work.
+  const forester = foresterKeypair(config);
   const programs = [...light.programs, ...config.program.map(readProgramSpec)];
   // Located before the ledger opens: a system program without the expected key records fails the start.
   const programsDir = join(config.dataDir, 'programs');
   let ledger: Ledger | undefined;
-  const lightSystem = lightSystemProgram(
-    programs,
-    (id, bytes) => ledger!.deployProgram(id, bytes),
-    (bytes) => {
-      mkdirSync(programsDir, { recursive: true });
-      writeFileAtomicSync(join(programsDir, LIGHT_SYSTEM_PROGRAM_FILE), bytes);
-    },
-  );
+  const writeOut = (file: string) => (bytes: Uint8Array) => {
+    mkdirSync(programsDir, { recursive: true });
+    writeFileAtomicSync(join(programsDir, file), bytes);
+  };
+  const deploy = (id: Uint8Array, bytes: Uint8Array) => ledger!.deployProgram(id, bytes);
+  const lightSystem = lightSystemProgram(programs, deploy, writeOut(LIGHT_SYSTEM_PROGRAM_FILE));
+  const accountCompression = accountCompressionProgram(programs, deploy, writeOut(ACCOUNT_COMPRESSION_PROGRAM_FILE));
   let assets: AssetIndex | undefined;
   let fetcher: MetadataFetcher | undefined;
   let compression: Compression | undefined;
   ledger = Ledger.open({
     dir: join(config.dataDir, 'ledger'),
-    accounts: [...config.accountDir.flatMap(readAccountDir), ...light.accounts],
+    slotMs: Math.max(10, config.slotTimeMs),
+    accounts: [
+      ...config.accountDir.flatMap(readAccountDir),
+      ...light.accounts,
+      ...foresterGenesisAccounts(forester.publicKey),
+    ],
     programs,
     indexers: [
       (root) => {
@@ -141,9 +164,21 @@ async function openLedger(config: Config, log: Logger, registry: MetricsRegistry
       }),
   });
   fetcher!.resume();
+  if (alignRegistryEpochs(ledger, forester.publicKey))
+    log.info("ledger genesis: Light's registry epochs start at the ledger's first slot", {
+      slot: ledger.slot.toString(),
+    });
   // A ledger whose Light transactions were not ingested (or a tampered store) shows up here.
   compression!.ingester.checkAll((k) => ledger!.getAccount(k));
-  return { ledger, assets: assets!, fetcher: fetcher!, lightSystem, compression: compression! };
+  return {
+    ledger,
+    assets: assets!,
+    fetcher: fetcher!,
+    lightSystem,
+    accountCompression,
+    compression: compression!,
+    foresterKey: forester,
+  };
 }
 
 /** What Photon's methods read: the index and trees ingest keeps, at the ledger's slot. */
@@ -175,14 +210,18 @@ function validityBackend(
 ): Backends['validityProof'] {
   if (!chain || prover) return client;
   return new RemoteWitnessProver(chain.compression.trees, client, async (circuit, keySha256, fetchVk) => {
-    if (chain.lightSystem.keyId(circuit) !== keySha256)
+    if (verifierOf(chain, circuit).keyId(circuit) !== keySha256)
       installKey(chain, { shape: circuit, sha256: keySha256, vk: await fetchVk() });
   });
 }
 
-/** Installs a proving key's verifying key into the ledger's Light system program. */
+/** The Light program that verifies a shape's proofs: account-compression for batch circuits. */
+const verifierOf = (chain: EmbeddedChain, shape: string): PatchedProgram =>
+  chain.accountCompression.shapes.includes(shape) ? chain.accountCompression : chain.lightSystem;
+
+/** Installs a proving key's verifying key into the ledger's Light program that verifies its proofs. */
 function installKey(chain: EmbeddedChain, key: { shape: string; sha256: string; vk: SnarkjsVerificationKey }): void {
-  chain.lightSystem.install([{ shape: key.shape, keyId: key.sha256, vk: solanaVerifyingKeyBytes(key.vk) }]);
+  verifierOf(chain, key.shape).install([{ shape: key.shape, keyId: key.sha256, vk: solanaVerifyingKeyBytes(key.vk) }]);
 }
 
 /** Where a client on this machine reaches a server bound to `host`. */
@@ -224,6 +263,15 @@ export async function startGateway({
         : undefined;
     // Keys built in earlier runs: their shapes verify on the ledger from the start.
     if (chain && prover) for (const k of prover.keys.usableVerificationKeys()) installKey(chain, k);
+    if (chain && prover && config.forester === 'on')
+      chain.forester = startForester({
+        ledger: chain.ledger,
+        trees: chain.compression.trees,
+        prover: prover.service,
+        keypair: chain.foresterKey,
+        log,
+        metrics: registry,
+      });
   } catch (e) {
     await ledger?.close();
     throw e;
@@ -287,10 +335,19 @@ export async function startGateway({
       : chain
         ? { photon: { index: compressionIndex(chain) } }
         : {}),
+    ...(chain
+      ? {
+          forester: {
+            status: () => chain.forester?.status(),
+            queues: () => queueStatuses(chain.ledger, chain.compression.trees),
+          },
+        }
+      : {}),
     ...given,
     ...(client ? { validityProof: validityBackend(client, chain, prover) } : {}),
   };
   const stopProverParts = async (ms: number) => {
+    await chain?.forester?.stop();
     await grpc.close(ms);
     client?.close();
     await prover?.close();
@@ -339,6 +396,21 @@ export async function startGateway({
             status: 'degraded',
             detail: `indexed state differs from the ledger: ${bad.map(([t, d]) => `${t} (${d})`).join('; ')}`,
           };
+    });
+    health.add('forester', () => {
+      const full = queueStatuses(chain.ledger, compression.trees).filter((q) => q.queued > 0.8 * q.capacity);
+      const over = full.map((q) => `${q.queue} queue of ${q.tree} ${Math.round((100 * q.queued) / q.capacity)} % full`);
+      const f = chain.forester?.status();
+      if (over.length > 0)
+        return {
+          status: 'degraded',
+          detail: `${over.join('; ')}${f ? '' : ' (the forester is off: --forester on drains them)'}${f?.lastError ? `; last forester error: ${f.lastError}` : ''}`,
+        };
+      if (!f) return { status: 'disabled', detail: 'the forester is off (--forester on)' };
+      return {
+        status: 'ready',
+        detail: `epoch ${f.activeEpoch ?? 'none yet'}; ${f.batches.sent} batches in the trees, ${f.batches.failed} failed attempts`,
+      };
     });
     health.add('lightPrograms', () => ({
       status: 'ready',

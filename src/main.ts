@@ -4,6 +4,7 @@ import { ConfigError, helpText, parseCommandLine, resolveConfig } from './config
 import { AppError } from './errors.js';
 import { startGateway, type Gateway } from './gateway.js';
 import { demoCommand } from './demo-command.js';
+import { foresterCommand } from './forester-command.js';
 import { keysCommand } from './keys-command.js';
 import { createLogger, type Logger } from './obs/log.js';
 import { VERSION } from './version.js';
@@ -86,6 +87,7 @@ function installProcessHandlers(log: Logger, gateway: Gateway): void {
 async function main(argv: string[]): Promise<number | undefined> {
   if (argv[0] === 'keys') return keysCommand(argv.slice(1));
   if (argv[0] === 'demo') return demoCommand(argv.slice(1));
+  if (argv[0] === 'forester') return foresterCommand(argv.slice(1));
   const cli = parseCommandLine(argv);
   if (cli.version) {
     process.stdout.write(`zkgate ${VERSION}\n`);

@@ -18,9 +18,11 @@ import { lightEvents } from './events.js';
 import { compareWithChain } from './self-check.js';
 import { BalanceDeltas, type AccountRecord, type CompressionStore, type SigIndex } from './store.js';
 import { parseTokenData } from './token-data.js';
+import { treeEvents, type TreeEvent } from './tree-events.js';
 
 /** base58 of the tree and queue pubkeys events name: a few keys, encoded over and over otherwise. */
 const names = new Map<string, string>();
+const toHex = (v: bigint) => encodeBase58(bigIntToBytes32(v));
 function keyName(k: Uint8Array): string {
   const id = Buffer.from(k.buffer, k.byteOffset, k.byteLength).toString('latin1');
   let v = names.get(id);
@@ -66,6 +68,8 @@ export class CompressionIngester implements TransactionIndexer {
   readonly stats: IngestStats = { transactions: 0, lightTransactions: 0, opened: 0, closed: 0, skipped: 0 };
   /** The slot of the last transaction ingested (this run). */
   lastSlot = 0n;
+  /** Told of every forester update ingested (the forester's own view of its work). */
+  onTreeEvents?: (events: TreeEvent[]) => void;
   /**
    * Self-checks of ingested transactions not run yet. They run just after (next turn of the event
    * loop, or when health is asked), off the ledger's commit: two Poseidon hashes per transfer and
@@ -108,6 +112,9 @@ export class CompressionIngester implements TransactionIndexer {
     // Failed transactions change no compressed state.
     const found = t.err ? { events: [], skipped: [] } : lightEvents(t);
     for (const s of found.skipped) this.skip(t, s.reason);
+    const forester = t.err ? { events: [], skipped: [] } : treeEvents(t);
+    for (const s of forester.skipped) this.skip(t, s);
+    if (forester.events.length > 0) this.applyTreeEvents(t, forester.events);
     const opened: Uint8Array[] = [];
     const closed: Uint8Array[] = [];
     const touched: [SigIndex, Uint8Array][] = [];
@@ -365,6 +372,72 @@ export class CompressionIngester implements TransactionIndexer {
     });
     // The trees as this event left them, for the self-check (their metadata is cached here).
     for (const tree of touchedTrees) out.trees.set(tree, this.trees.info(tree));
+  }
+
+  /**
+   * A forester's updates: queued leaves, nullifiers and addresses moved into their trees as the
+   * program did it. The tree must land on the root the event names; the self-check then compares
+   * it with the tree account.
+   */
+  private applyTreeEvents(t: CommittedTransaction, events: TreeEvent[]): void {
+    const trees = new Map<string, TreeInfo>();
+    for (const ev of events) {
+      const tree = keyName(ev.tree);
+      try {
+        this.trees.transaction(() => {
+          const info = this.treeInfo(tree, 'the event’s tree');
+          if (ev.kind === 'v1-nullify') {
+            if (info.version !== 1 || info.kind !== 'state') throw new SkipEvent(`${tree} is not a V1 state tree`);
+            this.trees.stateTree(tree).nullifyQueued(ev.leafIndices, t.slot);
+          } else if (ev.kind === 'v1-address') {
+            if (info.version !== 1 || info.kind !== 'address') throw new SkipEvent(`${tree} is not a V1 address tree`);
+            this.trees.addressTree(tree).insertQueued(
+              ev.updates.map((u) => u.high.value),
+              t.slot,
+            );
+          } else {
+            if (info.version !== 2) throw new SkipEvent(`${tree} is not a V2 tree`);
+            if (ev.kind !== 'batch-nullify' && ev.oldNextIndex !== info.nextIndex)
+              throw new SkipEvent(`${ev.kind} from leaf ${ev.oldNextIndex}; zkgate's tree is at ${info.nextIndex}`);
+            let root: bigint;
+            if (ev.kind === 'batch-append') {
+              const r = this.trees.stateTree(tree).batchAppend(ev.zkpBatchSize, t.slot);
+              for (const leaf of r.leaves) this.store.markAppended(bigIntToBytes32(leaf));
+              root = r.root;
+            } else if (ev.kind === 'batch-nullify')
+              root = this.trees.stateTree(tree).batchNullify(ev.zkpBatchSize, t.slot).root;
+            else root = this.trees.addressTree(tree).batchInsert(ev.zkpBatchSize, t.slot).root;
+            if (root !== ev.newRoot)
+              throw new SkipEvent(
+                `${ev.kind} of ${tree}: zkgate's tree has root ${toHex(root)}, the program recorded ${toHex(ev.newRoot)}`,
+              );
+          }
+          trees.set(tree, this.trees.info(tree));
+        });
+      } catch (e) {
+        this.skip(t, (e as Error).message);
+        this.diverged(
+          tree,
+          `a forester update could not be applied: ${(e as Error).message}`,
+          encodeBase58(t.signature),
+        );
+      }
+    }
+    this.counters?.txs.inc(['forester']);
+    this.onTreeEvents?.(events);
+    if (trees.size === 0) return;
+    this.pending.push({
+      signature: t.signature,
+      trees: [...trees.values()].map((info) => {
+        const keys = [info.pubkey, ...(info.version === 2 && info.kind === 'state' && info.queue ? [info.queue] : [])];
+        return { info, accounts: new Map(keys.map((k) => [k, t.account(decodeBase58(k))])) };
+      }),
+      outputs: [],
+    });
+    if (!this.checkScheduled) {
+      this.checkScheduled = true;
+      setImmediate(() => this.verifyPending());
+    }
   }
 
   private touch(touched: [SigIndex, Uint8Array][], a: AccountRecord): void {

@@ -190,6 +190,13 @@ export class CompressionStore {
     return next;
   }
 
+  /** A V2 account a forester appended: no longer in the output queue, proved by Merkle path from now on. */
+  markAppended(hash: Uint8Array): void {
+    const k = asBuffer(hash);
+    const a = this.account(k);
+    if (a && a.inOutputQueue) this.accounts.put(k, encodeRecord({ ...a, inOutputQueue: false }));
+  }
+
   /** Writes the balance changes of a transaction's accounts (one read and write per owner and mint). */
   applyBalances(deltas: BalanceDeltas): void {
     for (const [k, delta] of deltas.lamportDeltas) {

@@ -40,8 +40,10 @@ export {
 export { ForkSource } from './fork.js';
 export { AccountIndexes, tokenAccountKeys, TOKEN_PROGRAM, TOKEN_2022_PROGRAM } from './account-indexes.js';
 export {
+  ACCOUNT_COMPRESSION_PROGRAM_FILE,
   LIGHT_SYSTEM_PROGRAM_FILE,
   PatchedProgram,
+  accountCompressionProgram,
   VerifierKeyError,
   expectedRecords,
   lightSystemProgram,
@@ -57,6 +59,14 @@ export {
   genesisAccountsDir,
   parseOutputQueue,
   parseTreeAccount,
+  parseBatchOutputQueue,
+  parseBatchTree,
+  queuedEntries,
+  readyZkpBatch,
+  BATCH_STATE,
+  type BatchQueue,
+  type BatchTreeState,
+  type QueueBatch,
   readGenesisTrees,
   type GenesisTree,
 } from './light-accounts.js';

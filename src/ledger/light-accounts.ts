@@ -162,3 +162,113 @@ export function readGenesisTrees(dir = genesisAccountsDir()): GenesisTree[] {
   }
   return [...byKey.values()].sort((a, b) => a.pubkey.localeCompare(b.pubkey));
 }
+
+/** One batch of a V2 queue (batched-merkle-tree `Batch`, 96 bytes). */
+export interface QueueBatch {
+  /** 0 fill, 1 inserted (every zkp batch in the tree), 2 full. */
+  state: number;
+  /** Entries in the zkp batch being filled. */
+  numInserted: number;
+  numFullZkpBatches: number;
+  numInsertedZkpBatches: number;
+  /** Queue position (output queue: leaf index) of the batch's first entry. */
+  startIndex: number;
+}
+
+/** A V2 queue as a forester reads it: the output queue's or a tree's own input / address queue. */
+export interface BatchQueue {
+  batchSize: number;
+  zkpBatchSize: number;
+  pendingBatchIndex: number;
+  nextIndex: number;
+  batches: QueueBatch[];
+  /** Per batch, the hash chain of each zkp batch filled so far (the last one may still be filling). */
+  hashChains: bigint[][];
+}
+
+/** The V2 tree's figures a batch proof commits to, with its queue. */
+export interface BatchTreeState {
+  root: bigint;
+  rootSeq: bigint;
+  nextIndex: number;
+  queue: BatchQueue;
+}
+
+export const BATCH_STATE = { fill: 0, inserted: 1, full: 2 } as const;
+
+function readQueueBatches(d: Buffer, at: number, hashChainsAt: number): BatchQueue {
+  const n = Number(u64(d, at));
+  const zkp = Number(u64(d, at + 16));
+  const batches: QueueBatch[] = [];
+  const hashChains: bigint[][] = [];
+  const perBatch = Number(u64(d, at + 8)) / zkp;
+  for (let i = 0; i < n; i++) {
+    const b = at + 56 + 96 * i;
+    batches.push({
+      state: Number(u64(d, b + 8)),
+      numInserted: Number(u64(d, b)),
+      numFullZkpBatches: Number(u64(d, b + 16)),
+      numInsertedZkpBatches: Number(u64(d, b + 24)),
+      startIndex: Number(u64(d, b + 72)),
+    });
+    const v = hashChainsAt + i * (16 + 32 * perBatch);
+    const len = Number(u64(d, v));
+    hashChains.push(
+      Array.from({ length: Math.min(len, perBatch) }, (_, k) =>
+        bytesToBigInt(d.subarray(v + 16 + 32 * k, v + 48 + 32 * k)),
+      ),
+    );
+  }
+  return {
+    batchSize: Number(u64(d, at + 8)),
+    zkpBatchSize: zkp,
+    pendingBatchIndex: Number(u64(d, at + 40)),
+    nextIndex: Number(u64(d, at + 48)),
+    batches,
+    hashChains,
+  };
+}
+
+/** A V2 tree account's root, next index and own queue (input queue of a state tree, address queue). */
+export function parseBatchTree(data: Buffer): BatchTreeState | undefined {
+  if (data.length < V2.rootHistoryData || !data.subarray(0, 8).equals(V2_TREE)) return undefined;
+  const tree = parseTreeAccount('', '', data)!;
+  const cap = data.readUInt32LE(V2.rootHistoryCapacity);
+  const bloomBytes = Number(u64(data, 264 + 24)) / 8;
+  const hashChainsAt = V2.rootHistoryData + 32 * cap + 2 * bloomBytes;
+  return {
+    root: tree.root,
+    rootSeq: tree.rootSeq,
+    nextIndex: tree.nextIndex,
+    queue: readQueueBatches(data, 264, hashChainsAt),
+  };
+}
+
+/** A V2 output queue's batches (the values are zgkate's own: the account zeroes spent ones). */
+export function parseBatchOutputQueue(data: Buffer): BatchQueue | undefined {
+  if (data.length < 552 || !data.subarray(0, 8).equals(V2_OUTPUT_QUEUE)) return undefined;
+  const batchSize = Number(u64(data, 240));
+  return readQueueBatches(data, 232, 552 + 2 * (16 + 32 * batchSize));
+}
+
+/** The zkp batch a forester proves next: the pending batch's first full, not inserted one. */
+export function readyZkpBatch(
+  q: BatchQueue,
+): { batch: number; zkpBatch: number; firstPosition: number; hashChain: bigint } | undefined {
+  const b = q.batches[q.pendingBatchIndex];
+  if (!b || b.state === BATCH_STATE.inserted || b.numFullZkpBatches <= b.numInsertedZkpBatches) return undefined;
+  const z = b.numInsertedZkpBatches;
+  const hashChain = q.hashChains[q.pendingBatchIndex]?.[z];
+  if (hashChain === undefined) return undefined;
+  return { batch: q.pendingBatchIndex, zkpBatch: z, firstPosition: b.startIndex + z * q.zkpBatchSize, hashChain };
+}
+
+/** How many entries wait in a V2 queue (queued, not yet in the tree). */
+export function queuedEntries(q: BatchQueue): number {
+  let n = 0;
+  for (const b of q.batches) {
+    if (b.state === BATCH_STATE.inserted) continue;
+    n += (b.numFullZkpBatches - b.numInsertedZkpBatches) * q.zkpBatchSize + b.numInserted;
+  }
+  return n;
+}

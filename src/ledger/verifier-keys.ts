@@ -8,9 +8,10 @@
 import { createHash } from 'node:crypto';
 import { AppError } from '../errors.js';
 import type { SolanaVerifyingKeyBytes } from '../zk/keys.js';
-import { SHAPES, type Shape } from '../zk/shapes.js';
+import { ALL_SHAPES, type Shape } from '../zk/shapes.js';
 import { parseElf, relocatedAddress, ElfError } from './elf.js';
-import { LIGHT_SYSTEM_PROGRAM_ID } from './light-ids.js';
+import { LIGHT_IDS, LIGHT_SYSTEM_PROGRAM_ID } from './light-ids.js';
+import { decodeBase58 } from '../zk/base58.js';
 import { LIGHT_VK_RECORDS, type LightProgramFile, type LightVkRecord } from './light-vk-records.js';
 
 export class VerifierKeyError extends AppError {
@@ -40,7 +41,7 @@ export const publicInputCount = (s: Shape): number => (s.version === 2 ? 1 : 2 *
 
 /** The records of `program` for the shapes zkgate proves (Light's 26_{3,4,8} non-inclusion ones cannot verify). */
 export function expectedRecords(program: LightProgramFile): LightVkRecord[] {
-  const ours = new Set(SHAPES.map((s) => s.name));
+  const ours = new Set(ALL_SHAPES.map((s) => s.name));
   return LIGHT_VK_RECORDS.filter((r) => r.program === program && ours.has(r.shape));
 }
 
@@ -190,24 +191,41 @@ export class PatchedProgram {
 }
 
 export const LIGHT_SYSTEM_PROGRAM_FILE = 'light_system_program_pinocchio.so';
+export const ACCOUNT_COMPRESSION_PROGRAM_FILE = 'account_compression.so';
 
 /**
- * The Light system program as the ledger loads it (the last program fixture with its id, so a
- * `--program` override is the one patched), ready to take zkgate's keys.
+ * A Light program as the ledger loads it (the last program fixture with its id, so a `--program`
+ * override is the one patched), ready to take zkgate's keys.
  */
-export function lightSystemProgram(
+function lightProgram(
+  id: Uint8Array,
+  file: LightProgramFile,
   programs: readonly { id: Uint8Array; bytes: Uint8Array; file: string }[],
   deploy: (programId: Uint8Array, bytes: Uint8Array) => void,
   writeOut?: (bytes: Uint8Array) => void,
 ): PatchedProgram {
-  const p = programs.filter((x) => Buffer.from(x.id).equals(LIGHT_SYSTEM_PROGRAM_ID)).pop();
-  if (!p) throw new VerifierKeyError(`the Light system program is not among the ledger's programs`);
-  return new PatchedProgram(
-    LIGHT_SYSTEM_PROGRAM_ID,
-    p.file,
-    p.bytes,
-    expectedRecords(LIGHT_SYSTEM_PROGRAM_FILE),
+  const p = programs.filter((x) => Buffer.from(x.id).equals(id)).pop();
+  if (!p) throw new VerifierKeyError(`${file} is not among the ledger's programs`);
+  return new PatchedProgram(id, p.file, p.bytes, expectedRecords(file), deploy, writeOut);
+}
+
+/** Light's system program: the validity-proof keys. */
+export const lightSystemProgram = (
+  programs: readonly { id: Uint8Array; bytes: Uint8Array; file: string }[],
+  deploy: (programId: Uint8Array, bytes: Uint8Array) => void,
+  writeOut?: (bytes: Uint8Array) => void,
+): PatchedProgram => lightProgram(LIGHT_SYSTEM_PROGRAM_ID, LIGHT_SYSTEM_PROGRAM_FILE, programs, deploy, writeOut);
+
+/** Light's account-compression program: the batch keys a forester's proofs verify with. */
+export const accountCompressionProgram = (
+  programs: readonly { id: Uint8Array; bytes: Uint8Array; file: string }[],
+  deploy: (programId: Uint8Array, bytes: Uint8Array) => void,
+  writeOut?: (bytes: Uint8Array) => void,
+): PatchedProgram =>
+  lightProgram(
+    decodeBase58(LIGHT_IDS.accountCompression),
+    ACCOUNT_COMPRESSION_PROGRAM_FILE,
+    programs,
     deploy,
     writeOut,
   );
-}

@@ -30,10 +30,16 @@ export interface RunOptions {
   /** Absolute time (Date.now() ms) after which the caller no longer wants the result. */
   deadline: number;
   signal?: AbortSignal;
+  /**
+   * Background work (the forester's batch proofs) runs only when no client request waits, and
+   * never on the last free worker, so a client's proof starts at once.
+   */
+  background?: boolean;
 }
 
 interface Waiting {
   job: ProveJob;
+  background: boolean;
   resolve(r: BackendProof): void;
   reject(e: unknown): void;
   cleanup(): void;
@@ -46,6 +52,7 @@ export class ProverPool {
   private readonly piscina: Piscina;
   private readonly waiting: Waiting[] = [];
   private running = 0;
+  private runningBackground = 0;
   private closed = false;
   private resident = 0;
   private readonly proofs?: ReturnType<MetricsRegistry['counter']>;
@@ -119,9 +126,9 @@ export class ProverPool {
   }
 
   /** Proves `job` on a worker; fails fast when the queue is full. */
-  run(job: ProveJob, { deadline, signal }: RunOptions): Promise<BackendProof> {
+  run(job: ProveJob, { deadline, signal, background = false }: RunOptions): Promise<BackendProof> {
     if (this.closed) return Promise.reject(new ProverError('prover_unavailable', 'Prover is shutting down'));
-    if (this.running >= this.threads && this.waiting.length >= this.options.maxQueue) {
+    if (!background && this.running >= this.threads && this.clientWaiting() >= this.options.maxQueue) {
       this.proofs?.inc([job.shape, 'busy']);
       return Promise.reject(
         new ProverError(
@@ -131,7 +138,7 @@ export class ProverPool {
       );
     }
     return new Promise<BackendProof>((resolve, reject) => {
-      const entry: Waiting = { job, resolve, reject, cleanup: () => {} };
+      const entry: Waiting = { job, background, resolve, reject, cleanup: () => {} };
       const leave = (err: ProverError) => {
         const i = this.waiting.indexOf(entry);
         if (i >= 0) this.waiting.splice(i, 1);
@@ -139,10 +146,15 @@ export class ProverPool {
         this.proofs?.inc([job.shape, i >= 0 ? 'expired_in_queue' : 'expired']);
         reject(err);
       };
-      const timer = setTimeout(
-        () => leave(new ProverError('prover_timeout', `Proof for ${job.shape} timed out: deadline passed`)),
-        Math.max(0, deadline - Date.now()),
-      );
+      // No deadline beyond setTimeout's range (background work): the timer would fire at once.
+      const wait = Math.max(0, deadline - Date.now());
+      const timer =
+        wait <= 2 ** 31 - 1
+          ? setTimeout(
+              () => leave(new ProverError('prover_timeout', `Proof for ${job.shape} timed out: deadline passed`)),
+              wait,
+            )
+          : undefined;
       const onAbort = () => leave(new ProverError('prover_timeout', `Proof for ${job.shape} cancelled by the caller`));
       signal?.addEventListener('abort', onAbort, { once: true });
       entry.cleanup = () => {
@@ -155,10 +167,26 @@ export class ProverPool {
     });
   }
 
+  private clientWaiting(): number {
+    let n = 0;
+    for (const w of this.waiting) if (!w.background) n++;
+    return n;
+  }
+
+  /** The next job to start: clients first; background only with a worker to spare for clients. */
+  private takeNext(): Waiting | undefined {
+    const client = this.waiting.findIndex((w) => !w.background);
+    if (client >= 0) return this.waiting.splice(client, 1)[0];
+    if (this.waiting.length === 0 || this.runningBackground >= Math.max(1, this.threads - 1)) return undefined;
+    return this.waiting.shift();
+  }
+
   private pump(): void {
-    while (this.running < this.threads && this.waiting.length > 0) {
-      const next = this.waiting.shift()!;
+    while (this.running < this.threads) {
+      const next = this.takeNext();
+      if (!next) return;
       this.running++;
+      if (next.background) this.runningBackground++;
       const started = performance.now();
       (this.piscina.run(next.job) as Promise<WorkerResult>)
         .then(
@@ -182,6 +210,7 @@ export class ProverPool {
         )
         .finally(() => {
           this.running--;
+          if (next.background) this.runningBackground--;
           this.pump();
         });
     }

@@ -4,10 +4,16 @@ import { statSync } from 'node:fs';
 import type { Logger } from '../obs/log.js';
 import type { TreeStore } from '../state/index.js';
 import { publicInputHash } from '../zk/hash-chain.js';
-import { circuitInputs, publicInputs, type InclusionWitness, type NonInclusionWitness } from '../zk/inputs.js';
+import {
+  circuitInputs,
+  publicInputs,
+  type CircuitInputs,
+  type InclusionWitness,
+  type NonInclusionWitness,
+} from '../zk/inputs.js';
 import type { KeyStore, ProvingKey } from '../zk/keys.js';
 import { compressProof, toRaw } from '../zk/proof-format.js';
-import { findShape, shapeByName, SHAPES, type CircuitFamily, type Shape } from '../zk/shapes.js';
+import { findShape, isBatchShape, shapeByName, SHAPES, type CircuitFamily, type Shape } from '../zk/shapes.js';
 import { ProverError } from './errors.js';
 import type { ProverPool, RunOptions } from './pool.js';
 import type { Proof, ProveResult, ValidityProofResult } from './types.js';
@@ -109,9 +115,23 @@ export class ProverService {
     addresses: NonInclusionWitness[],
     run: RunOptions,
   ): Promise<Proof> {
+    return this.proveInputs(shape, () => circuitInputs(shape, accounts, addresses), run);
+  }
+
+  /**
+   * A batch circuit's proof (the forester's), at background priority: client proofs go first. Its
+   * key is installed into Light's account-compression program like the validity keys are.
+   */
+  async proveBatch(circuit: string, inputs: CircuitInputs): Promise<Proof> {
+    const shape = shapeByName(circuit);
+    if (!isBatchShape(shape)) throw new ProverError('invalid_argument', `${circuit} is not a batch circuit`);
+    return this.proveInputs(shape, () => inputs, { deadline: Number.MAX_SAFE_INTEGER, background: true });
+  }
+
+  private async proveInputs(shape: Shape, make: () => CircuitInputs, run: RunOptions): Promise<Proof> {
     const key = await this.key(shape, run);
     this.o.onKey?.(key);
-    const inputs = circuitInputs(shape, accounts, addresses);
+    const inputs = make();
     const r = await this.o.pool.run(
       {
         shape: shape.name,

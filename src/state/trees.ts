@@ -220,6 +220,24 @@ abstract class Tree {
     if (kind === 'address') this.dbs.queued.put(queuedKey(this.id, kind, value), u64Buf(position));
   }
 
+  /** Takes an entry off a queue (a forester moved it into the tree). */
+  protected removeQueueEntry(kind: QueueKind, position: number, value?: bigint): void {
+    this.dbs.queues.remove(queueKey(this.id, kind, position));
+    if (kind === 'address' && value !== undefined) this.dbs.queued.remove(queuedKey(this.id, kind, value));
+  }
+
+  /** The first `count` entries of a queue; fails unless there are that many, at consecutive positions. */
+  protected queueHead(kind: QueueKind, count: number): { position: number; entry: Buffer }[] {
+    const head = [...this.queueEntries(kind, 0, count)];
+    const first = head[0]?.position ?? 0;
+    if (head.length !== count || head.some((e, i) => e.position !== first + i))
+      throw new StateError(
+        'invalid_argument',
+        `the ${kind} queue of ${this.pubkey} holds ${head.length} consecutive entries from position ${first}, not ${count}`,
+      );
+    return head;
+  }
+
   /** Where an address waits in the tree's address queue. */
   queuePosition(kind: 'address', value: bigint): number | undefined {
     const v = this.dbs.queued.get(queuedKey(this.id, kind, value));
@@ -373,6 +391,96 @@ export class StateTree extends Tree {
       m.outputNext = firstIndex + leaves.length;
       if (slot !== undefined && slot > BigInt(m.slot)) m.slot = slot.toString();
       writeMeta(this.dbs, this.pubkey, m);
+    });
+  }
+
+  /**
+   * V2 batch append (a forester's, as the program applied it): the next `count` output-queue
+   * entries become leaves at the tree's next index, except where a batch update already wrote the
+   * leaf's nullifier there. Returns the queued hashes and the new root.
+   */
+  batchAppend(count: number, slot?: bigint): { startIndex: number; leaves: bigint[] } & RootRef {
+    return atomically(this.dbs, () => {
+      const m = this.meta();
+      if (m.version !== 2) throw new StateError('invalid_tree', `state tree ${this.pubkey} has no output queue (V1)`);
+      const start = m.nextIndex;
+      const head = this.queueHead('output', count);
+      if (head[0]!.position !== start)
+        throw new StateError(
+          'invalid_argument',
+          `output queue of ${this.pubkey} starts at ${head[0]!.position}, the tree's next index is ${start}`,
+        );
+      const updates = new Map<number, bigint>();
+      const leaves: bigint[] = [];
+      for (const { position, entry } of head) {
+        const hash = bufField(entry);
+        leaves.push(hash);
+        const key = fieldBuf(hash);
+        const rec = this.dbs.accounts.get(key);
+        const loc = rec ? readAccountRecord(rec) : undefined;
+        if (this.merkle.leaf(position) === 0n) {
+          updates.set(position, hash);
+          this.dbs.leaves.put(prefixed(this.id, key), u64Buf(position));
+        }
+        this.dbs.accounts.put(key, accountRecord(this.id, position, loc?.spent ?? false, false));
+        this.removeQueueEntry('output', position);
+      }
+      const root = updates.size > 0 ? this.merkle.update(updates) : this.merkle.root();
+      m.nextIndex = start + count;
+      this.commitRoot(m, root, 1n, slot);
+      return { startIndex: start, leaves, ...this.rootRef(m) };
+    });
+  }
+
+  /**
+   * V2 batch update (nullify): the first `count` input-queue entries' leaves become their
+   * nullifiers, whether the account was appended already or still waits in the output queue.
+   */
+  batchNullify(count: number, slot?: bigint): { entries: NullifierEntry[] } & RootRef {
+    return atomically(this.dbs, () => {
+      const m = this.meta();
+      if (m.version !== 2) throw new StateError('invalid_tree', `state tree ${this.pubkey} is not a V2 tree`);
+      const entries = [...this.nullifierQueue(0, count)];
+      this.queueHead('nullifier', count);
+      const updates = new Map<number, bigint>();
+      for (const e of entries) {
+        const current = updates.get(e.leafIndex) ?? this.merkle.leaf(e.leafIndex);
+        if (current !== 0n && current !== e.hash)
+          throw new StateError(
+            'leaf_not_found',
+            `leaf ${e.leafIndex} of ${this.pubkey} holds neither account ${toHex32(e.hash)} nor zero`,
+          );
+        updates.set(e.leafIndex, e.nullifier!);
+        this.dbs.leaves.remove(prefixed(this.id, fieldBuf(e.hash)));
+        this.removeQueueEntry('nullifier', e.position);
+      }
+      const root = this.merkle.update(updates);
+      this.commitRoot(m, root, 1n, slot);
+      return { entries, ...this.rootRef(m) };
+    });
+  }
+
+  /**
+   * V1 nullification (a forester's): the queued spends of these leaves leave the nullifier queue
+   * and the leaves become zero.
+   */
+  nullifyQueued(leafIndices: readonly number[], slot?: bigint): RootRef {
+    return atomically(this.dbs, () => {
+      const wanted = new Set(leafIndices);
+      for (const e of this.nullifierQueue()) {
+        if (!wanted.delete(e.leafIndex)) continue;
+        this.removeQueueEntry('nullifier', e.position);
+        if (wanted.size === 0) break;
+      }
+      if (wanted.size > 0)
+        throw new StateError(
+          'leaf_not_found',
+          `leaves ${[...wanted].join(', ')} of ${this.pubkey} are not in its nullifier queue`,
+        );
+      return this.nullify(
+        leafIndices.map((leafIndex) => ({ leafIndex })),
+        slot,
+      );
     });
   }
 
@@ -623,6 +731,35 @@ export class AddressTree extends Tree {
       // On chain a V1 insert is two tree operations (update the low leaf, append); V2 is batched.
       this.commitRoot(m, root, m.version === 1 ? 2n * BigInt(addresses.length) : 1n, slot);
       return this.rootRef(m);
+    });
+  }
+
+  /** The element with the largest value below `value` (the low element a new value would get). */
+  lowElement(value: bigint): IndexedElement | undefined {
+    const low = this.floor(value);
+    return low && low.value === value ? undefined : low;
+  }
+
+  /** V2 batch address append: the first `count` queued addresses go into the tree, in queue order. */
+  batchInsert(count: number, slot?: bigint): { addresses: bigint[] } & RootRef {
+    return atomically(this.dbs, () => {
+      const head = this.queueHead('address', count);
+      const addresses = head.map((e) => bufField(e.entry));
+      head.forEach((e, i) => this.removeQueueEntry('address', e.position, addresses[i]));
+      return { addresses, ...this.insert(addresses, slot) };
+    });
+  }
+
+  /** V1: queued addresses a forester inserted, one update each, taken off the address queue. */
+  insertQueued(addresses: readonly bigint[], slot?: bigint): RootRef {
+    return atomically(this.dbs, () => {
+      for (const a of addresses) {
+        const position = this.queuePosition('address', a);
+        if (position === undefined)
+          throw new StateError('leaf_not_found', `address ${toHex32(a)} is not in the address queue of ${this.pubkey}`);
+        this.removeQueueEntry('address', position, a);
+      }
+      return this.insert(addresses, slot);
     });
   }
 

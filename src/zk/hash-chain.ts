@@ -28,3 +28,11 @@ export function publicInputHash(p: PublicInputParts): bigint {
   if (non !== undefined) return non;
   throw new RangeError('no roots: a public input hash needs accounts or addresses');
 }
+
+/** Light's create_hash_chain: h = x[0], then h = Poseidon2(h, x[i]); empty input hashes to 0. */
+export function hashChain(values: readonly bigint[]): bigint {
+  if (values.length === 0) return 0n;
+  let h = values[0]!;
+  for (let i = 1; i < values.length; i++) h = poseidon([h, values[i]!]);
+  return h;
+}

@@ -13,7 +13,7 @@ import { compileShape, sourcesHash, type CompiledCircuit } from './compile.js';
 import { bigIntToBytes32 } from './field.js';
 import { parseR1cs } from './r1cs.js';
 import { devSetup, type Progress } from './setup/dev-setup.js';
-import { SHAPES, shapeByName, type Shape } from './shapes.js';
+import { ALL_SHAPES, shapeByName, type Shape } from './shapes.js';
 import type { SnarkjsVerificationKey } from './verify.js';
 import { vkG1, vkG2 } from './verify.js';
 import { readZkeyHeader } from './zkey.js';
@@ -105,7 +105,7 @@ export class KeyStore {
 
   list(): KeyListing[] {
     const m = this.manifest();
-    return SHAPES.map((shape) => {
+    return ALL_SHAPES.map((shape) => {
       const entry = m[shape.name];
       const status = this.status(shape, entry);
       return status === 'missing'
@@ -137,7 +137,7 @@ export class KeyStore {
   /** Verification keys of every shape whose key `ensure` would use as it is (no compiling, no building). */
   usableVerificationKeys(): { shape: string; sha256: string; vk: SnarkjsVerificationKey }[] {
     const m = this.manifest();
-    return SHAPES.flatMap((shape) => {
+    return ALL_SHAPES.flatMap((shape) => {
       const entry = m[shape.name];
       if (!this.usable(shape, entry)) return [];
       const vk = JSON.parse(readFileSync(join(this.dir, entry.vk), 'utf8')) as SnarkjsVerificationKey;

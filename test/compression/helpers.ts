@@ -15,6 +15,7 @@ import {
   Ledger,
   lightLocalnet,
   parseTransaction,
+  type AccountFixture,
   type CommittedTransaction,
 } from '../../src/ledger/index.js';
 import { createLogger } from '../../src/obs/log.js';
@@ -29,7 +30,7 @@ export interface LightLedger {
   logs(): string[];
 }
 
-export async function openLightLedger(dir: string): Promise<LightLedger> {
+export async function openLightLedger(dir: string, opts: { accounts?: AccountFixture[] } = {}): Promise<LightLedger> {
   await loadPoseidon();
   const logs: string[] = [];
   const log = createLogger('warn', (chunk) => logs.push(...chunk.trimEnd().split('\n')));
@@ -39,7 +40,7 @@ export async function openLightLedger(dir: string): Promise<LightLedger> {
   const ledger = Ledger.open({
     dir,
     slotMs: 0,
-    accounts: light.accounts,
+    accounts: [...(opts.accounts ?? []), ...light.accounts],
     programs: light.programs,
     transactionIndexers: [
       (root) => {

@@ -58,8 +58,10 @@ export async function startTestGateway(
     dataDir,
     apiKeys: [TEST_KEY],
     shutdownTimeoutMs: 2000,
-    // Keys are built where a test needs them, not in the background of every gateway.
+    // Keys are built where a test needs them, not in the background of every gateway; so the
+    // forester (which builds its batch keys at start) runs only where a test turns it on.
     preloadCircuits: [],
+    forester: 'off',
     ...overrides,
   };
   const log = createLogger(config.logLevel, (chunk) => logs.push(...chunk.trimEnd().split('\n')));

@@ -1,6 +1,7 @@
 // What the adapter needs from each mission backend. Each is optional: a method whose backend is
 // absent answers BackendNotConfiguredError. Later issues provide the gRPC prover client, the
 // embedded simulator and the asset index (or upstream forwarders) behind these interfaces.
+import type { ForesterBackend } from './forester.js';
 import type { NodeEndpoints } from './solana-cluster.js';
 import type { CompressionStore } from '../../compression/index.js';
 import type { ForkSource, Ledger } from '../../ledger/index.js';
@@ -52,4 +53,6 @@ export interface Backends {
   photon?: PhotonBackend;
   bundleSimulator?: BundleSimulatorBackend;
   assets?: AssetBackend;
+  /** The forester's status (with the embedded ledger). */
+  forester?: ForesterBackend;
 }

@@ -1,3 +1,4 @@
+import { foresterMethods } from './forester.js';
 import type { Backends } from './backends.js';
 import { assetMethods } from './get-asset.js';
 import { validityProofMethods } from './get-validity-proof.js';
@@ -24,6 +25,7 @@ export function createMethodTable(backends: Backends, version: string): Readonly
     ...simulateBundleMethods(backends),
     ...assetMethods(backends),
     ...photonMethods(backends),
+    ...foresterMethods(backends.forester),
     ...(backends.chain ? solanaMethods(backends.chain.ledger, version, backends.chain.fork) : []),
     ...(backends.chain ? solanaBlockMethods(backends.chain.ledger) : []),
     ...(backends.chain

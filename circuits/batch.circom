@@ -1,0 +1,211 @@
+pragma circom 2.1.0;
+
+// Light's batch circuits, which a forester proves to move a zkp batch of a V2 queue into its tree
+// (compression-e2e.md §2): append (output queue → state tree), update (input queue → nullifiers in
+// the state tree) and address append (address queue → address tree). Each has one public input,
+// the Poseidon hash chain the account-compression program recomputes from the tree and queue
+// accounts; everything else is private and bound by it. Leaves are updated one after the other,
+// each path taken against the tree the previous updates left.
+include "circomlib/circuits/bitify.circom";
+include "circomlib/circuits/comparators.circom";
+include "./lib/poseidon.circom";
+include "./lib/range.circom";
+
+// h = x[0]; h = Poseidon2(h, x[i]): Light's create_hash_chain.
+template HashChain(n) {
+    signal input in[n];
+    signal output out;
+    component h[n];
+    var acc = in[0];
+    for (var i = 1; i < n; i++) {
+        h[i] = PoseidonHash(2);
+        h[i].inputs[0] <== acc;
+        h[i].inputs[1] <== in[i];
+        acc = h[i].out;
+    }
+    out <== acc;
+}
+
+// Root of a path from `leaf`, given the index bits (bit k = 1: the node is a right child at level k).
+template PathRoot(height) {
+    signal input leaf;
+    signal input bits[height];
+    signal input siblings[height];
+    signal output root;
+    component hashers[height];
+    signal swap[height];
+    var cur = leaf;
+    for (var k = 0; k < height; k++) {
+        swap[k] <== bits[k] * (siblings[k] - cur);
+        hashers[k] = PoseidonHash(2);
+        hashers[k].inputs[0] <== cur + swap[k];
+        hashers[k].inputs[1] <== siblings[k] - swap[k];
+        cur = hashers[k].out;
+    }
+    root <== cur;
+}
+
+// One leaf change: the old leaf is at `index` under `oldRoot`; the same path with the new leaf
+// gives `newRoot`. The index has exactly `height` bits (a larger one has no witness).
+template LeafUpdate(height) {
+    signal input oldRoot;
+    signal input oldLeaf;
+    signal input newLeaf;
+    signal input index;
+    signal input siblings[height];
+    signal output newRoot;
+
+    component bits = Num2Bits(height);
+    bits.in <== index;
+    component before = PathRoot(height);
+    before.leaf <== oldLeaf;
+    before.bits <== bits.out;
+    before.siblings <== siblings;
+    before.root === oldRoot;
+    component after = PathRoot(height);
+    after.leaf <== newLeaf;
+    after.bits <== bits.out;
+    after.siblings <== siblings;
+    newRoot <== after.root;
+}
+
+// Output-queue leaves appended at startIndex..startIndex+n-1. A position whose leaf is not zero
+// already holds the leaf's nullifier (an update overtook the append) and keeps it.
+template BatchAppend(n, height) {
+    signal input publicInputHash;
+    signal input oldRoot;
+    signal input newRoot;
+    signal input leavesHashchainHash;
+    signal input startIndex;
+    signal input oldLeaves[n];
+    signal input leaves[n];
+    signal input merkleProofs[n][height];
+
+    component pih = HashChain(4);
+    pih.in <== [oldRoot, newRoot, leavesHashchainHash, startIndex];
+    pih.out === publicInputHash;
+    component chain = HashChain(n);
+    chain.in <== leaves;
+    chain.out === leavesHashchainHash;
+
+    component empty[n];
+    component update[n];
+    signal kept[n];
+    var root = oldRoot;
+    for (var i = 0; i < n; i++) {
+        empty[i] = IsZero();
+        empty[i].in <== oldLeaves[i];
+        kept[i] <== empty[i].out * leaves[i];
+        update[i] = LeafUpdate(height);
+        update[i].oldRoot <== root;
+        update[i].oldLeaf <== oldLeaves[i];
+        update[i].newLeaf <== oldLeaves[i] + kept[i];
+        update[i].index <== startIndex + i;
+        update[i].siblings <== merkleProofs[i];
+        root = update[i].newRoot;
+    }
+    root === newRoot;
+}
+
+// Input-queue entries nullified: leaf pathIndices[i] becomes Poseidon3(leaf, index, txHash). The
+// position holds the account (appended) or zero (still in the output queue), nothing else.
+template BatchUpdate(n, height) {
+    signal input publicInputHash;
+    signal input oldRoot;
+    signal input newRoot;
+    signal input leavesHashchainHash;
+    signal input txHashes[n];
+    signal input leaves[n];
+    signal input oldLeaves[n];
+    signal input merkleProofs[n][height];
+    signal input pathIndices[n];
+
+    component pih = HashChain(3);
+    pih.in <== [oldRoot, newRoot, leavesHashchainHash];
+    pih.out === publicInputHash;
+
+    component nullifier[n];
+    component update[n];
+    component chain = HashChain(n);
+    var root = oldRoot;
+    for (var i = 0; i < n; i++) {
+        nullifier[i] = PoseidonHash(3);
+        nullifier[i].inputs[0] <== leaves[i];
+        nullifier[i].inputs[1] <== pathIndices[i];
+        nullifier[i].inputs[2] <== txHashes[i];
+        chain.in[i] <== nullifier[i].out;
+        oldLeaves[i] * (oldLeaves[i] - leaves[i]) === 0;
+        update[i] = LeafUpdate(height);
+        update[i].oldRoot <== root;
+        update[i].oldLeaf <== oldLeaves[i];
+        update[i].newLeaf <== nullifier[i].out;
+        update[i].index <== pathIndices[i];
+        update[i].siblings <== merkleProofs[i];
+        root = update[i].newRoot;
+    }
+    chain.out === leavesHashchainHash;
+    root === newRoot;
+}
+
+// Address-queue values inserted into a V2 indexed tree (leaf = Poseidon2(value, nextValue)): for
+// each, its low element (low < value < next) is re-pointed at it, then it is appended at
+// startIndex + i pointing at the low element's old next value.
+template BatchAddressAppend(n, height) {
+    signal input publicInputHash;
+    signal input oldRoot;
+    signal input newRoot;
+    signal input hashchainHash;
+    signal input startIndex;
+    signal input lowElementValues[n];
+    signal input lowElementNextValues[n];
+    signal input lowElementIndices[n];
+    signal input lowElementProofs[n][height];
+    signal input newElementValues[n];
+    signal input newElementProofs[n][height];
+
+    component pih = HashChain(4);
+    pih.in <== [oldRoot, newRoot, hashchainHash, startIndex];
+    pih.out === publicInputHash;
+    component chain = HashChain(n);
+    chain.in <== newElementValues;
+    chain.out === hashchainHash;
+
+    component above[n];
+    component below[n];
+    component oldLow[n];
+    component newLow[n];
+    component newLeaf[n];
+    component lowUpdate[n];
+    component append[n];
+    var root = oldRoot;
+    for (var i = 0; i < n; i++) {
+        above[i] = AssertLess248();
+        above[i].a <== lowElementValues[i];
+        above[i].b <== newElementValues[i];
+        below[i] = AssertLess248();
+        below[i].a <== newElementValues[i];
+        below[i].b <== lowElementNextValues[i];
+
+        oldLow[i] = PoseidonHash(2);
+        oldLow[i].inputs <== [lowElementValues[i], lowElementNextValues[i]];
+        newLow[i] = PoseidonHash(2);
+        newLow[i].inputs <== [lowElementValues[i], newElementValues[i]];
+        lowUpdate[i] = LeafUpdate(height);
+        lowUpdate[i].oldRoot <== root;
+        lowUpdate[i].oldLeaf <== oldLow[i].out;
+        lowUpdate[i].newLeaf <== newLow[i].out;
+        lowUpdate[i].index <== lowElementIndices[i];
+        lowUpdate[i].siblings <== lowElementProofs[i];
+
+        newLeaf[i] = PoseidonHash(2);
+        newLeaf[i].inputs <== [newElementValues[i], lowElementNextValues[i]];
+        append[i] = LeafUpdate(height);
+        append[i].oldRoot <== lowUpdate[i].newRoot;
+        append[i].oldLeaf <== 0;
+        append[i].newLeaf <== newLeaf[i].out;
+        append[i].index <== startIndex + i;
+        append[i].siblings <== newElementProofs[i];
+        root = append[i].newRoot;
+    }
+    root === newRoot;
+}

@@ -1,0 +1,547 @@
+// zkgate's forester (compression-e2e.md §6): it keeps Light's V2 queues on the embedded ledger
+// moving. After every slot and transaction it reads the tree and queue accounts; when a zkp batch
+// is full it builds the batch's circuit inputs from zkgate's own trees (the queue accounts zero
+// spent values, so the leaves come from ingest), checks them against the hash chain the program
+// keeps, proves them on the prover pool at background priority and sends the registry's batch
+// instruction, signed with its registered key. Before sending it reads the accounts again: an
+// update built on a root that has moved since is dropped and rebuilt. A failed transaction is
+// logged with its reason and retried from fresh state after a backoff. Nothing is kept between
+// runs: the queues are on chain, so a restart picks up where the chain is.
+import type { Ledger, StoredAccount } from '../ledger/index.js';
+import {
+  BATCH_STATE,
+  parseBatchOutputQueue,
+  parseBatchTree,
+  parseTransaction,
+  parseTreeAccount,
+  queuedEntries,
+  readyZkpBatch,
+  type BatchQueue,
+} from '../ledger/index.js';
+import { signTransaction, type Instruction, type Keypair } from '../ledger/tx-build.js';
+import type { Logger } from '../obs/log.js';
+import type { MetricsRegistry } from '../obs/metrics.js';
+import type { TreeInfo, TreeStore } from '../state/index.js';
+import { decodeBase58, encodeBase58 } from '../zk/base58.js';
+import { bigIntToBytes32 } from '../zk/field.js';
+import { hashChain } from '../zk/hash-chain.js';
+import type { CircuitInputs } from '../zk/inputs.js';
+import type { CompressedProof } from '../zk/proof-format.js';
+import { batchShape, type BatchFamily } from '../zk/shapes.js';
+import { addressAppendInputs, appendInputs, updateInputs, type BatchInputs } from './batch-inputs.js';
+import {
+  batchAddressAppendIx,
+  batchAppendIx,
+  batchNullifyIx,
+  finalizeRegistrationIx,
+  registerEpochIx,
+  registryPdas,
+  v1NullifyIx,
+} from './registry.js';
+
+/** Which queue a batch drains. */
+export type BatchKind = 'append' | 'nullify' | 'address';
+const FAMILY: Record<BatchKind, BatchFamily> = {
+  append: 'batch-append',
+  nullify: 'batch-update',
+  address: 'batch-address-append',
+};
+
+export interface ForesterOptions {
+  ledger: Ledger;
+  trees: TreeStore;
+  /** Proves a batch circuit (background priority); its key must verify on the ledger once it returns. */
+  prove(circuit: string, inputs: CircuitInputs): Promise<CompressedProof>;
+  keypair: Keypair;
+  log: Logger;
+  metrics?: MetricsRegistry;
+}
+
+export interface QueueStatus {
+  tree: string;
+  queue: BatchKind;
+  /** Entries waiting (not yet in the tree) and what the queue holds at most. */
+  queued: number;
+  capacity: number;
+  /** Full zkp batches waiting for the forester. */
+  readyBatches: number;
+}
+
+export interface ForesterStatus {
+  authority: string;
+  /** The epoch the forester works in (finalized registration), if any. */
+  activeEpoch: string | null;
+  queues: QueueStatus[];
+  batches: { proved: number; sent: number; failed: number; stale: number };
+  /** Batch proof times by circuit (milliseconds). */
+  proofs: { circuit: string; count: number; lastMs: number; meanMs: number }[];
+  /** The last failure, with its reason. */
+  lastError: string | null;
+}
+
+const COMPUTE_BUDGET = decodeBase58('ComputeBudget111111111111111111111111111111');
+const SYSTEM_PROGRAM = new Uint8Array(32);
+/** Groth16 verification plus the tree update: Light's forester asks for 1M. */
+const COMPUTE_UNITS = 1_000_000;
+const MAX_BACKOFF_MS = 30_000;
+
+/** Where a protocol config's epoch schedule sits (ProtocolConfigPda: 8 disc, 32 authority, 1 bump). */
+const CONFIG = { genesisSlot: 41, registration: 65, active: 73 };
+/** ForesterEpochPda: total_epoch_weight Option tag (finalized when Some). */
+const FINALIZED_AT = 89;
+/** network_fee in the rollover metadata: output queue / tree account. */
+const NETWORK_FEE = { queue: 128, tree: 136 };
+/** V1 concurrent tree account: canopy depth, network fee, the changelog's last index. */
+const V1_TREE = { networkFee: 128, canopyDepth: 232, changelogLast: 328 };
+/** V1 queue account: its hash set's buckets (48 bytes, the value at +16) after metadata, capacity and threshold. */
+const V1_QUEUE = { buckets: 248, bucket: 48, value: 16 };
+
+interface Ready {
+  info: TreeInfo;
+  kind: BatchKind;
+  root: bigint;
+  nextIndex: number;
+  zkpBatchSize: number;
+  firstPosition: number;
+  hashChain: bigint;
+}
+
+export class Forester {
+  private stopped = false;
+  private running: Promise<void> | undefined;
+  private again = false;
+  private unsubscribe: (() => void) | undefined;
+  private readonly backoff = new Map<string, { until: number; ms: number }>();
+  private readonly stats = { proved: 0, sent: 0, failed: 0, stale: 0 };
+  private lastError: string | null = null;
+  private readonly proofMs = new Map<string, { count: number; totalMs: number; lastMs: number }>();
+  private activeEpoch: bigint | null = null;
+  private readonly authority: Uint8Array;
+  private readonly metrics;
+
+  constructor(private readonly o: ForesterOptions) {
+    this.authority = o.keypair.publicKey;
+    const m = o.metrics;
+    this.metrics = m && {
+      batches: m.counter('zkgate_forester_batches_total', 'Forester batches by queue and outcome', [
+        'queue',
+        'outcome',
+      ]),
+      seconds: m.histogram('zkgate_forester_proof_seconds', 'Time to prove one batch', ['circuit']),
+    };
+    if (m) {
+      m.gauge('zkgate_forester_batches_pending', 'Full zkp batches waiting for the forester', [], () =>
+        this.queues().reduce((n, q) => n + q.readyBatches, 0),
+      );
+      m.gauge('zkgate_forester_queue_fill_ratio', 'Fullest queue: entries waiting over its capacity', [], () =>
+        Math.max(0, ...this.queues().map((q) => q.queued / q.capacity)),
+      );
+    }
+  }
+
+  start(): void {
+    this.unsubscribe = this.o.ledger.onEvent((e) => {
+      if (e.type === 'slot' || e.type === 'transaction') this.kick();
+    });
+    this.kick();
+  }
+
+  /** Stops after the batch in progress (its proof is abandoned: the queue keeps it for the next run). */
+  async stop(): Promise<void> {
+    this.stopped = true;
+    this.unsubscribe?.();
+    await this.running;
+  }
+
+  /** Runs a pass now (and another after it when asked again meanwhile). */
+  kick(): void {
+    if (this.stopped) return;
+    if (this.running) {
+      this.again = true;
+      return;
+    }
+    this.running = (async () => {
+      try {
+        do {
+          this.again = false;
+          await this.pass();
+        } while (this.again && !this.stopped);
+      } catch (e) {
+        this.fail('forester', `forester pass failed: ${String((e as Error)?.stack ?? e)}`);
+      } finally {
+        this.running = undefined;
+      }
+    })();
+  }
+
+  /** Resolves when no pass is running (tests, shutdown). */
+  async idle(): Promise<void> {
+    while (this.running) await this.running;
+  }
+
+  status(): ForesterStatus {
+    return {
+      authority: encodeBase58(this.authority),
+      activeEpoch: this.activeEpoch === null ? null : this.activeEpoch.toString(),
+      queues: this.queues(),
+      batches: { ...this.stats },
+      proofs: [...this.proofMs].map(([circuit, p]) => ({
+        circuit,
+        count: p.count,
+        lastMs: Math.round(p.lastMs),
+        meanMs: Math.round(p.totalMs / p.count),
+      })),
+      lastError: this.lastError,
+    };
+  }
+
+  /** Fill levels of every V2 queue on the ledger. */
+  queues(): QueueStatus[] {
+    return queueStatuses(this.o.ledger, this.o.trees);
+  }
+
+  private account(key: Uint8Array | string): StoredAccount | undefined {
+    return this.o.ledger.getAccount(typeof key === 'string' ? decodeBase58(key) : key);
+  }
+
+  private queueAccount(info: TreeInfo, kind: BatchKind): BatchQueue | undefined {
+    return queueAccount(this.o.ledger, info, kind);
+  }
+
+  private async pass(): Promise<void> {
+    const epoch = this.ensureEpoch();
+    this.activeEpoch = epoch ?? null;
+    if (epoch === undefined) return;
+    for (const info of this.o.trees.listTrees()) {
+      if (!info.ledger || info.version !== 2) continue;
+      for (const kind of kindsOf(info)) {
+        if (this.stopped) return;
+        const key = `${info.pubkey}:${kind}`;
+        const b = this.backoff.get(key);
+        if (b && Date.now() < b.until) continue;
+        // One zkp batch per queue per pass: each proof is a while, the other queues get their turn.
+        const ready = this.ready(this.o.trees.info(info.pubkey), kind);
+        if (!ready) continue;
+        try {
+          await this.drain(ready, epoch);
+          this.backoff.delete(key);
+          this.again = true;
+        } catch (e) {
+          const ms = Math.min(MAX_BACKOFF_MS, (b?.ms ?? 250) * 2);
+          this.backoff.set(key, { until: Date.now() + ms, ms });
+          this.metrics?.batches.inc([kind, 'failed']);
+          this.stats.failed++;
+          this.fail(key, (e as Error).message);
+        }
+      }
+    }
+    for (const info of this.o.trees.listTrees()) {
+      if (!info.ledger || info.version !== 1 || info.kind !== 'state' || this.stopped) continue;
+      const key = `${info.pubkey}:v1-nullify`;
+      if (this.backingOff(key)) continue;
+      const [entry] = this.o.trees.stateTree(info.pubkey).nullifierQueue(0, 1);
+      if (!entry) continue;
+      try {
+        this.nullifyV1(this.o.trees.info(info.pubkey), entry.hash, entry.leafIndex, epoch);
+        this.backoff.delete(key);
+        this.again = true;
+      } catch (e) {
+        this.backOff(key);
+        this.stats.failed++;
+        this.metrics?.batches.inc(['v1-nullify', 'failed']);
+        this.fail(key, (e as Error).message);
+      }
+    }
+  }
+
+  /**
+   * A V1 tree's queued spend nullified with a Merkle proof (one per transaction, as Light's
+   * program takes them): the proof below the canopy against the tree's current root, the
+   * changelog index naming that root, and the spend's bucket in the queue's hash set.
+   */
+  private nullifyV1(info: TreeInfo, hash: bigint, leafIndex: number, epoch: bigint): void {
+    const treeAccount = this.account(info.pubkey);
+    const queueAccount = this.account(info.queue);
+    if (!treeAccount || !queueAccount) throw new Error(`${info.pubkey}: no tree or queue account on the ledger`);
+    const d = Buffer.from(treeAccount.data);
+    const chain = parseTreeAccount('', info.pubkey, d);
+    if (!chain || chain.root !== info.root)
+      throw new Error(`zkgate's ${info.pubkey} (root ${hex(info.root)}) differs from the tree account`);
+    const canopy = Number(d.readBigUInt64LE(V1_TREE.canopyDepth));
+    const p = this.o.trees.stateTree(info.pubkey).proofByIndex(leafIndex);
+    if (p.leaf !== hash) throw new Error(`${info.pubkey}: leaf ${leafIndex} is not the queued account`);
+    const q = Buffer.from(queueAccount.data);
+    const value = Buffer.from(bigIntToBytes32(hash));
+    let at = q.indexOf(value, V1_QUEUE.buckets);
+    while (at >= 0 && (at - V1_QUEUE.buckets) % V1_QUEUE.bucket !== V1_QUEUE.value) at = q.indexOf(value, at + 1);
+    if (at < 0) throw new Error(`${info.queue}: account ${hex(hash)} is not in the queue account`);
+    this.send(
+      [
+        ...this.topUp(info.pubkey, V1_TREE.networkFee, 1n),
+        v1NullifyIx({
+          authority: this.authority,
+          epoch,
+          tree: decodeBase58(info.pubkey),
+          queue: decodeBase58(info.queue),
+          changelogIndex: Number(d.readBigUInt64LE(V1_TREE.changelogLast)),
+          queueIndex: Math.floor((at - V1_QUEUE.buckets) / V1_QUEUE.bucket),
+          leafIndex,
+          proof: p.pathElements.slice(0, info.height - canopy).map(bigIntToBytes32),
+        }),
+      ],
+      `V1 nullification of leaf ${leafIndex} of ${info.pubkey}`,
+    );
+    this.stats.sent++;
+    this.metrics?.batches.inc(['v1-nullify', 'sent']);
+  }
+
+  /** The next full zkp batch of a queue, with the tree figures the proof commits to. */
+  private ready(info: TreeInfo, kind: BatchKind): Ready | undefined {
+    const treeAccount = this.account(info.pubkey);
+    const tree = treeAccount ? parseBatchTree(Buffer.from(treeAccount.data)) : undefined;
+    const q = kind === 'append' ? this.queueAccount(info, kind) : tree?.queue;
+    if (!tree || !q) return undefined;
+    const r = readyZkpBatch(q);
+    if (!r) return undefined;
+    return {
+      info,
+      kind,
+      root: tree.root,
+      nextIndex: tree.nextIndex,
+      zkpBatchSize: q.zkpBatchSize,
+      firstPosition: r.firstPosition,
+      hashChain: r.hashChain,
+    };
+  }
+
+  /** Proves and sends one zkp batch. */
+  private async drain(r: Ready, epoch: bigint): Promise<void> {
+    const { info, kind } = r;
+    if (info.root !== r.root || info.nextIndex !== r.nextIndex)
+      throw new Error(
+        `zkgate's ${info.pubkey} (root ${hex(info.root)}, next index ${info.nextIndex}) differs from the tree account (root ${hex(r.root)}, next index ${r.nextIndex})`,
+      );
+    const shape = batchShape(FAMILY[kind], r.zkpBatchSize);
+    if (!shape) throw new Error(`${info.pubkey}: no ${FAMILY[kind]} circuit for zkp batches of ${r.zkpBatchSize}`);
+    const inputs = this.inputs(r);
+    if (inputs.hashChain !== r.hashChain)
+      throw new Error(
+        `${kind} batch of ${info.pubkey} from position ${r.firstPosition}: zkgate's entries hash to ${hex(inputs.hashChain)}, the queue account holds ${hex(r.hashChain)}`,
+      );
+    const started = performance.now();
+    const proof = await this.o.prove(shape.name, inputs.inputs);
+    const ms = performance.now() - started;
+    this.metrics?.seconds.observe(ms / 1000, [shape.name]);
+    const p = this.proofMs.get(shape.name) ?? { count: 0, totalMs: 0, lastMs: 0 };
+    this.proofMs.set(shape.name, { count: p.count + 1, totalMs: p.totalMs + ms, lastMs: ms });
+    this.stats.proved++;
+    if (this.stopped) return;
+    // The chain may have moved while proving (another forester, a restart's duplicate): never
+    // send an update built on a root the tree no longer has.
+    const now = this.ready(this.o.trees.info(info.pubkey), kind);
+    if (!now || now.root !== inputs.oldRoot || now.firstPosition !== r.firstPosition || now.nextIndex !== r.nextIndex) {
+      this.stats.stale++;
+      this.metrics?.batches.inc([kind, 'stale']);
+      this.o.log.info('forester: batch went stale while proving; rebuilding from fresh state', {
+        tree: info.pubkey,
+        queue: kind,
+      });
+      return;
+    }
+    const update = {
+      authority: this.authority,
+      epoch,
+      tree: decodeBase58(info.pubkey),
+      newRoot: bigIntToBytes32(inputs.newRoot),
+      proof,
+    };
+    const ixs: Instruction[] =
+      kind === 'append'
+        ? [
+            ...this.topUp(info.queue, NETWORK_FEE.queue, 2n),
+            batchAppendIx({ ...update, outputQueue: decodeBase58(info.queue) }),
+          ]
+        : kind === 'nullify'
+          ? [batchNullifyIx(update)]
+          : [...this.topUp(info.pubkey, NETWORK_FEE.tree, 1n), batchAddressAppendIx(update)];
+    this.send(ixs, `${kind} batch of ${info.pubkey}`);
+    this.stats.sent++;
+    this.metrics?.batches.inc([kind, 'sent']);
+    this.o.log.info('forester: batch in the tree', {
+      tree: info.pubkey,
+      queue: kind,
+      from: r.firstPosition,
+      size: r.zkpBatchSize,
+      proveMs: Math.round(performance.now() - started),
+    });
+  }
+
+  private inputs(r: Ready): BatchInputs {
+    const { info, kind, firstPosition: first, zkpBatchSize: n } = r;
+    const positions = (got: number[]) => {
+      if (got.length !== n || got.some((p, i) => p !== first + i))
+        throw new Error(`${info.pubkey}: zkgate's ${kind} queue lacks entries ${first}..${first + n - 1}`);
+    };
+    if (kind === 'address') {
+      const t = this.o.trees.addressTree(info.pubkey);
+      const entries = [...t.addressQueue(first, n)];
+      positions(entries.map((e) => e.position));
+      return addressAppendInputs(
+        {
+          height: info.height,
+          node: (l, i) => t.node(l, i),
+          lowElement: (v) => t.lowElement(v),
+          element: (i) => t.element(i),
+        },
+        r.nextIndex,
+        entries.map((e) => e.address),
+      );
+    }
+    const t = this.o.trees.stateTree(info.pubkey);
+    const nodes = { height: info.height, node: (l: number, i: number) => t.node(l, i) };
+    if (kind === 'append') {
+      const leaves: bigint[] = [];
+      for (let p = first; p < first + n; p++) {
+        const q = t.queuedOutput(p);
+        if (!q) throw new Error(`${info.pubkey}: zkgate's output queue has no leaf ${p}`);
+        leaves.push(q.hash);
+      }
+      return appendInputs(nodes, first, leaves);
+    }
+    const entries = [...t.nullifierQueue(first, n)];
+    positions(entries.map((e) => e.position));
+    return updateInputs(
+      nodes,
+      entries.map((e) => ({ leaf: e.hash, leafIndex: e.leafIndex, txHash: e.txHash! })),
+    );
+  }
+
+  /** A transfer that keeps `account` rent-exempt after it pays `times` network fees back to the forester. */
+  private topUp(account: string, feeAt: number, times: bigint): Instruction[] {
+    const a = this.account(account);
+    if (!a) return [];
+    const fee = Buffer.from(a.data).readBigUInt64LE(feeAt);
+    const need = this.o.ledger.minimumBalanceForRentExemption(a.data.length) + fee * times - a.lamports;
+    if (need <= 0n) return [];
+    const data = Buffer.alloc(12);
+    data.writeUInt32LE(2, 0);
+    data.writeBigUInt64LE(need, 4);
+    return [
+      {
+        programId: SYSTEM_PROGRAM,
+        keys: [
+          { pubkey: this.authority, isSigner: true, isWritable: true },
+          { pubkey: decodeBase58(account), isSigner: false, isWritable: true },
+        ],
+        data,
+      },
+    ];
+  }
+
+  /** Registration for the epochs that need it now; the active epoch when the forester may work in it. */
+  private ensureEpoch(): bigint | undefined {
+    const cfg = this.account(registryPdas.protocolConfig);
+    if (!cfg) return undefined;
+    const d = Buffer.from(cfg.data);
+    const genesis = d.readBigUInt64LE(CONFIG.genesisSlot);
+    const registration = d.readBigUInt64LE(CONFIG.registration);
+    const active = d.readBigUInt64LE(CONFIG.active);
+    const slot = this.o.ledger.slot;
+    if (slot < genesis || active === 0n) return undefined;
+    const forester = registryPdas.forester(this.authority);
+    const registering = (slot - genesis) / active;
+    if (!this.account(registryPdas.foresterEpoch(forester, registering)) && !this.backingOff('register')) {
+      try {
+        this.send([registerEpochIx(this.authority, registering)], `registration for epoch ${registering}`);
+        this.o.log.info('forester: registered for an epoch', { epoch: registering.toString() });
+        this.backoff.delete('register');
+      } catch (e) {
+        this.backOff('register');
+        this.fail('register', (e as Error).message);
+      }
+    }
+    if (slot < genesis + registration) return undefined;
+    const epoch = (slot - genesis - registration) / active;
+    const pda = this.account(registryPdas.foresterEpoch(forester, epoch));
+    if (!pda) return undefined;
+    if (pda.data[FINALIZED_AT] !== 1) {
+      if (this.backingOff('finalize')) return undefined;
+      try {
+        this.send([finalizeRegistrationIx(this.authority, epoch)], `finalizing epoch ${epoch}`);
+        this.backoff.delete('finalize');
+      } catch (e) {
+        this.backOff('finalize');
+        this.fail('finalize', (e as Error).message);
+        return undefined;
+      }
+    }
+    return epoch;
+  }
+
+  private backingOff(key: string): boolean {
+    const b = this.backoff.get(key);
+    return b !== undefined && Date.now() < b.until;
+  }
+
+  private backOff(key: string): void {
+    const ms = Math.min(MAX_BACKOFF_MS, (this.backoff.get(key)?.ms ?? 250) * 2);
+    this.backoff.set(key, { until: Date.now() + ms, ms });
+  }
+
+  /** Signs and sends on the ledger; a failed transaction throws with its error and last log lines. */
+  private send(ixs: Instruction[], what: string): void {
+    const limit = Buffer.alloc(5);
+    limit.writeUInt8(2, 0);
+    limit.writeUInt32LE(COMPUTE_UNITS, 1);
+    const bytes = signTransaction(
+      [{ programId: COMPUTE_BUDGET, keys: [], data: limit }, ...ixs],
+      [this.o.keypair],
+      decodeBase58(this.o.ledger.latestBlockhash().blockhash),
+    );
+    const r = this.o.ledger.send(parseTransaction(bytes));
+    if (r.err) {
+      const logs = this.o.ledger.transaction(r.signature)?.logs ?? [];
+      throw new Error(`${what} failed: ${r.err.display}${logs.length ? ` (${logs.slice(-3).join(' | ')})` : ''}`);
+    }
+  }
+
+  private fail(key: string, message: string): void {
+    this.lastError = message;
+    this.o.log.warn('forester: update failed; retrying from fresh state', { key, error: message });
+  }
+}
+
+function queueAccount(ledger: Ledger, info: TreeInfo, kind: BatchKind): BatchQueue | undefined {
+  const a = ledger.getAccount(decodeBase58(kind === 'append' ? info.queue : info.pubkey));
+  if (!a) return undefined;
+  return kind === 'append' ? parseBatchOutputQueue(Buffer.from(a.data)) : parseBatchTree(Buffer.from(a.data))?.queue;
+}
+
+/** Fill levels of every V2 queue on the ledger (whether a forester runs or not). */
+export function queueStatuses(ledger: Ledger, trees: TreeStore): QueueStatus[] {
+  const out: QueueStatus[] = [];
+  for (const info of trees.listTrees()) {
+    if (!info.ledger || info.version !== 2) continue;
+    for (const kind of kindsOf(info)) {
+      const q = queueAccount(ledger, info, kind);
+      if (!q) continue;
+      out.push({
+        tree: info.pubkey,
+        queue: kind,
+        queued: queuedEntries(q),
+        capacity: q.batchSize * q.batches.length,
+        readyBatches: q.batches.reduce(
+          (n, x) => n + (x.state === BATCH_STATE.inserted ? 0 : x.numFullZkpBatches - x.numInsertedZkpBatches),
+          0,
+        ),
+      });
+    }
+  }
+  return out;
+}
+
+function kindsOf(info: TreeInfo): BatchKind[] {
+  return info.kind === 'state' ? ['append', 'nullify'] : ['address'];
+}
+
+const hex = (v: bigint) => encodeBase58(bigIntToBytes32(v));
