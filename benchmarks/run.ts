@@ -3,6 +3,7 @@ import { adapterScenario } from './scenarios/adapter.js';
 import { assetScenario } from './scenarios/asset.js';
 import { backendsScenario } from './scenarios/backends.js';
 import { compressionScenario } from './scenarios/compression.js';
+import { foresterScenario } from './scenarios/forester.js';
 import { proverScenario } from './scenarios/prover.js';
 import { pubsubScenario } from './scenarios/pubsub.js';
 import { simulateScenario } from './scenarios/simulate.js';
@@ -22,6 +23,7 @@ const SCENARIOS: Scenario[] = [
   simulateScenario,
   assetScenario,
   compressionScenario,
+  foresterScenario,
   pubsubScenario,
 ];
 

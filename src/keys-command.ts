@@ -9,7 +9,9 @@ import { KeyStore, SHAPES, shapeByName, shutdownZk, solanaVerifyingKey } from '.
 
 export const KEYS_HELP = `Usage:
   zkgate keys list                               shape, status (ready/missing/stale), setup kind, sha256
-  zkgate keys build [SHAPE…|--v1|--v2|--all]     build dev keys (default: --v1); compiles circuits as needed
+  zkgate keys build [SHAPE…|--v1|--v2|--all]     build dev keys (default: --v1); compiles circuits as needed;
+                                                 --all: every validity shape; batch shapes (the
+                                                 forester's, e.g. batch_append_32_10) by name
   zkgate keys import SHAPE FILE.zkey             use a key from a snarkjs phase-2 ceremony for SHAPE
   zkgate keys export-vk SHAPE [--format snarkjs|solana]
                                                  print the verification key (snarkjs JSON, or the byte

@@ -54,9 +54,10 @@ test('list shows every shape with its status', async () => {
   const r = await cli(['list', '--data-dir', KEY_CACHE]);
   assert.equal(r.code, 0);
   const lines = r.stdout.trim().split('\n');
-  assert.equal(lines.length, 1 + 83);
+  assert.equal(lines.length, 1 + 83 + 6, 'the validity shapes, then the forester’s batch shapes');
   assert.match(r.stdout, /^v1_inclusion_26_1\s+(ready|missing)\s/m);
   assert.match(r.stdout, /^v2_non-inclusion_40_32\s+missing\s+-\s+-$/m);
+  assert.match(r.stdout, /^batch_address_append_40_250\s+missing\s+-\s+-$/m);
 });
 
 test('import takes a key made elsewhere for the same circuit, and refuses one for another shape', async () => {

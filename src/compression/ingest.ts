@@ -68,8 +68,6 @@ export class CompressionIngester implements TransactionIndexer {
   readonly stats: IngestStats = { transactions: 0, lightTransactions: 0, opened: 0, closed: 0, skipped: 0 };
   /** The slot of the last transaction ingested (this run). */
   lastSlot = 0n;
-  /** Told of every forester update ingested (the forester's own view of its work). */
-  onTreeEvents?: (events: TreeEvent[]) => void;
   /**
    * Self-checks of ingested transactions not run yet. They run just after (next turn of the event
    * loop, or when health is asked), off the ledger's commit: two Poseidon hashes per transfer and
@@ -155,13 +153,18 @@ export class CompressionIngester implements TransactionIndexer {
       tx: { slot: t.slot, opened, closed },
       touched,
     });
+    this.scheduleCheck(t, trees.values(), pendingOutputs);
+  }
+
+  /** Queues the self-check of the trees a transaction touched (run just after the commit). */
+  private scheduleCheck(t: CommittedTransaction, trees: Iterable<TreeInfo>, outputs: PendingCheck['outputs']): void {
     this.pending.push({
       signature: t.signature,
-      trees: [...trees.values()].map((info) => {
+      trees: [...trees].map((info) => {
         const keys = [info.pubkey, ...(info.version === 2 && info.kind === 'state' && info.queue ? [info.queue] : [])];
         return { info, accounts: new Map(keys.map((k) => [k, t.account(decodeBase58(k))])) };
       }),
-      outputs: pendingOutputs,
+      outputs,
     });
     if (!this.checkScheduled) {
       this.checkScheduled = true;
@@ -424,20 +427,7 @@ export class CompressionIngester implements TransactionIndexer {
       }
     }
     this.counters?.txs.inc(['forester']);
-    this.onTreeEvents?.(events);
-    if (trees.size === 0) return;
-    this.pending.push({
-      signature: t.signature,
-      trees: [...trees.values()].map((info) => {
-        const keys = [info.pubkey, ...(info.version === 2 && info.kind === 'state' && info.queue ? [info.queue] : [])];
-        return { info, accounts: new Map(keys.map((k) => [k, t.account(decodeBase58(k))])) };
-      }),
-      outputs: [],
-    });
-    if (!this.checkScheduled) {
-      this.checkScheduled = true;
-      setImmediate(() => this.verifyPending());
-    }
+    if (trees.size > 0) this.scheduleCheck(t, trees.values(), []);
   }
 
   private touch(touched: [SigIndex, Uint8Array][], a: AccountRecord): void {

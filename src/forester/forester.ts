@@ -83,7 +83,7 @@ const COMPUTE_BUDGET = decodeBase58('ComputeBudget111111111111111111111111111111
 const SYSTEM_PROGRAM = new Uint8Array(32);
 /** Groth16 verification plus the tree update: Light's forester asks for 1M. */
 const COMPUTE_UNITS = 1_000_000;
-const MAX_BACKOFF_MS = 30_000;
+const MAX_BACKOFF_MS = 5_000;
 
 /** Where a protocol config's epoch schedule sits (ProtocolConfigPda: 8 disc, 32 authority, 1 bump). */
 const CONFIG = { genesisSlot: 41, registration: 65, active: 73 };
@@ -109,6 +109,8 @@ interface Ready {
 export class Forester {
   private stopped = false;
   private running: Promise<void> | undefined;
+  private busy = false;
+  private registrationPending = false;
   private again = false;
   private unsubscribe: (() => void) | undefined;
   private readonly backoff = new Map<string, { until: number; ms: number }>();
@@ -141,9 +143,23 @@ export class Forester {
 
   start(): void {
     this.unsubscribe = this.o.ledger.onEvent((e) => {
+      if (e.type === 'slot') this.registrationSoon();
       if (e.type === 'slot' || e.type === 'transaction') this.kick();
     });
     this.kick();
+  }
+
+  /**
+   * Registration keeps up with the slots even while a batch is being proved (a proof can outlast
+   * an epoch's registration phase): checked after each slot, outside the ledger's event dispatch.
+   */
+  private registrationSoon(): void {
+    if (this.registrationPending || this.stopped) return;
+    this.registrationPending = true;
+    setImmediate(() => {
+      this.registrationPending = false;
+      if (!this.stopped) this.activeEpoch = this.ensureEpoch() ?? null;
+    });
   }
 
   /** Stops after the batch in progress (its proof is abandoned: the queue keeps it for the next run). */
@@ -156,10 +172,13 @@ export class Forester {
   /** Runs a pass now (and another after it when asked again meanwhile). */
   kick(): void {
     if (this.stopped) return;
-    if (this.running) {
+    // Set before the pass starts: a pass sends transactions, whose ledger events call kick()
+    // synchronously, before `running` would be assigned.
+    if (this.busy) {
       this.again = true;
       return;
     }
+    this.busy = true;
     this.running = (async () => {
       try {
         do {
@@ -169,6 +188,7 @@ export class Forester {
       } catch (e) {
         this.fail('forester', `forester pass failed: ${String((e as Error)?.stack ?? e)}`);
       } finally {
+        this.busy = false;
         this.running = undefined;
       }
     })();
@@ -223,7 +243,7 @@ export class Forester {
         const ready = this.ready(this.o.trees.info(info.pubkey), kind);
         if (!ready) continue;
         try {
-          await this.drain(ready, epoch);
+          await this.drain(ready);
           this.backoff.delete(key);
           this.again = true;
         } catch (e) {
@@ -315,7 +335,7 @@ export class Forester {
   }
 
   /** Proves and sends one zkp batch. */
-  private async drain(r: Ready, epoch: bigint): Promise<void> {
+  private async drain(r: Ready): Promise<void> {
     const { info, kind } = r;
     if (info.root !== r.root || info.nextIndex !== r.nextIndex)
       throw new Error(
@@ -328,6 +348,7 @@ export class Forester {
       throw new Error(
         `${kind} batch of ${info.pubkey} from position ${r.firstPosition}: zkgate's entries hash to ${hex(inputs.hashChain)}, the queue account holds ${hex(r.hashChain)}`,
       );
+    this.o.log.info('forester: proving a batch', { tree: info.pubkey, queue: kind, from: r.firstPosition });
     const started = performance.now();
     const proof = await this.o.prove(shape.name, inputs.inputs);
     const ms = performance.now() - started;
@@ -345,12 +366,22 @@ export class Forester {
       this.o.log.info('forester: batch went stale while proving; rebuilding from fresh state', {
         tree: info.pubkey,
         queue: kind,
+        provedFrom: { root: hex(inputs.oldRoot), position: r.firstPosition, nextIndex: r.nextIndex },
+        now: now ? { root: hex(now.root), position: now.firstPosition, nextIndex: now.nextIndex } : null,
       });
+      return;
+    }
+    // The epoch may have turned while proving: the update goes out under the forester's
+    // registration for the epoch active now, or waits for it.
+    const epochNow = this.ensureEpoch();
+    if (epochNow === undefined) {
+      this.stats.stale++;
+      this.metrics?.batches.inc([kind, 'stale']);
       return;
     }
     const update = {
       authority: this.authority,
-      epoch,
+      epoch: epochNow,
       tree: decodeBase58(info.pubkey),
       newRoot: bigIntToBytes32(inputs.newRoot),
       proof,
@@ -449,8 +480,11 @@ export class Forester {
     const slot = this.o.ledger.slot;
     if (slot < genesis || active === 0n) return undefined;
     const forester = registryPdas.forester(this.authority);
+    // An epoch takes registrations during the first `registration` slots of its span (the epoch
+    // before it is active meanwhile), and is active for `active` slots after that.
     const registering = (slot - genesis) / active;
-    if (!this.account(registryPdas.foresterEpoch(forester, registering)) && !this.backingOff('register')) {
+    const open = (slot - genesis) % active < registration;
+    if (open && !this.account(registryPdas.foresterEpoch(forester, registering)) && !this.backingOff('register')) {
       try {
         this.send([registerEpochIx(this.authority, registering)], `registration for epoch ${registering}`);
         this.o.log.info('forester: registered for an epoch', { epoch: registering.toString() });

@@ -12,6 +12,8 @@ export interface ProveJob {
   /** Bytes of the zkey and the witness calculator on disk: what loading them costs the worker's budget. */
   keyBytes: number;
   inputs: CircuitInputs;
+  /** Threads this proof may use, when not the worker's default (background work takes fewer). */
+  threads?: number;
 }
 
 export interface BackendProof {

@@ -53,6 +53,7 @@ export class ProverPool {
   private readonly waiting: Waiting[] = [];
   private running = 0;
   private runningBackground = 0;
+  private readonly inFlight = new Set<Promise<WorkerResult>>();
   private closed = false;
   private resident = 0;
   private readonly proofs?: ReturnType<MetricsRegistry['counter']>;
@@ -138,7 +139,14 @@ export class ProverPool {
       );
     }
     return new Promise<BackendProof>((resolve, reject) => {
-      const entry: Waiting = { job, background, resolve, reject, cleanup: () => {} };
+      // Background proofs use one thread: a client's proof on the other workers keeps its cores.
+      const entry: Waiting = {
+        job: background ? { ...job, threads: 1 } : job,
+        background,
+        resolve,
+        reject,
+        cleanup: () => {},
+      };
       const leave = (err: ProverError) => {
         const i = this.waiting.indexOf(entry);
         if (i >= 0) this.waiting.splice(i, 1);
@@ -188,7 +196,9 @@ export class ProverPool {
       this.running++;
       if (next.background) this.runningBackground++;
       const started = performance.now();
-      (this.piscina.run(next.job) as Promise<WorkerResult>)
+      const task = this.piscina.run(next.job) as Promise<WorkerResult>;
+      this.inFlight.add(task);
+      task
         .then(
           (r) => {
             next.cleanup();
@@ -209,6 +219,7 @@ export class ProverPool {
           },
         )
         .finally(() => {
+          this.inFlight.delete(task);
           this.running--;
           if (next.background) this.runningBackground--;
           this.pump();
@@ -216,12 +227,17 @@ export class ProverPool {
     }
   }
 
+  /**
+   * Refuses what waits, lets the proofs that run finish (a worker terminated inside the native
+   * prover's call aborts the process), then stops the workers.
+   */
   async close(): Promise<void> {
     this.closed = true;
     for (const w of this.waiting.splice(0)) {
       w.cleanup();
       w.reject(new ProverError('prover_unavailable', 'Prover is shutting down'));
     }
+    await Promise.allSettled(this.inFlight);
     await this.piscina.destroy();
   }
 }

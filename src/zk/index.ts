@@ -7,7 +7,19 @@ export { hashToBn254, hashToBn254Field, hashvToBn254 } from './hash-to-field.js'
 export { publicInputHash, twoInputsHashChain } from './hash-chain.js';
 export { compressedAccountHash, deriveAddressV1, deriveAddressV2 } from './account.js';
 export { base58ToBigInt, bigIntToBase58, decodeBase58, encodeBase58 } from './base58.js';
-export { SHAPES, findShape, shapeByName, publicInputNames, type Shape, type CircuitFamily } from './shapes.js';
+export {
+  ALL_SHAPES,
+  BATCH_SHAPES,
+  SHAPES,
+  batchShape,
+  findShape,
+  isBatchShape,
+  shapeByName,
+  publicInputNames,
+  type BatchFamily,
+  type Shape,
+  type CircuitFamily,
+} from './shapes.js';
 export { compileShape, sourcesHash } from './compile.js';
 export {
   KeyStore,

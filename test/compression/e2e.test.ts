@@ -16,9 +16,8 @@ import {
   type TreeInfo,
 } from '@lightprotocol/stateless.js';
 import { createMint, mintTo, transfer as transferTokens } from '@lightprotocol/compressed-token';
-import { compareWithChain } from '../../src/compression/index.js';
-import { decodeBase58 } from '../../src/zk/index.js';
 import { startTestGateway, type TestGateway } from '../helpers/gateway.js';
+import { assertTreesInSync } from './helpers.js';
 
 let gw: TestGateway;
 let rpc: Rpc;
@@ -31,20 +30,7 @@ before(async () => {
 });
 after(() => gw?.stop());
 
-/** zkgate's trees and queues equal the ledger's tree and queue accounts; ingest skipped nothing. */
-function assertInSync(step: string): void {
-  const { compression, ledger } = gw.gateway.chain!;
-  compression.ingester.verifyPending();
-  for (const info of compression.trees.listTrees())
-    if (info.ledger)
-      assert.deepEqual(
-        compareWithChain(info, (k) => ledger.getAccount(decodeBase58(k))),
-        [],
-        `${step}: ${info.pubkey}`,
-      );
-  assert.deepEqual([...compression.ingester.divergent], [], step);
-  assert.equal(compression.ingester.stats.skipped, 0, step);
-}
+const assertInSync = (step: string) => assertTreesInSync(gw.gateway.chain!, step);
 
 async function funded(lamports: number): Promise<Keypair> {
   const kp = Keypair.generate();

@@ -9,7 +9,14 @@ import {
   VersionedTransaction,
 } from '@solana/web3.js';
 import { bn, LightSystemProgram, localTestActiveStateTreeInfos, type TreeInfo } from '@lightprotocol/stateless.js';
-import { openCompression, type AccountRecord, type Compression } from '../../src/compression/index.js';
+import assert from 'node:assert/strict';
+import {
+  compareWithChain,
+  openCompression,
+  type AccountRecord,
+  type Compression,
+} from '../../src/compression/index.js';
+import { decodeBase58 } from '../../src/zk/base58.js';
 import {
   bootstrapLocalnetTrees,
   Ledger,
@@ -169,4 +176,19 @@ export async function compressManyIx(
   ]);
   const data = Buffer.concat([Buffer.from('1a10a90715caf219', 'hex'), u32(body.length), body]);
   return new TransactionInstruction({ programId: base.programId, keys: base.keys, data });
+}
+
+/** zkgate's trees and queues equal the ledger's tree and queue accounts; ingest skipped nothing. */
+export function assertTreesInSync(c: { compression: Compression; ledger: Ledger }, step: string): void {
+  const { compression, ledger } = c;
+  compression.ingester.verifyPending();
+  for (const info of compression.trees.listTrees())
+    if (info.ledger)
+      assert.deepEqual(
+        compareWithChain(info, (k) => ledger.getAccount(decodeBase58(k))),
+        [],
+        `${step}: ${info.pubkey}`,
+      );
+  assert.deepEqual([...compression.ingester.divergent], [], step);
+  assert.equal(compression.ingester.stats.skipped, 0, step);
 }

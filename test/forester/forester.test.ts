@@ -7,7 +7,6 @@ import assert from 'node:assert/strict';
 import { rmSync } from 'node:fs';
 import { after, before, test } from 'node:test';
 import { Keypair, PublicKey } from '@solana/web3.js';
-import { compareWithChain } from '../../src/compression/index.js';
 import { appendInputs } from '../../src/forester/batch-inputs.js';
 import { Forester } from '../../src/forester/forester.js';
 import { alignRegistryEpochs, foresterGenesisAccounts } from '../../src/forester/genesis.js';
@@ -21,6 +20,7 @@ import { decodeBase58, encodeBase58 } from '../../src/zk/base58.js';
 import { bigIntToBytes32 } from '../../src/zk/field.js';
 import { KeyStore, solanaVerifyingKeyBytes } from '../../src/zk/index.js';
 import {
+  assertTreesInSync,
   compressManyIx,
   openLightLedger,
   sendIxs,
@@ -67,19 +67,7 @@ after(async () => {
   rmSync(dir, { recursive: true, force: true });
 });
 
-function assertInSync(step: string): void {
-  const { compression, ledger } = l;
-  compression.ingester.verifyPending();
-  for (const info of compression.trees.listTrees())
-    if (info.ledger)
-      assert.deepEqual(
-        compareWithChain(info, (k) => ledger.getAccount(decodeBase58(k))),
-        [],
-        `${step}: ${info.pubkey}`,
-      );
-  assert.deepEqual([...compression.ingester.divergent], [], step);
-  assert.equal(compression.ingester.stats.skipped, 0, step);
-}
+const assertInSync = (step: string) => assertTreesInSync(l, step);
 
 async function drain(): Promise<void> {
   f.kick();

@@ -1,0 +1,182 @@
+// The forester, two parts:
+//  1. proofs: each batch circuit's proof time with the native prover, warm key (tables built),
+//     on 2 threads and on 1 (the forester's background setting), median of 3; inputs are real
+//     batches built against a store's trees. Light's production sizes (× 500, × 250) are listed
+//     as not built: circom in WebAssembly cannot compile their 8–10 M constraints.
+//  2. sustained: stateless.js transfers end to end on one V2 tree with the forester on (the queues
+//     never fill), against the rate with it off until the tree's output queue is full (100 outputs,
+//     50 transfers); a gateway in this process, 100 ms slots.
+// BENCH_FORESTER_PARTS=proofs,sustained selects; BENCH_FORESTER_TRANSFERS sets the sustained count.
+import { mkdirSync, mkdtempSync, rmSync, symlinkSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Keypair } from '@solana/web3.js';
+import { compress, confirmTx, createRpc, transfer, type TreeInfo } from '@lightprotocol/stateless.js';
+import { defaultConfig } from '../../src/config.js';
+import { addressAppendInputs, appendInputs, updateInputs } from '../../src/forester/batch-inputs.js';
+import { startGateway } from '../../src/gateway.js';
+import { createLogger } from '../../src/obs/log.js';
+import { NativeBackend } from '../../src/prover/native-backend.js';
+import { TreeStore } from '../../src/state/index.js';
+import { BATCH_SHAPES, KeyStore, loadPoseidon, poseidon } from '../../src/zk/index.js';
+import type { CircuitInputs } from '../../src/zk/inputs.js';
+import { BENCH_CACHE as CACHE, BENCH_KEY as KEY } from '../lib/paths.js';
+import { envList, table } from '../lib/table.js';
+
+const PARTS = envList(process.env.BENCH_FORESTER_PARTS, ['proofs', 'sustained']);
+const TRANSFERS = Number(process.env.BENCH_FORESTER_TRANSFERS ?? 150);
+const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
+const tmp = (label: string) => mkdtempSync(join(tmpdir(), `zkgate-bench-${label}-`));
+
+/** One real zkp batch of 10 for each circuit, built against trees with entries already in them. */
+async function batchInputs(): Promise<Map<string, CircuitInputs>> {
+  const dir = tmp('forester-inputs');
+  const store = await TreeStore.open(dir);
+  try {
+    store.registerTree({ pubkey: 'state', kind: 'state', version: 2 });
+    store.registerTree({ pubkey: 'addr', kind: 'address', version: 2 });
+    const s = store.stateTree('state');
+    const leaves = Array.from({ length: 30 }, (_, i) => poseidon([BigInt(i), 5n]));
+    s.enqueue(0, leaves);
+    s.batchAppend(10);
+    s.batchAppend(10);
+    const nodes = { height: 32, node: (l: number, i: number) => s.node(l, i) };
+    const a = store.addressTree('addr');
+    a.enqueue(Array.from({ length: 10 }, (_, i) => BigInt(i + 1) << 200n));
+    a.batchInsert(10);
+    return new Map([
+      ['batch_append_32_10', appendInputs(nodes, 20, leaves.slice(20)).inputs],
+      [
+        'batch_update_32_10',
+        updateInputs(
+          nodes,
+          Array.from({ length: 10 }, (_, i) => ({ leaf: leaves[2 * i]!, leafIndex: 2 * i, txHash: BigInt(i + 7) })),
+        ).inputs,
+      ],
+      [
+        'batch_address_append_40_10',
+        addressAppendInputs(
+          {
+            height: 40,
+            node: (l, i) => a.node(l, i),
+            lowElement: (v) => a.lowElement(v),
+            element: (i) => a.element(i),
+          },
+          a.info().nextIndex,
+          Array.from({ length: 10 }, (_, i) => (BigInt(i + 1) << 200n) + 12345n),
+        ).inputs,
+      ],
+    ]);
+  } finally {
+    await store.close();
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+async function proofs(): Promise<void> {
+  const keys = new KeyStore(CACHE);
+  const inputs = await batchInputs();
+  const rows: string[][] = [];
+  for (const shape of BATCH_SHAPES) {
+    const i = inputs.get(shape.name);
+    if (!i) {
+      rows.push([shape.name, '—', '—', '—', 'not built: circom (WebAssembly) cannot compile it']);
+      continue;
+    }
+    const key = await keys.ensure(shape.name);
+    const backend = new NativeBackend({ memoryBudgetBytes: 6 * 2 ** 30, curveThreads: 2 });
+    const job = { shape: shape.name, zkeyPath: key.zkeyPath, wasmPath: key.wasmPath, keyBytes: 0, inputs: i };
+    await backend.waitForTables(job);
+    const times = async (threads: number) => {
+      const ms: number[] = [];
+      for (let k = 0; k < 3; k++) {
+        const t0 = performance.now();
+        await backend.prove({ ...job, threads });
+        ms.push(performance.now() - t0);
+      }
+      return median(ms);
+    };
+    const two = await times(2);
+    const one = await times(1);
+    rows.push([shape.name, key.entry.nVars.toLocaleString('en'), two.toFixed(0), one.toFixed(0), '']);
+  }
+  table(['circuit', 'wires', 'ms (2 threads)', 'ms (1 thread, background)', 'note'], rows);
+}
+
+/** Transfers per second on one V2 tree; `limit` stops early (the forester off: when the queue is full). */
+async function transferRate(forester: 'on' | 'off', count: number): Promise<{ done: number; perSecond: number }> {
+  const dataDir = tmp(`forester-${forester}`);
+  for (const sub of ['keys', 'circuits']) {
+    mkdirSync(join(CACHE, sub), { recursive: true });
+    symlinkSync(join(CACHE, sub), join(dataDir, sub), 'dir');
+  }
+  const log = createLogger('warn');
+  const g = await startGateway({
+    config: {
+      ...defaultConfig(),
+      rpcPort: 0,
+      grpcPort: 0,
+      provePort: 0,
+      dataDir,
+      apiKeys: [KEY],
+      forester,
+      slotTimeMs: 100,
+      preloadCircuits: ['v2_inclusion_32_1', 'v2_inclusion_32_2'],
+    },
+    log,
+    version: 'bench',
+  });
+  try {
+    await g.prover!.service.preload(['v2_inclusion_32_1', 'v2_inclusion_32_2']);
+    if (forester === 'on') await g.prover!.service.preload(['batch_append_32_10', 'batch_update_32_10']);
+    const url = `${g.rpcUrl}?api-key=${KEY}`;
+    const rpc = createRpc(url, url);
+    const alice = Keypair.generate();
+    const bob = Keypair.generate();
+    await confirmTx(rpc, await rpc.requestAirdrop(alice.publicKey, 10_000_000_000));
+    const tree = (await rpc.getStateTreeInfos()).find((t) => t.tree.toBase58().startsWith('bmt1'))! as TreeInfo;
+    await compress(rpc, alice, 5_000_000_000, alice.publicKey, tree);
+    let done = 0;
+    const t0 = performance.now();
+    for (; done < count; done++) {
+      try {
+        await transfer(rpc, alice, 1000, alice, bob.publicKey);
+      } catch (e) {
+        if (forester === 'on') throw e;
+        break; // the output queue is full
+      }
+    }
+    const s = (performance.now() - t0) / 1000;
+    return { done, perSecond: done / s };
+  } finally {
+    await g.stop();
+    rmSync(dataDir, { recursive: true, force: true });
+  }
+}
+
+async function sustained(): Promise<void> {
+  const off = await transferRate('off', TRANSFERS);
+  const on = await transferRate('on', TRANSFERS);
+  table(
+    ['forester', 'transfers', 'transfers/s', 'vs off'],
+    [
+      ['off (until the queue is full)', String(off.done), off.perSecond.toFixed(2), '1.00×'],
+      [
+        'on (queues never full)',
+        String(on.done),
+        on.perSecond.toFixed(2),
+        `${(on.perSecond / off.perSecond).toFixed(2)}×`,
+      ],
+    ],
+  );
+}
+
+export const foresterScenario = {
+  name: 'forester',
+  describe: 'batch proof times per circuit; sustained transfers/s with the forester on vs off until the queue fills',
+  async run(): Promise<void> {
+    await loadPoseidon();
+    if (PARTS.includes('proofs')) await proofs();
+    if (PARTS.includes('sustained')) await sustained();
+  },
+};

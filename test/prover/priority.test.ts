@@ -1,0 +1,79 @@
+// Background proofs (the forester's) on the prover pool: they run only when no client request
+// waits and never on the last free worker, so a client's proof starts at once.
+import assert from 'node:assert/strict';
+import { rmSync } from 'node:fs';
+import { after, before, test } from 'node:test';
+import { ProverPool } from '../../src/prover/pool.js';
+import type { ProveJob } from '../../src/prover/backend.js';
+import { TreeStore } from '../../src/state/index.js';
+import { circuitInputs, inclusionWitness, KeyStore, loadPoseidon, shapeByName } from '../../src/zk/index.js';
+import { tempDir } from '../helpers/gateway.js';
+import { KEY_CACHE } from '../helpers/zk.js';
+
+let pool: ProverPool;
+let job: ProveJob;
+let dir: string;
+
+before(async () => {
+  await loadPoseidon();
+  dir = tempDir('zkgate-priority-');
+  const store = await TreeStore.open(dir);
+  store.registerTree({ pubkey: 'tree', kind: 'state', version: 2 });
+  store.stateTree('tree').append([11n, 22n]);
+  const inputs = circuitInputs(
+    shapeByName('v2_inclusion_32_1'),
+    [inclusionWitness(store.stateTree('tree').proofByIndex(1))],
+    [],
+  );
+  await store.close();
+  const key = await new KeyStore(KEY_CACHE).ensure('v2_inclusion_32_1');
+  job = { shape: key.shape.name, zkeyPath: key.zkeyPath, wasmPath: key.wasmPath, keyBytes: 0, inputs };
+  pool = new ProverPool({ backend: 'native', threads: 2, maxQueue: 8, memoryBudgetBytes: 2 ** 30 });
+  // Both workers load the key before the measured runs.
+  await Promise.all([
+    pool.run(job, { deadline: Date.now() + 60_000 }),
+    pool.run(job, { deadline: Date.now() + 60_000 }),
+  ]);
+});
+
+after(async () => {
+  await pool?.close();
+  rmSync(dir, { recursive: true, force: true });
+});
+
+const deadline = () => Date.now() + 60_000;
+
+test('a client proof starts at once beside background work, which runs one at a time', async () => {
+  const order: string[] = [];
+  const bg = [1, 2, 3].map((i) =>
+    pool.run(job, { deadline: deadline(), background: true }).then(() => order.push(`bg${i}`)),
+  );
+  const client = pool.run(job, { deadline: deadline() }).then(() => order.push('client'));
+  await Promise.all([...bg, client]);
+  assert.deepEqual(
+    order.filter((x) => x.startsWith('bg')),
+    ['bg1', 'bg2', 'bg3'],
+    'background in order',
+  );
+  assert.ok(order.indexOf('client') < order.indexOf('bg2'), `the client went first: ${order.join(', ')}`);
+});
+
+test('background work waits while clients wait; no deadline means it never expires', async () => {
+  const order: string[] = [];
+  const c = [1, 2, 3].map((i) => pool.run(job, { deadline: deadline() }).then(() => order.push(`c${i}`)));
+  const bg = pool.run(job, { deadline: Number.MAX_SAFE_INTEGER, background: true }).then(() => order.push('bg'));
+  await Promise.all([...c, bg]);
+  assert.equal(order.at(-1), 'bg', order.join(', '));
+});
+
+test('a full client queue does not refuse background work', async () => {
+  const small = new ProverPool({ backend: 'native', threads: 1, maxQueue: 0, memoryBudgetBytes: 2 ** 30 });
+  try {
+    const first = small.run(job, { deadline: deadline() });
+    await assert.rejects(small.run(job, { deadline: deadline() }), /Prover busy/);
+    const bg = small.run(job, { deadline: deadline(), background: true });
+    await Promise.all([first, bg]);
+  } finally {
+    await small.close();
+  }
+});
