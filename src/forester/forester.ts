@@ -36,6 +36,7 @@ import {
   finalizeRegistrationIx,
   registerEpochIx,
   registryPdas,
+  v1AddressUpdateIx,
   v1NullifyIx,
 } from './registry.js';
 
@@ -91,10 +92,22 @@ const CONFIG = { genesisSlot: 41, registration: 65, active: 73 };
 const FINALIZED_AT = 89;
 /** network_fee in the rollover metadata: output queue / tree account. */
 const NETWORK_FEE = { queue: 128, tree: 136 };
-/** V1 concurrent tree account: canopy depth, network fee, the changelog's last index. */
-const V1_TREE = { networkFee: 128, canopyDepth: 232, changelogLast: 328 };
-/** V1 queue account: its hash set's buckets (48 bytes, the value at +16) after metadata, capacity and threshold. */
-const V1_QUEUE = { buckets: 248, bucket: 48, value: 16 };
+/** V1 concurrent tree account: network fee, header, the vectors' metadata and where their data starts. */
+const V1_TREE = {
+  networkFee: 128,
+  height: 224,
+  canopyDepth: 232,
+  changelogCapacity: 304,
+  changelogLast: 328,
+  rootsCapacity: 336,
+  data: 384,
+};
+/**
+ * V1 queue account: its hash set's 48-byte cells start at 256 (after metadata, capacity, threshold
+ * and a spare word). The value sits 16 bytes into a cell in address queues and 8 in nullifier
+ * queues (observed on the ledger); either way the cell index is what the program takes.
+ */
+const V1_QUEUE = { buckets: 256, bucket: 48, valueAt: [8, 16] };
 
 interface Ready {
   info: TreeInfo;
@@ -255,20 +268,28 @@ export class Forester {
         }
       }
     }
+    // V1 queues: one Merkle-proof instruction per entry (a spend to nullify, an address to insert).
     for (const info of this.o.trees.listTrees()) {
-      if (!info.ledger || info.version !== 1 || info.kind !== 'state' || this.stopped) continue;
-      const key = `${info.pubkey}:v1-nullify`;
+      if (!info.ledger || info.version !== 1 || this.stopped) continue;
+      const key = `${info.pubkey}:v1`;
       if (this.backingOff(key)) continue;
-      const [entry] = this.o.trees.stateTree(info.pubkey).nullifierQueue(0, 1);
-      if (!entry) continue;
       try {
-        this.nullifyV1(this.o.trees.info(info.pubkey), entry.hash, entry.leafIndex, epoch);
+        const fresh = this.o.trees.info(info.pubkey);
+        if (info.kind === 'state') {
+          const [entry] = this.o.trees.stateTree(info.pubkey).nullifierQueue(0, 1);
+          if (!entry) continue;
+          this.nullifyV1(fresh, entry.hash, entry.leafIndex, epoch);
+        } else {
+          const [entry] = this.o.trees.addressTree(info.pubkey).addressQueue(0, 1);
+          if (!entry) continue;
+          this.insertAddressV1(fresh, entry.address, epoch);
+        }
         this.backoff.delete(key);
         this.again = true;
       } catch (e) {
         this.backOff(key);
         this.stats.failed++;
-        this.metrics?.batches.inc(['v1-nullify', 'failed']);
+        this.metrics?.batches.inc([info.kind === 'state' ? 'v1-nullify' : 'v1-address', 'failed']);
         this.fail(key, (e as Error).message);
       }
     }
@@ -290,11 +311,6 @@ export class Forester {
     const canopy = Number(d.readBigUInt64LE(V1_TREE.canopyDepth));
     const p = this.o.trees.stateTree(info.pubkey).proofByIndex(leafIndex);
     if (p.leaf !== hash) throw new Error(`${info.pubkey}: leaf ${leafIndex} is not the queued account`);
-    const q = Buffer.from(queueAccount.data);
-    const value = Buffer.from(bigIntToBytes32(hash));
-    let at = q.indexOf(value, V1_QUEUE.buckets);
-    while (at >= 0 && (at - V1_QUEUE.buckets) % V1_QUEUE.bucket !== V1_QUEUE.value) at = q.indexOf(value, at + 1);
-    if (at < 0) throw new Error(`${info.queue}: account ${hex(hash)} is not in the queue account`);
     this.send(
       [
         ...this.topUp(info.pubkey, V1_TREE.networkFee, 1n),
@@ -304,7 +320,7 @@ export class Forester {
           tree: decodeBase58(info.pubkey),
           queue: decodeBase58(info.queue),
           changelogIndex: Number(d.readBigUInt64LE(V1_TREE.changelogLast)),
-          queueIndex: Math.floor((at - V1_QUEUE.buckets) / V1_QUEUE.bucket),
+          queueIndex: queueBucket(queueAccount.data, hash, info.queue),
           leafIndex,
           proof: p.pathElements.slice(0, info.height - canopy).map(bigIntToBytes32),
         }),
@@ -313,6 +329,58 @@ export class Forester {
     );
     this.stats.sent++;
     this.metrics?.batches.inc(['v1-nullify', 'sent']);
+  }
+
+  /**
+   * A V1 address tree's queued address inserted (one per transaction): its low element with the
+   * path below the canopy against the tree's current root, the changelog indexes naming that root,
+   * and the address's bucket in the queue's hash set. The queue pays the tree's network fee.
+   */
+  private insertAddressV1(info: TreeInfo, address: bigint, epoch: bigint): void {
+    const treeAccount = this.account(info.pubkey);
+    const queueAccount = this.account(info.queue);
+    if (!treeAccount || !queueAccount) throw new Error(`${info.pubkey}: no tree or queue account on the ledger`);
+    const d = Buffer.from(treeAccount.data);
+    const chain = parseTreeAccount('', info.pubkey, d);
+    if (!chain || chain.root !== info.root)
+      throw new Error(`zkgate's ${info.pubkey} (root ${hex(info.root)}) differs from the tree account`);
+    const u64 = (at: number) => Number(d.readBigUInt64LE(at));
+    const height = u64(V1_TREE.height);
+    const canopy = u64(V1_TREE.canopyDepth);
+    // The indexed changelog follows the concurrent tree: filled subtrees, changelog, roots, canopy.
+    const indexedChangelog =
+      V1_TREE.data +
+      32 * height +
+      u64(V1_TREE.changelogCapacity) * (32 * (height + 1) + 8) +
+      32 * u64(V1_TREE.rootsCapacity) +
+      32 * (2 ** (canopy + 1) - 2);
+    const p = this.o.trees.addressTree(info.pubkey).nonInclusionProof(address);
+    const fee = d.readBigUInt64LE(V1_TREE.networkFee);
+    const need = this.o.ledger.minimumBalanceForRentExemption(queueAccount.data.length) + fee - queueAccount.lamports;
+    this.send(
+      [
+        ...(need > 0n ? [transferIx(this.authority, decodeBase58(info.queue), need)] : []),
+        v1AddressUpdateIx({
+          authority: this.authority,
+          epoch,
+          tree: decodeBase58(info.pubkey),
+          queue: decodeBase58(info.queue),
+          changelogIndex: u64(V1_TREE.changelogLast),
+          indexedChangelogIndex: u64(indexedChangelog + 24),
+          queueIndex: queueBucket(queueAccount.data, address, info.queue),
+          low: {
+            index: p.lowElement.index,
+            value: bigIntToBytes32(p.lowElement.value),
+            nextIndex: p.lowElement.nextIndex,
+            nextValue: bigIntToBytes32(p.lowElement.nextValue),
+          },
+          proof: p.pathElements.slice(0, height - canopy).map(bigIntToBytes32),
+        }),
+      ],
+      `V1 insertion of an address into ${info.pubkey}`,
+    );
+    this.stats.sent++;
+    this.metrics?.batches.inc(['v1-address', 'sent']);
   }
 
   /** The next full zkp batch of a queue, with the tree figures the proof commits to. */
@@ -407,16 +475,22 @@ export class Forester {
     });
   }
 
+  /**
+   * The batch's circuit inputs. Output-queue positions are leaf indices (the batch starts at the
+   * tree's next index); input and address queues are taken from the head of zkgate's queue (what
+   * is not in the tree yet, in order; an address batch's start index in the account is a leaf
+   * index, not a queue position). The hash chain check after this makes sure it is the same batch.
+   */
   private inputs(r: Ready): BatchInputs {
-    const { info, kind, firstPosition: first, zkpBatchSize: n } = r;
-    const positions = (got: number[]) => {
-      if (got.length !== n || got.some((p, i) => p !== first + i))
-        throw new Error(`${info.pubkey}: zkgate's ${kind} queue lacks entries ${first}..${first + n - 1}`);
+    const { info, kind, zkpBatchSize: n } = r;
+    const consecutive = (got: number[]) => {
+      if (got.length !== n || got.some((p, i) => p !== got[0]! + i))
+        throw new Error(`${info.pubkey}: zkgate's ${kind} queue holds ${got.length} of the ${n} entries of the batch`);
     };
     if (kind === 'address') {
       const t = this.o.trees.addressTree(info.pubkey);
-      const entries = [...t.addressQueue(first, n)];
-      positions(entries.map((e) => e.position));
+      const entries = [...t.addressQueue(0, n)];
+      consecutive(entries.map((e) => e.position));
       return addressAppendInputs(
         {
           height: info.height,
@@ -432,15 +506,15 @@ export class Forester {
     const nodes = { height: info.height, node: (l: number, i: number) => t.node(l, i) };
     if (kind === 'append') {
       const leaves: bigint[] = [];
-      for (let p = first; p < first + n; p++) {
+      for (let p = r.firstPosition; p < r.firstPosition + n; p++) {
         const q = t.queuedOutput(p);
         if (!q) throw new Error(`${info.pubkey}: zkgate's output queue has no leaf ${p}`);
         leaves.push(q.hash);
       }
-      return appendInputs(nodes, first, leaves);
+      return appendInputs(nodes, r.firstPosition, leaves);
     }
-    const entries = [...t.nullifierQueue(first, n)];
-    positions(entries.map((e) => e.position));
+    const entries = [...t.nullifierQueue(0, n)];
+    consecutive(entries.map((e) => e.position));
     return updateInputs(
       nodes,
       entries.map((e) => ({ leaf: e.hash, leafIndex: e.leafIndex, txHash: e.txHash! })),
@@ -453,20 +527,7 @@ export class Forester {
     if (!a) return [];
     const fee = Buffer.from(a.data).readBigUInt64LE(feeAt);
     const need = this.o.ledger.minimumBalanceForRentExemption(a.data.length) + fee * times - a.lamports;
-    if (need <= 0n) return [];
-    const data = Buffer.alloc(12);
-    data.writeUInt32LE(2, 0);
-    data.writeBigUInt64LE(need, 4);
-    return [
-      {
-        programId: SYSTEM_PROGRAM,
-        keys: [
-          { pubkey: this.authority, isSigner: true, isWritable: true },
-          { pubkey: decodeBase58(account), isSigner: false, isWritable: true },
-        ],
-        data,
-      },
-    ];
+    return need > 0n ? [transferIx(this.authority, decodeBase58(account), need)] : [];
   }
 
   /** Registration for the epochs that need it now; the active epoch when the forester may work in it. */
@@ -572,6 +633,31 @@ export function queueStatuses(ledger: Ledger, trees: TreeStore): QueueStatus[] {
     }
   }
   return out;
+}
+
+/** Where a value sits in a V1 queue account's hash set: its bucket index. */
+function queueBucket(data: Uint8Array, value: bigint, queue: string): number {
+  const q = Buffer.from(data);
+  const v = Buffer.from(bigIntToBytes32(value));
+  let at = q.indexOf(v, V1_QUEUE.buckets);
+  while (at >= 0 && !V1_QUEUE.valueAt.includes((at - V1_QUEUE.buckets) % V1_QUEUE.bucket)) at = q.indexOf(v, at + 1);
+  if (at < 0) throw new Error(`${queue}: ${hex(value)} is not in the queue account`);
+  return Math.floor((at - V1_QUEUE.buckets) / V1_QUEUE.bucket);
+}
+
+/** A System program transfer. */
+function transferIx(from: Uint8Array, to: Uint8Array, lamports: bigint): Instruction {
+  const data = Buffer.alloc(12);
+  data.writeUInt32LE(2, 0);
+  data.writeBigUInt64LE(lamports, 4);
+  return {
+    programId: SYSTEM_PROGRAM,
+    keys: [
+      { pubkey: from, isSigner: true, isWritable: true },
+      { pubkey: to, isSigner: false, isWritable: true },
+    ],
+    data,
+  };
 }
 
 function kindsOf(info: TreeInfo): BatchKind[] {

@@ -18,6 +18,7 @@ export const REGISTRY_DISCRIMINATORS = {
   registerForesterEpoch: disc('register_forester_epoch'),
   finalizeRegistration: disc('finalize_registration'),
   nullify: disc('nullify'),
+  updateAddressMerkleTree: disc('update_address_merkle_tree'),
 } as const;
 
 const key = (s: string) => decodeBase58(s);
@@ -181,6 +182,53 @@ export function v1NullifyIx(n: V1Nullify): Instruction {
       vec(1),
       vec(n.proof.length),
       ...n.proof,
+    ]),
+  };
+}
+
+/** A V1 address insertion: the queued address's low element, its path below the canopy, and where things sit. */
+export interface V1AddressUpdate {
+  authority: Uint8Array;
+  epoch: bigint;
+  tree: Uint8Array;
+  queue: Uint8Array;
+  /** The tree's changelog and indexed-changelog indexes naming its current root (no patching needed). */
+  changelogIndex: number;
+  indexedChangelogIndex: number;
+  /** The address's bucket in the queue account's hash set. */
+  queueIndex: number;
+  low: { index: number; value: Uint8Array; nextIndex: number; nextValue: Uint8Array };
+  /** Siblings of the low element's leaf from the leaf level up to the canopy (16 on Light's V1 trees). */
+  proof: Uint8Array[];
+}
+
+export function v1AddressUpdateIx(u: V1AddressUpdate): Instruction {
+  const forester = registryPdas.forester(u.authority);
+  const head = Buffer.alloc(7);
+  head.writeUInt8(registryPdas.cpiAuthorityBump, 0);
+  head.writeUInt16LE(u.changelogIndex, 1);
+  head.writeUInt16LE(u.indexedChangelogIndex, 3);
+  head.writeUInt16LE(u.queueIndex, 5);
+  return {
+    programId: REGISTRY,
+    keys: [
+      meta(registryPdas.foresterEpoch(forester, u.epoch), true),
+      meta(u.authority, true, true),
+      meta(registryPdas.cpiAuthority, false),
+      meta(registryPdas.registeredProgram, false),
+      meta(ACCOUNT_COMPRESSION, false),
+      meta(u.queue, true),
+      meta(u.tree, true),
+      meta(NOOP, false),
+    ],
+    data: Buffer.concat([
+      REGISTRY_DISCRIMINATORS.updateAddressMerkleTree,
+      head,
+      u64le(u.low.index),
+      u.low.value,
+      u64le(u.low.nextIndex),
+      u.low.nextValue,
+      ...u.proof,
     ]),
   };
 }

@@ -1,14 +1,22 @@
 // The forester in the gateway, with the unmodified stateless.js 0.23.3 as the client: V2 transfers
 // whose queues it drains (balances exact, trees equal to the accounts, prove-by-index only while
 // an account waits in its output queue), a V1 spend nullified with a Merkle-proof instruction,
+// new V2 addresses (compressed mints) appended and a V1 address inserted by Merkle-proof instruction,
 // its figures in zkgate_getForesterStatus, /metrics, /health and `zkgate forester status`; with
 // the forester off a full output queue refuses transactions, and turned on it drains the queue.
 import assert from 'node:assert/strict';
 import { after, test } from 'node:test';
-import { Keypair, PublicKey } from '@solana/web3.js';
+import { ComputeBudgetProgram, Keypair, PublicKey } from '@solana/web3.js';
+import { createMintInterface } from '@lightprotocol/compressed-token';
 import {
+  bn,
+  buildAndSignTx,
   compress,
   confirmTx,
+  deriveAddressLegacy,
+  deriveAddressSeedLegacy,
+  LightSystemProgram,
+  sendAndConfirmTx,
   createRpc,
   merkletreePubkey,
   transfer,
@@ -16,11 +24,15 @@ import {
   type TreeInfo,
 } from '@lightprotocol/stateless.js';
 import { formatForesterStatus } from '../../src/forester-command.js';
+import { bigIntToBytes32, bytesToBigInt, encodeBase58 } from '../../src/zk/index.js';
 import { runCliToEnd } from '../helpers/cli.js';
 import { assertTreesInSync } from '../compression/helpers.js';
 import { httpRequest, rpcCall, startTestGateway, tempDir, TEST_KEY, type TestGateway } from '../helpers/gateway.js';
 
 const BATCH_KEYS = ['batch_append_32_10', 'batch_update_32_10', 'batch_address_append_40_10'];
+const AMT2 = 'amt2kaJA14v3urZbZvnc5v2np8jqvc4Z8zDep5wbtzx';
+const AMT1 = 'amt1Ayt45jfbdw5YSo7iz6WZxUmnZsQTYXy82hVwyC2';
+const AQ1 = 'aq1S9z4reTSQAdgWHGD2zDaS39sjGrAxbR31vxJ2F4F';
 const dataDir = tempDir('zkgate-forester-gw-');
 let gw: TestGateway | undefined;
 after(() => gw?.stop());
@@ -29,7 +41,12 @@ async function start(forester: 'on' | 'off'): Promise<{ gw: TestGateway; rpc: Rp
   const g = await startTestGateway(
     { forester, slotTimeMs: 100 },
     {},
-    { prover: true, ledger: true, dataDir, keys: ['v1_inclusion_26_1', 'v2_inclusion_32_1', ...BATCH_KEYS] },
+    {
+      prover: true,
+      ledger: true,
+      dataDir,
+      keys: ['v1_inclusion_26_1', 'v1_non-inclusion_26_1', 'v2_inclusion_32_1', 'v2_non-inclusion_40_1', ...BATCH_KEYS],
+    },
   );
   return { gw: g, rpc: createRpc(g.url, g.url) };
 }
@@ -166,3 +183,86 @@ test('V2 transfers with stateless.js, and a V1 spend nullified by Merkle proof',
   assertInSync(g, 'V1 nullified');
   assert.equal(g.gateway.chain!.forester!.status().lastError, null);
 });
+
+test(
+  'new V2 addresses (ten compressed mints) appended to the address tree with a batch proof',
+  { timeout: 1_200_000 },
+  async () => {
+    const g = gw!;
+    const rpc = createRpc(g.url, g.url);
+    const payer = await funded(rpc, 20_000_000_000);
+    const trees = g.gateway.chain!.compression.trees;
+    const before = trees.info(AMT2);
+    // Each compressed mint creates one address in amt2 (the token program's CPI, proved non-included by zkgate).
+    const mints: PublicKey[] = [];
+    for (let i = 0; i < 10; i++)
+      mints.push((await createMintInterface(rpc, payer, payer, null, 9, Keypair.generate())).mint);
+    const queued = [...trees.addressTree(AMT2).addressQueue()].map((e) => e.address);
+    assert.equal(queued.length, 10);
+    await drained(g);
+    assertInSync(g, 'addresses appended');
+    const after = trees.info(AMT2);
+    assert.equal(after.nextIndex, before.nextIndex + 10);
+    assert.equal(after.rootSeq, before.rootSeq + 1n, 'one batch update');
+    assert.equal(trees.addressTree(AMT2).queueSize('address'), 0);
+    // The addresses are in the tree now: a proof that one is new is refused.
+    for (const a of queued) assert.equal(trees.addressTree(AMT2).lowElement(a), undefined);
+    const refused = await rpcCall(g.url, 'getValidityProofV2', {
+      hashes: [],
+      newAddressesWithTrees: [{ address: encodeBase58(bigIntToBytes32(queued[0]!)), tree: AMT2 }],
+    });
+    assert.match(refused.error.message, /already exists/);
+    const s = g.gateway.chain!.forester!.status();
+    assert.ok(s.proofs.some((p) => p.circuit === 'batch_address_append_40_10'));
+    assert.equal(s.lastError, null);
+    assert.equal(mints.length, 10);
+  },
+);
+
+test(
+  'a V1 address (a new compressed account at an address) inserted with a Merkle-proof instruction',
+  { timeout: 600_000 },
+  async () => {
+    const g = gw!;
+    const rpc = createRpc(g.url, g.url);
+    const payer = await funded(rpc, 5_000_000_000);
+    const infos = await rpc.getStateTreeInfos();
+    const smt1 = infos.find((t) => t.tree.equals(new PublicKey(merkletreePubkey)))!;
+    const amt1 = new PublicKey(AMT1);
+    const aq1 = new PublicKey(AQ1);
+    const seed = deriveAddressSeedLegacy([Buffer.from('zkgate forester test')], LightSystemProgram.programId);
+    const address = deriveAddressLegacy(seed, amt1);
+    const proof = await rpc.getValidityProofV0(undefined, [{ address: bn(address.toBytes()), tree: amt1, queue: aq1 }]);
+    const ix = await LightSystemProgram.createAccount({
+      payer: payer.publicKey,
+      newAddressParams: {
+        seed,
+        addressMerkleTreeRootIndex: proof.rootIndices[0]!,
+        addressMerkleTreePubkey: amt1,
+        addressQueuePubkey: aq1,
+      },
+      newAddress: Array.from(address.toBytes()),
+      recentValidityProof: proof.compressedProof,
+      outputStateTreeInfo: smt1,
+    });
+    const { blockhash } = await rpc.getLatestBlockhash();
+    await sendAndConfirmTx(
+      rpc,
+      buildAndSignTx([ComputeBudgetProgram.setComputeUnitLimit({ units: 1_000_000 }), ix], payer, blockhash),
+    );
+    const tree = g.gateway.chain!.compression.trees.addressTree(AMT1);
+    const value = bytesToBigInt(address.toBytes());
+    const until = Date.now() + 120_000;
+    while (tree.queueSize('address') > 0 && Date.now() < until) await new Promise((r) => setTimeout(r, 100));
+    await g.gateway.chain!.forester!.idle();
+    assert.equal(tree.queueSize('address'), 0, 'the V1 address queue is empty');
+    assert.equal(tree.lowElement(value), undefined, 'the address is in the tree');
+    assertInSync(g, 'V1 address inserted');
+    assert.equal(g.gateway.chain!.forester!.status().lastError, null);
+    const refused = await rpcCall(g.url, 'getValidityProof', {
+      hashes: [],
+      newAddressesWithTrees: [{ address: address.toBase58(), tree: AMT1 }],
+    });
+    assert.match(refused.error.message, /already exists/);
+  },
+);

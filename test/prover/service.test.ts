@@ -191,7 +191,8 @@ describe('state', () => {
       // `--prover-backend auto` picks the native backend: npm ci built it and it passes its self-check.
       assert.equal(circuits.backend, 'native');
       assert.equal(circuits.circuits.find((c) => c.name === 'v1_inclusion_26_1')?.status, 'ready');
-      assert.equal(circuits.circuits.length, 83);
+      assert.equal(circuits.circuits.length, 83 + 6, 'the validity shapes and the forester’s batch shapes');
+      assert.equal(circuits.circuits.find((c) => c.name === 'batch_append_32_10')?.keyKind !== undefined, true);
     } finally {
       await gw.stop();
     }
