@@ -18,7 +18,7 @@ import { ProverPool } from '../../src/prover/pool.js';
 import { ProverService } from '../../src/prover/service.js';
 import { decodeBase58, encodeBase58 } from '../../src/zk/base58.js';
 import { bigIntToBytes32 } from '../../src/zk/field.js';
-import { KeyStore, solanaVerifyingKeyBytes } from '../../src/zk/index.js';
+import { KeyStore, shutdownZk, solanaVerifyingKeyBytes } from '../../src/zk/index.js';
 import {
   assertTreesInSync,
   compressManyIx,
@@ -65,6 +65,8 @@ after(async () => {
   await pool?.close();
   await l?.ledger.close();
   rmSync(dir, { recursive: true, force: true });
+  // A key built here (a fresh cache) started snarkjs's curve threads: they would keep the process alive.
+  await shutdownZk();
 });
 
 const assertInSync = (step: string) => assertTreesInSync(l, step);

@@ -6,7 +6,14 @@ import { after, before, test } from 'node:test';
 import { ProverPool } from '../../src/prover/pool.js';
 import type { ProveJob } from '../../src/prover/backend.js';
 import { TreeStore } from '../../src/state/index.js';
-import { circuitInputs, inclusionWitness, KeyStore, loadPoseidon, shapeByName } from '../../src/zk/index.js';
+import {
+  circuitInputs,
+  inclusionWitness,
+  KeyStore,
+  loadPoseidon,
+  shapeByName,
+  shutdownZk,
+} from '../../src/zk/index.js';
 import { tempDir } from '../helpers/gateway.js';
 import { KEY_CACHE } from '../helpers/zk.js';
 
@@ -39,6 +46,8 @@ before(async () => {
 after(async () => {
   await pool?.close();
   rmSync(dir, { recursive: true, force: true });
+  // A key built here (a fresh cache) started snarkjs's curve threads: they would keep the process alive.
+  await shutdownZk();
 });
 
 const deadline = () => Date.now() + 60_000;
