@@ -295,12 +295,8 @@ export class Forester {
     }
   }
 
-  /**
-   * A V1 tree's queued spend nullified with a Merkle proof (one per transaction, as Light's
-   * program takes them): the proof below the canopy against the tree's current root, the
-   * changelog index naming that root, and the spend's bucket in the queue's hash set.
-   */
-  private nullifyV1(info: TreeInfo, hash: bigint, leafIndex: number, epoch: bigint): void {
+  /** A V1 tree's account data (its root must be zkgate's) and its queue account. */
+  private v1Accounts(info: TreeInfo): { d: Buffer; queueAccount: StoredAccount } {
     const treeAccount = this.account(info.pubkey);
     const queueAccount = this.account(info.queue);
     if (!treeAccount || !queueAccount) throw new Error(`${info.pubkey}: no tree or queue account on the ledger`);
@@ -308,6 +304,16 @@ export class Forester {
     const chain = parseTreeAccount('', info.pubkey, d);
     if (!chain || chain.root !== info.root)
       throw new Error(`zkgate's ${info.pubkey} (root ${hex(info.root)}) differs from the tree account`);
+    return { d, queueAccount };
+  }
+
+  /**
+   * A V1 tree's queued spend nullified with a Merkle proof (one per transaction, as Light's
+   * program takes them): the proof below the canopy against the tree's current root, the
+   * changelog index naming that root, and the spend's bucket in the queue's hash set.
+   */
+  private nullifyV1(info: TreeInfo, hash: bigint, leafIndex: number, epoch: bigint): void {
+    const { d, queueAccount } = this.v1Accounts(info);
     const canopy = Number(d.readBigUInt64LE(V1_TREE.canopyDepth));
     const p = this.o.trees.stateTree(info.pubkey).proofByIndex(leafIndex);
     if (p.leaf !== hash) throw new Error(`${info.pubkey}: leaf ${leafIndex} is not the queued account`);
@@ -337,13 +343,7 @@ export class Forester {
    * and the address's bucket in the queue's hash set. The queue pays the tree's network fee.
    */
   private insertAddressV1(info: TreeInfo, address: bigint, epoch: bigint): void {
-    const treeAccount = this.account(info.pubkey);
-    const queueAccount = this.account(info.queue);
-    if (!treeAccount || !queueAccount) throw new Error(`${info.pubkey}: no tree or queue account on the ledger`);
-    const d = Buffer.from(treeAccount.data);
-    const chain = parseTreeAccount('', info.pubkey, d);
-    if (!chain || chain.root !== info.root)
-      throw new Error(`zkgate's ${info.pubkey} (root ${hex(info.root)}) differs from the tree account`);
+    const { d, queueAccount } = this.v1Accounts(info);
     const u64 = (at: number) => Number(d.readBigUInt64LE(at));
     const height = u64(V1_TREE.height);
     const canopy = u64(V1_TREE.canopyDepth);
