@@ -69,8 +69,120 @@ template LeafUpdate(height) {
     newRoot <== after.root;
 }
 
+// One level of the subtree over a range of consecutive positions: `W` window slots hold the
+// range's nodes at this level (positions a..a+count-1, slot i = position a+i; slots at and past
+// `count` are unused), and the next level's W\2+1 slots are hashed from them. A child outside the
+// range is a boundary sibling: `left` (position a-1, used when a is odd) or `right` (position
+// a+count, used when the last node is a left child); both are unchanged by the batch.
+template RangeLevel(W) {
+    var P = W \ 2 + 1;
+    signal input nodes[W];
+    signal input inRange[W];
+    signal input odd;
+    signal input left;
+    signal input right;
+    signal output parents[P];
+
+    signal v[W];
+    for (var i = 0; i < W; i++) v[i] <== right + inRange[i] * (nodes[i] - right);
+    signal l[P];
+    signal r[P];
+    component h[P];
+    for (var j = 0; j < P; j++) {
+        // Children at slots 2j, 2j+1 when a is even, 2j-1, 2j when it is odd.
+        var e0 = right;
+        if (2 * j < W) e0 = v[2 * j];
+        var o0 = right;
+        if (j == 0) {
+            o0 = left;
+        } else if (2 * j - 1 < W) {
+            o0 = v[2 * j - 1];
+        }
+        var e1 = right;
+        if (2 * j + 1 < W) e1 = v[2 * j + 1];
+        l[j] <== e0 + odd * (o0 - e0);
+        r[j] <== e1 + odd * (e0 - e1);
+        h[j] = PoseidonHash(2);
+        h[j].inputs <== [l[j], r[j]];
+        parents[j] <== h[j].out;
+    }
+}
+
+// Where a range of n consecutive leaves from `start` lies at each level of a tree of `height`:
+// the parity of its first position and which window slots are in range. The range must end
+// inside the tree.
+template RangeLayout(n, height) {
+    signal input start;
+    signal output odd[height];
+    signal output inRange[height][n];
+
+    component first = Num2Bits(height);
+    first.in <== start;
+    component last = Num2Bits(height);
+    last.in <== start + n - 1;
+    signal sel[height][n];
+    var w = n;
+    for (var lv = 0; lv < height; lv++) {
+        odd[lv] <== first.out[lv];
+        // span = (last >> lv) - (first >> lv) = the range's node count at this level, minus one.
+        var span = 0;
+        for (var k = lv; k < height; k++) span += (last.out[k] - first.out[k]) * (1 << (k - lv));
+        var sum = 0;
+        var weighted = 0;
+        for (var i = 0; i < w; i++) {
+            sel[lv][i] <-- span == i ? 1 : 0;
+            sel[lv][i] * (sel[lv][i] - 1) === 0;
+            sum += sel[lv][i];
+            weighted += i * sel[lv][i];
+        }
+        sum === 1;
+        weighted === span;
+        var suffix = 0;
+        for (var i = w - 1; i >= 0; i--) {
+            suffix += sel[lv][i];
+            inRange[lv][i] <== suffix;
+        }
+        for (var i = w; i < n; i++) {
+            sel[lv][i] <== 0;
+            inRange[lv][i] <== 0;
+        }
+        w = w \ 2 + 1;
+    }
+}
+
+// Root of a tree from the leaves of a range and the boundary siblings at each level: the union of
+// the range's paths, hashed once (about 2n + height hashes instead of n * height).
+template RangeRoot(n, height) {
+    signal input leaves[n];
+    signal input odd[height];
+    signal input inRange[height][n];
+    signal input leftSiblings[height];
+    signal input rightSiblings[height];
+    signal output root;
+
+    component level[height];
+    var w = n;
+    for (var lv = 0; lv < height; lv++) {
+        level[lv] = RangeLevel(w);
+        for (var i = 0; i < w; i++) {
+            if (lv == 0) {
+                level[lv].nodes[i] <== leaves[i];
+            } else {
+                level[lv].nodes[i] <== level[lv - 1].parents[i];
+            }
+            level[lv].inRange[i] <== inRange[lv][i];
+        }
+        level[lv].odd <== odd[lv];
+        level[lv].left <== leftSiblings[lv];
+        level[lv].right <== rightSiblings[lv];
+        w = w \ 2 + 1;
+    }
+    root <== level[height - 1].parents[0];
+}
+
 // Output-queue leaves appended at startIndex..startIndex+n-1. A position whose leaf is not zero
-// already holds the leaf's nullifier (an update overtook the append) and keeps it.
+// already holds the leaf's nullifier (an update overtook the append) and keeps it. The old and the
+// new root are both hashed over the range with the same boundary siblings.
 template BatchAppend(n, height) {
     signal input publicInputHash;
     signal input oldRoot;
@@ -79,7 +191,8 @@ template BatchAppend(n, height) {
     signal input startIndex;
     signal input oldLeaves[n];
     signal input leaves[n];
-    signal input merkleProofs[n][height];
+    signal input leftSiblings[height];
+    signal input rightSiblings[height];
 
     component pih = HashChain(4);
     pih.in <== [oldRoot, newRoot, leavesHashchainHash, startIndex];
@@ -88,23 +201,29 @@ template BatchAppend(n, height) {
     chain.in <== leaves;
     chain.out === leavesHashchainHash;
 
+    component layout = RangeLayout(n, height);
+    layout.start <== startIndex;
     component empty[n];
-    component update[n];
-    signal kept[n];
-    var root = oldRoot;
+    signal newLeaves[n];
     for (var i = 0; i < n; i++) {
         empty[i] = IsZero();
         empty[i].in <== oldLeaves[i];
-        kept[i] <== empty[i].out * leaves[i];
-        update[i] = LeafUpdate(height);
-        update[i].oldRoot <== root;
-        update[i].oldLeaf <== oldLeaves[i];
-        update[i].newLeaf <== oldLeaves[i] + kept[i];
-        update[i].index <== startIndex + i;
-        update[i].siblings <== merkleProofs[i];
-        root = update[i].newRoot;
+        newLeaves[i] <== oldLeaves[i] + empty[i].out * leaves[i];
     }
-    root === newRoot;
+    component before = RangeRoot(n, height);
+    before.leaves <== oldLeaves;
+    before.odd <== layout.odd;
+    before.inRange <== layout.inRange;
+    before.leftSiblings <== leftSiblings;
+    before.rightSiblings <== rightSiblings;
+    before.root === oldRoot;
+    component after = RangeRoot(n, height);
+    after.leaves <== newLeaves;
+    after.odd <== layout.odd;
+    after.inRange <== layout.inRange;
+    after.leftSiblings <== leftSiblings;
+    after.rightSiblings <== rightSiblings;
+    after.root === newRoot;
 }
 
 // Input-queue entries nullified: leaf pathIndices[i] becomes Poseidon3(leaf, index, txHash). The

@@ -21,6 +21,9 @@ export interface NodeSource {
   node(level: number, index: number): bigint;
 }
 
+/** The other child of a node's parent (indices reach 2^40: no 32-bit bitwise operators). */
+const sibling = (i: number): number => (i % 2 === 0 ? i + 1 : i - 1);
+
 /** A tree's nodes with pending leaf changes on top: paths and roots as if they were written. */
 class Overlay {
   private readonly changed = new Map<string, bigint>();
@@ -42,7 +45,7 @@ class Overlay {
   siblings(index: number): bigint[] {
     const out: bigint[] = [];
     for (let level = 0, i = index; level < this.src.height; level++, i = Math.floor(i / 2))
-      out.push(this.node(level, i ^ 1));
+      out.push(this.node(level, sibling(i)));
     return out;
   }
 
@@ -52,8 +55,8 @@ class Overlay {
     let i = index;
     for (let level = 0; level < this.src.height; level++, i = Math.floor(i / 2)) {
       this.changed.set(`${level}:${i}`, cur);
-      const sibling = this.node(level, i ^ 1);
-      cur = i % 2 === 0 ? poseidon([cur, sibling]) : poseidon([sibling, cur]);
+      const other = this.node(level, sibling(i));
+      cur = i % 2 === 0 ? poseidon([cur, other]) : poseidon([other, cur]);
     }
     this.changed.set(`${this.src.height}:0`, cur);
   }
@@ -70,19 +73,32 @@ export interface BatchInputs {
 
 const dec = (v: bigint | number): string => v.toString();
 
+/**
+ * The boundary siblings of the range start..start+n-1 at each level, from the tree before the batch:
+ * left = the node just before the range's first node, right = the node just after its last (zero
+ * where there is none; the circuit uses one only when the range's end node needs it).
+ */
+function rangeSiblings(tree: NodeSource, start: number, n: number): { left: bigint[]; right: bigint[] } {
+  const left: bigint[] = [];
+  const right: bigint[] = [];
+  for (let level = 0; level < tree.height; level++) {
+    const first = Math.floor(start / 2 ** level);
+    const last = Math.floor((start + n - 1) / 2 ** level);
+    left.push(first > 0 ? tree.node(level, first - 1) : 0n);
+    right.push(last + 1 < 2 ** (tree.height - level) ? tree.node(level, last + 1) : 0n);
+  }
+  return { left, right };
+}
+
 /** Output-queue leaves appended at startIndex..: a position already holding a nullifier keeps it. */
 export function appendInputs(tree: NodeSource, startIndex: number, leaves: readonly bigint[]): BatchInputs {
+  if (leaves.length === 0 || startIndex + leaves.length > 2 ** tree.height)
+    throw new BatchInputError(`${leaves.length} leaves from ${startIndex} do not fit a tree of height ${tree.height}`);
   const o = new Overlay(tree);
   const oldRoot = o.root();
-  const oldLeaves: bigint[] = [];
-  const proofs: bigint[][] = [];
-  leaves.forEach((leaf, i) => {
-    const index = startIndex + i;
-    const old = o.leaf(index);
-    oldLeaves.push(old);
-    proofs.push(o.siblings(index));
-    o.set(index, old === 0n ? leaf : old);
-  });
+  const { left, right } = rangeSiblings(tree, startIndex, leaves.length);
+  const oldLeaves = leaves.map((_, i) => o.leaf(startIndex + i));
+  leaves.forEach((leaf, i) => o.set(startIndex + i, oldLeaves[i] === 0n ? leaf : oldLeaves[i]!));
   const newRoot = o.root();
   const chain = hashChain(leaves);
   const pih = hashChain([oldRoot, newRoot, chain, BigInt(startIndex)]);
@@ -99,7 +115,8 @@ export function appendInputs(tree: NodeSource, startIndex: number, leaves: reado
       startIndex: dec(startIndex),
       oldLeaves: oldLeaves.map(dec),
       leaves: leaves.map(dec),
-      merkleProofs: proofs.map((p) => p.map(dec)),
+      leftSiblings: left.map(dec),
+      rightSiblings: right.map(dec),
     },
   };
 }

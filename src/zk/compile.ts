@@ -1,6 +1,7 @@
 // Compiles circuit shapes with circom 2 (npm `circom2`, --O2) into the data dir, lazily and cached:
-// the cache key hashes every source file the shape includes (ours and circomlib's), the main
-// component and the compiler version, so editing a circuit or upgrading circom rebuilds it.
+// the cache key hashes the source files the shape includes (ours and circomlib's), the main
+// component and the compiler version, so editing a circuit or upgrading circom rebuilds the shapes
+// that use it, and only those.
 import { spawn } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, readdirSync, renameSync, rmSync, writeFileSync } from 'node:fs';
@@ -57,20 +58,46 @@ function collectSources(): Map<string, string> {
   return files;
 }
 
-let sourcesCache: { files: Map<string, string>; digest: string } | undefined;
+let sourcesCache: Map<string, string> | undefined;
 
-function sources(): { files: Map<string, string>; digest: string } {
-  if (!sourcesCache) {
-    const files = collectSources();
-    const h = createHash('sha256').update(`circom2@${CIRCOM_VERSION}\0`);
-    for (const path of [...files.keys()].sort()) h.update(path).update('\0').update(files.get(path)!).update('\0');
-    sourcesCache = { files, digest: h.digest('hex') };
-  }
+function sources(): Map<string, string> {
+  sourcesCache ??= collectSources();
   return sourcesCache;
 }
 
+/** Where an include in `from` points: beside the including file if there is one, else from the root. */
+function resolveInclude(files: Map<string, string>, from: string, inc: string): string {
+  const beside = posix.normalize(posix.join(posix.dirname(from), inc));
+  return files.has(beside) || inc.startsWith('.') ? beside : posix.normalize(inc);
+}
+
+/** The source files a main component includes, directly or not. */
+export function includedFiles(main: string): string[] {
+  const files = sources();
+  const seen = new Set<string>();
+  const visit = (from: string, text: string) => {
+    for (const m of text.matchAll(/include\s+"([^"]+)"/g)) {
+      const path = resolveInclude(files, from, m[1]!);
+      if (seen.has(path)) continue;
+      seen.add(path);
+      const content = files.get(path);
+      if (content === undefined) throw new CompileError(`${from} includes ${m[1]}, which is not a known source`);
+      visit(path, content);
+    }
+  };
+  visit('main.circom', main);
+  return [...seen].sort();
+}
+
+/**
+ * The cache key of a shape's build: the compiler version, its main component and the files it
+ * includes, so that editing one circuit rebuilds only the shapes that use it.
+ */
 export function sourcesHash(shape: Shape): string {
-  return createHash('sha256').update(sources().digest).update(mainSource(shape)).digest('hex');
+  const main = mainSource(shape);
+  const h = createHash('sha256').update(`circom2@${CIRCOM_VERSION}\0`);
+  for (const path of includedFiles(main)) h.update(path).update('\0').update(sources().get(path)!).update('\0');
+  return h.update(main).digest('hex');
 }
 
 export function compiledPaths(shape: Shape, dataDir: string): CompiledCircuit {
@@ -115,7 +142,7 @@ export function compileShape(shape: Shape, dataDir: string): Promise<CompiledCir
       const tmp = `${target.dir}.tmp-${process.pid}-${Date.now()}`;
       mkdirSync(tmp, { recursive: true });
       try {
-        for (const [path, content] of sources().files) {
+        for (const [path, content] of sources()) {
           mkdirSync(dirname(join(tmp, path)), { recursive: true });
           writeFileSync(join(tmp, path), content);
         }
