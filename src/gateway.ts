@@ -306,7 +306,16 @@ export async function startGateway({
       ? new BundleSimulator(ledger, version, fork)
       : undefined;
   const backends: Backends = {
-    ...(ledger ? { chain: { ledger, endpoints, ...(fork ? { fork } : {}) } } : {}),
+    ...(ledger
+      ? {
+          chain: {
+            ledger,
+            endpoints,
+            ...(fork ? { fork } : {}),
+            queueRoom: (ms: number) => chain?.forester?.nextUpdate(ms) ?? Promise.resolve(false),
+          },
+        }
+      : {}),
     ...(simulator ? { bundleSimulator: simulator } : {}),
     ...(config.dasUpstream
       ? { assets: { forwardsRaw: true, getAsset: forwardTo(config.dasUpstream, 'getAsset', config.upstreamTimeoutMs) } }

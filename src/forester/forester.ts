@@ -131,6 +131,8 @@ export class Forester {
   private lastError: string | null = null;
   private readonly proofMs = new Map<string, { count: number; totalMs: number; lastMs: number }>();
   private activeEpoch: bigint | null = null;
+  /** Callers waiting for the next update to land (sendTransaction waiting for queue room). */
+  private readonly landedWaiters = new Set<(landed: boolean) => void>();
   private readonly authority: Uint8Array;
   private readonly metrics;
 
@@ -179,7 +181,27 @@ export class Forester {
   async stop(): Promise<void> {
     this.stopped = true;
     this.unsubscribe?.();
+    for (const wake of [...this.landedWaiters]) wake(false);
     await this.running;
+  }
+
+  /** Resolves true when the forester's next update lands on the ledger, false after `ms` or at stop. */
+  nextUpdate(ms: number): Promise<boolean> {
+    if (this.stopped || ms <= 0) return Promise.resolve(false);
+    return new Promise((resolve) => {
+      const wake = (landed: boolean) => {
+        clearTimeout(timer);
+        this.landedWaiters.delete(wake);
+        resolve(landed);
+      };
+      const timer = setTimeout(() => wake(false), ms);
+      this.landedWaiters.add(wake);
+    });
+  }
+
+  private landed(): void {
+    this.stats.sent++;
+    for (const wake of [...this.landedWaiters]) wake(true);
   }
 
   /** Runs a pass now (and another after it when asked again meanwhile). */
@@ -245,27 +267,32 @@ export class Forester {
     const epoch = this.ensureEpoch();
     this.activeEpoch = epoch ?? null;
     if (epoch === undefined) return;
-    for (const info of this.o.trees.listTrees()) {
-      if (!info.ledger || info.version !== 2) continue;
-      for (const kind of kindsOf(info)) {
-        if (this.stopped) return;
-        const key = `${info.pubkey}:${kind}`;
-        const b = this.backoff.get(key);
-        if (b && Date.now() < b.until) continue;
-        // One zkp batch per queue per pass: each proof is a while, the other queues get their turn.
-        const ready = this.ready(this.o.trees.info(info.pubkey), kind);
-        if (!ready) continue;
-        try {
-          await this.drain(ready);
-          this.backoff.delete(key);
-          this.again = true;
-        } catch (e) {
-          const ms = Math.min(MAX_BACKOFF_MS, (b?.ms ?? 250) * 2);
-          this.backoff.set(key, { until: Date.now() + ms, ms });
-          this.metrics?.batches.inc([kind, 'failed']);
-          this.stats.failed++;
-          this.fail(key, (e as Error).message);
-        }
+    // Fullest queue first; a queue whose batches are all full refuses inserts (clients wait on
+    // it), so the pass ends after one of its batches and the next pass starts from it again.
+    const v2 = this.o.trees
+      .listTrees()
+      .filter((info) => info.ledger && info.version === 2)
+      .flatMap((info) => kindsOf(info).map((kind) => ({ info, kind, urgency: this.urgency(info, kind) })))
+      .sort((a, b) => b.urgency - a.urgency);
+    for (const { info, kind, urgency } of v2) {
+      if (this.stopped) return;
+      const key = `${info.pubkey}:${kind}`;
+      const b = this.backoff.get(key);
+      if (b && Date.now() < b.until) continue;
+      // One zkp batch per queue per pass: each proof is a while, the other queues get their turn.
+      const ready = this.ready(this.o.trees.info(info.pubkey), kind);
+      if (!ready) continue;
+      try {
+        await this.drain(ready);
+        this.backoff.delete(key);
+        this.again = true;
+        if (urgency > 1) break;
+      } catch (e) {
+        const ms = Math.min(MAX_BACKOFF_MS, (b?.ms ?? 250) * 2);
+        this.backoff.set(key, { until: Date.now() + ms, ms });
+        this.metrics?.batches.inc([kind, 'failed']);
+        this.stats.failed++;
+        this.fail(key, (e as Error).message);
       }
     }
     // V1 queues: one Merkle-proof instruction per entry (a spend to nullify, an address to insert).
@@ -293,6 +320,14 @@ export class Forester {
         this.fail(key, (e as Error).message);
       }
     }
+  }
+
+  /** How urgently a queue needs draining: 2 when it refuses inserts (every batch full), else its fill. */
+  private urgency(info: TreeInfo, kind: BatchKind): number {
+    const q = this.queueAccount(info, kind);
+    if (!q) return 0;
+    if (q.batches.every((b) => b.state === BATCH_STATE.full)) return 2;
+    return queuedEntries(q) / (q.batchSize * q.batches.length);
   }
 
   /** A V1 tree's account data (its root must be zkgate's) and its queue account. */
@@ -333,7 +368,7 @@ export class Forester {
       ],
       `V1 nullification of leaf ${leafIndex} of ${info.pubkey}`,
     );
-    this.stats.sent++;
+    this.landed();
     this.metrics?.batches.inc(['v1-nullify', 'sent']);
   }
 
@@ -379,7 +414,7 @@ export class Forester {
       ],
       `V1 insertion of an address into ${info.pubkey}`,
     );
-    this.stats.sent++;
+    this.landed();
     this.metrics?.batches.inc(['v1-address', 'sent']);
   }
 
@@ -464,7 +499,7 @@ export class Forester {
           ? [batchNullifyIx(update)]
           : [...this.topUp(info.pubkey, NETWORK_FEE.tree, 1n), batchAddressAppendIx(update)];
     this.send(ixs, `${kind} batch of ${info.pubkey}`);
-    this.stats.sent++;
+    this.landed();
     this.metrics?.batches.inc([kind, 'sent']);
     this.o.log.info('forester: batch in the tree', {
       tree: info.pubkey,

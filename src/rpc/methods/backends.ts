@@ -46,9 +46,15 @@ export type PhotonBackend =
   | { forwardsRaw?: false; index: CompressionIndex }
   | { forwardsRaw: true; call(method: string, params: unknown): Promise<unknown> };
 
+/**
+ * Waits up to `ms` for room in Light's queues on the embedded ledger: true when the forester has
+ * just moved a batch into its tree (room may have been made), false when nothing landed.
+ */
+export type QueueRoom = (ms: number) => Promise<boolean>;
+
 export interface Backends {
   /** The embedded ledger (and its fork source): serves the standard Solana RPC subset. */
-  chain?: { ledger: Ledger; fork?: ForkSource; endpoints?: NodeEndpoints };
+  chain?: { ledger: Ledger; fork?: ForkSource; endpoints?: NodeEndpoints; queueRoom?: QueueRoom };
   validityProof?: ValidityProofBackend;
   photon?: PhotonBackend;
   bundleSimulator?: BundleSimulatorBackend;

@@ -26,7 +26,9 @@ export function createMethodTable(backends: Backends, version: string): Readonly
     ...assetMethods(backends),
     ...photonMethods(backends),
     ...foresterMethods(backends.forester),
-    ...(backends.chain ? solanaMethods(backends.chain.ledger, version, backends.chain.fork) : []),
+    ...(backends.chain
+      ? solanaMethods(backends.chain.ledger, version, backends.chain.fork, backends.chain.queueRoom)
+      : []),
     ...(backends.chain ? solanaBlockMethods(backends.chain.ledger) : []),
     ...(backends.chain
       ? solanaClusterMethods(backends.chain.ledger, version, backends.chain.endpoints ?? {}, supply)

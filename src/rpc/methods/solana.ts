@@ -18,6 +18,7 @@ import type { Check } from '../validate.js';
 import { decodeBase58, encodeBase58 } from '../../zk/base58.js';
 import { InvalidParamsError, TransactionRefusedError } from '../errors.js';
 import { defineMethod, type MethodDef } from './types.js';
+import type { QueueRoom } from './backends.js';
 import {
   accountView,
   args,
@@ -76,7 +77,26 @@ function memoOf(wireBase64: string): string | null {
   return memos.length > 0 ? memos.join('; ') : null;
 }
 
-export function solanaMethods(ledger: Ledger, apiVersion: string, fork?: ForkSource): MethodDef[] {
+/** Light's batched-merkle-tree error: the queue batch being filled is full (waits for the forester). */
+const BATCH_NOT_READY = 14301;
+/**
+ * How long sendTransaction waits for the forester to make room in a full queue, at most (room comes
+ * when a queue batch is wholly inserted: up to five zkp batches, each a proof of seconds); the
+ * wait also ends when the transaction's blockhash expires.
+ */
+const QUEUE_WAIT_MS = 60_000;
+
+const queueFull = (err: unknown): boolean => {
+  const ie = (err as { InstructionError?: [number, { Custom?: number }] } | null)?.InstructionError;
+  return ie?.[1]?.Custom === BATCH_NOT_READY;
+};
+
+export function solanaMethods(
+  ledger: Ledger,
+  apiVersion: string,
+  fork?: ForkSource,
+  queueRoom?: QueueRoom,
+): MethodDef[] {
   /** Fork mode: fetch what the ledger does not hold before reading or executing. */
   const need = async (keys: Uint8Array[]) => fork?.ensure(keys);
   const needTx = async (tx: ParsedTransaction) => {
@@ -269,7 +289,14 @@ export function solanaMethods(ledger: Ledger, apiVersion: string, fork?: ForkSou
           'Transaction signature verification failure',
         );
       if (c.skipPreflight !== true) {
-        const r = simulateOne(tx, false, false);
+        let r = simulateOne(tx, false, false);
+        // The localnet queues hold a few zkp batches, and a forester proving on a laptop's cores is
+        // slower than a client sending back to back: with the forester on, a transaction refused
+        // only because a queue is full waits for it to make room, instead of failing.
+        for (const until = Date.now() + QUEUE_WAIT_MS; r.err && queueRoom && queueFull(r.err.json);) {
+          if (!(await queueRoom(until - Date.now()))) break;
+          r = simulateOne(tx, false, false);
+        }
         if (r.err)
           throw new TransactionRefusedError('preflight_failure', `Transaction simulation failed: ${r.err.display}`, {
             accounts: null,
