@@ -5,7 +5,8 @@ import { copyFile, mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { sampleWitnesses } from './sample-witnesses.js';
 import type { Progress } from './zk/setup/dev-setup.js';
-import { sha256File, type KeyStore } from './zk/keys.js';
+import { KeyError, sha256File, type KeyStore } from './zk/keys.js';
+import { isStructuredShape } from './zk/structured/registry.js';
 
 export interface ExportedShape {
   shape: string;
@@ -32,6 +33,12 @@ export async function exportKeys(
 ): Promise<ExportManifest> {
   await mkdir(outDir, { recursive: true });
   const manifest: ExportManifest = { shapes: [], createdBy: 'zkgate keys export' };
+  const structured = shapes.filter((s) => isStructuredShape(s));
+  if (structured.length > 0)
+    throw new KeyError(
+      'key_mismatch',
+      `${structured.join(', ')}: structured circuits have no circom witness program to export (their keys prove only with zkgate's native prover)`,
+    );
   for (const [i, name] of shapes.entries()) {
     const key = await keys.ensure(name, opts.progress?.(name, i + 1, shapes.length));
     const zkey = `${name}.zkey`;

@@ -1,13 +1,14 @@
 // The forester, two parts:
 //  1. proofs: each batch circuit's proof time with the native prover, warm key (tables built),
-//     on 2 threads and on 1 (the forester's background setting), median of 3; inputs are real
-//     batches built against a store's trees. Append × 500 (the union of the range's paths) is
-//     built; update × 500 and address append × 250 are listed as not built: circom in WebAssembly
-//     cannot compile their 8–10 M constraints.
+//     on 2 threads and on 1 (the forester's background setting), median of 3 (of 1 for the
+//     production sizes, minutes each); inputs are real batches built against a store's trees.
+//     Update × 500 and address append × 250 are structured circuits (src/zk/structured/): their
+//     key build, when this run does it, is timed too. BENCH_FORESTER_SHAPES limits the circuits.
 //  2. sustained: stateless.js transfers end to end on one V2 tree with the forester on (the queues
 //     never fill), against the rate with it off until the tree's output queue is full (100 outputs,
 //     50 transfers); a gateway in this process, 100 ms slots.
 // BENCH_FORESTER_PARTS=proofs,sustained selects; BENCH_FORESTER_TRANSFERS sets the sustained count.
+import assert from 'node:assert/strict';
 import { mkdirSync, mkdtempSync, rmSync, symlinkSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -19,12 +20,14 @@ import { startGateway } from '../../src/gateway.js';
 import { createLogger } from '../../src/obs/log.js';
 import { NativeBackend } from '../../src/prover/native-backend.js';
 import { TreeStore } from '../../src/state/index.js';
-import { BATCH_SHAPES, KeyStore, loadPoseidon, poseidon } from '../../src/zk/index.js';
+import { BATCH_SHAPES, KeyStore, loadPoseidon, poseidon, shutdownZk, verifyGroth16 } from '../../src/zk/index.js';
+import { isStructuredShape } from '../../src/zk/structured/registry.js';
 import type { CircuitInputs } from '../../src/zk/inputs.js';
 import { BENCH_CACHE as CACHE, BENCH_KEY as KEY } from '../lib/paths.js';
 import { envList, table } from '../lib/table.js';
 
 const PARTS = envList(process.env.BENCH_FORESTER_PARTS, ['proofs', 'sustained']);
+const ONLY = envList(process.env.BENCH_FORESTER_SHAPES, []);
 const TRANSFERS = Number(process.env.BENCH_FORESTER_TRANSFERS ?? 150);
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
 const tmp = (label: string) => mkdtempSync(join(tmpdir(), `zkgate-bench-${label}-`));
@@ -45,29 +48,23 @@ async function batchInputs(): Promise<Map<string, CircuitInputs>> {
     const a = store.addressTree('addr');
     a.enqueue(Array.from({ length: 10 }, (_, i) => BigInt(i + 1) << 200n));
     a.batchInsert(10);
+    const indexed = {
+      height: 40,
+      node: (l: number, i: number) => a.node(l, i),
+      lowElement: (v: bigint) => a.lowElement(v),
+      element: (i: number) => a.element(i),
+    };
+    // Nullified leaves spread over appended (0..19) and still queued positions, as on a busy tree.
+    const spent = (n: number) =>
+      Array.from({ length: n }, (_, i) => ({ leaf: leaves[i]!, leafIndex: i, txHash: BigInt(i + 7) }));
+    const addresses = (n: number) => Array.from({ length: n }, (_, i) => (BigInt(i + 1) << 200n) + 12345n);
     return new Map([
       ['batch_append_32_10', appendInputs(nodes, 20, leaves.slice(20, 30)).inputs],
       ['batch_append_32_500', appendInputs(nodes, 20, leaves.slice(20, 520)).inputs],
-      [
-        'batch_update_32_10',
-        updateInputs(
-          nodes,
-          Array.from({ length: 10 }, (_, i) => ({ leaf: leaves[2 * i]!, leafIndex: 2 * i, txHash: BigInt(i + 7) })),
-        ).inputs,
-      ],
-      [
-        'batch_address_append_40_10',
-        addressAppendInputs(
-          {
-            height: 40,
-            node: (l, i) => a.node(l, i),
-            lowElement: (v) => a.lowElement(v),
-            element: (i) => a.element(i),
-          },
-          a.info().nextIndex,
-          Array.from({ length: 10 }, (_, i) => (BigInt(i + 1) << 200n) + 12345n),
-        ).inputs,
-      ],
+      ['batch_update_32_10', updateInputs(nodes, spent(10)).inputs],
+      ['batch_update_32_500', updateInputs(nodes, spent(500)).inputs],
+      ['batch_address_append_40_10', addressAppendInputs(indexed, a.info().nextIndex, addresses(10)).inputs],
+      ['batch_address_append_40_250', addressAppendInputs(indexed, a.info().nextIndex, addresses(250)).inputs],
     ]);
   } finally {
     await store.close();
@@ -79,36 +76,48 @@ async function proofs(): Promise<void> {
   const keys = new KeyStore(CACHE);
   const inputs = await batchInputs();
   const rows: string[][] = [];
-  for (const shape of BATCH_SHAPES) {
-    const i = inputs.get(shape.name);
-    if (!i) {
-      rows.push([
-        shape.name,
-        '—',
-        '—',
-        '—',
-        'not built: about 8–10 M constraints, beyond circom in WebAssembly (4 GB)',
-      ]);
-      continue;
-    }
-    const key = await keys.ensure(shape.name);
+  for (const shape of BATCH_SHAPES.filter((s) => ONLY.length === 0 || ONLY.includes(s.name))) {
+    const i = inputs.get(shape.name)!;
+    const structured = isStructuredShape(shape);
+    const built = keys.status(shape) === 'ready';
+    const t0 = performance.now();
+    const key = await keys.ensure(shape.name, (step, done, total) => {
+      if (done === total)
+        console.error(`  ${shape.name}: ${step} done (${((performance.now() - t0) / 1000).toFixed(0)} s)`);
+    });
+    const buildS = built ? 'on file' : ((performance.now() - t0) / 1000).toFixed(0);
     const backend = new NativeBackend({ memoryBudgetBytes: 6 * 2 ** 30, curveThreads: 2 });
     const job = { shape: shape.name, zkeyPath: key.zkeyPath, wasmPath: key.wasmPath, keyBytes: 0, inputs: i };
     await backend.waitForTables(job);
     const times = async (threads: number) => {
       const ms: number[] = [];
-      for (let k = 0; k < 3; k++) {
-        const t0 = performance.now();
-        await backend.prove({ ...job, threads });
-        ms.push(performance.now() - t0);
+      const witness: number[] = [];
+      for (let k = 0; k < (structured ? 1 : 3); k++) {
+        const t = performance.now();
+        const p = await backend.prove({ ...job, threads });
+        ms.push(performance.now() - t);
+        witness.push(p.timings.witnessMs);
+        assert.ok(verifyGroth16(key.vk, p.publicSignals, p.points), `${shape.name}: the proof does not verify`);
       }
-      return median(ms);
+      return { ms: median(ms), witness: median(witness) };
     };
     const two = await times(2);
     const one = await times(1);
-    rows.push([shape.name, key.entry.nVars.toLocaleString('en'), two.toFixed(0), one.toFixed(0), '']);
+    rows.push([
+      shape.name,
+      key.entry.nVars.toLocaleString('en'),
+      two.ms.toFixed(0),
+      two.witness.toFixed(0),
+      one.ms.toFixed(0),
+      buildS,
+      structured ? 'structured' : 'circom',
+    ]);
+    console.error(`  ${shape.name}: ${two.ms.toFixed(0)} ms on 2 threads, ${one.ms.toFixed(0)} ms on 1`);
   }
-  table(['circuit', 'wires', 'ms (2 threads)', 'ms (1 thread, background)', 'note'], rows);
+  table(
+    ['circuit', 'wires', 'ms (2 threads)', 'of it witness', 'ms (1 thread, background)', 'key build (s)', 'builder'],
+    rows,
+  );
 }
 
 /** Transfers per second on one V2 tree; `limit` stops early (the forester off: when the queue is full). */
@@ -184,7 +193,11 @@ export const foresterScenario = {
   describe: 'batch proof times per circuit; sustained transfers/s with the forester on vs off until the queue fills',
   async run(): Promise<void> {
     await loadPoseidon();
-    if (PARTS.includes('proofs')) await proofs();
-    if (PARTS.includes('sustained')) await sustained();
+    try {
+      if (PARTS.includes('proofs')) await proofs();
+      if (PARTS.includes('sustained')) await sustained();
+    } finally {
+      await shutdownZk(); // the setup's worker pool would keep the process alive
+    }
   },
 };

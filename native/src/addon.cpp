@@ -185,6 +185,41 @@ napi_value LoadKey(napi_env env, napi_callback_info info) {
   GUARD_END
 }
 
+/** loadKeyFile(path, tableBudgetBytes, threads, background, cacheKey): loadKey for a key on disk (mapped, any size). */
+napi_value LoadKeyFile(napi_env env, napi_callback_info info) {
+  napi_value argv[5];
+  std::string path, name;
+  if (!args(env, info, argv) || !get_string(env, argv[0], path) || !get_string(env, argv[4], name))
+    return throw_error(env, "loadKeyFile(path, tableBudgetBytes, threads, background, cacheKey)");
+  double budget = 0;
+  napi_get_value_double(env, argv[1], &budget);
+  int threads = get_int(env, argv[2], 1);
+  bool background = false;
+  napi_get_value_bool(env, argv[3], &background);
+  GUARD_BEGIN
+  if (!name.empty()) {
+    std::lock_guard<std::mutex> lock(registry_mutex);
+    if (auto other = registry[name].lock()) return wrap(env, std::move(other));
+  }
+  auto handle = std::make_shared<KeyHandle>();
+  handle->key = std::shared_ptr<ZKey>(parse_zkey_file(path));
+  handle->planned_table_bytes = budget > 0 ? planned_table_bytes(*handle->key, (size_t)budget) : 0;
+  if (!name.empty()) {
+    std::lock_guard<std::mutex> lock(registry_mutex);
+    auto& slot = registry[name];
+    if (auto other = slot.lock()) return wrap(env, std::move(other));
+    slot = handle;
+  }
+  if (budget > 0) {
+    if (background)
+      build_tables_in_background(*handle->key, (size_t)budget, threads);
+    else
+      build_tables(*handle->key, (size_t)budget, threads);
+  }
+  return wrap(env, std::move(handle));
+  GUARD_END
+}
+
 KeyHandle* get_key(napi_env env, napi_value v) {
   void* d = nullptr;
   if (napi_get_value_external(env, v, &d) != napi_ok || d == nullptr) return nullptr;
@@ -245,6 +280,40 @@ napi_value Prove(napi_env env, napi_callback_info info) {
   if (!Fr::is_canonical(rs.v) || !Fr::is_canonical(ss.v)) throw std::runtime_error("r and s must be below r");
   CpuCompute cpu(threads);
   Proof p = zk::prove(*h->key, witness.data(), witness.size(), rs, ss, cpu);
+  uint8_t out[256];
+  g1_out(p.a, out);
+  g2_out(p.b, out + 64);
+  g1_out(p.c, out + 192);
+  return make_bytes(env, out, sizeof out);
+  GUARD_END
+}
+
+/** proveEvals(key, witness, a, b, r, s, threads): prove with A·w and B·w per row given (keys without coefficients). */
+napi_value ProveEvals(napi_env env, napi_callback_info info) {
+  napi_value argv[7];
+  if (!args(env, info, argv)) return throw_error(env, "proveEvals(key, witness, a, b, r, s, threads)");
+  KeyHandle* h = get_key(env, argv[0]);
+  if (!h) return throw_error(env, "proveEvals: not a key");
+  const uint8_t *w, *a, *b, *r, *s;
+  size_t wl, al, bl, rl, sl;
+  if (!get_bytes(env, argv[1], &w, &wl) || wl % 32 != 0)
+    return throw_error(env, "proveEvals: witness must be n × 32 bytes");
+  if (!get_bytes(env, argv[2], &a, &al) || !get_bytes(env, argv[3], &b, &bl) || al % 32 != 0 || al != bl)
+    return throw_error(env, "proveEvals: a and b must be m × 32 bytes each");
+  if (!get_bytes(env, argv[4], &r, &rl) || rl != 32 || !get_bytes(env, argv[5], &s, &sl) || sl != 32)
+    return throw_error(env, "proveEvals: r and s must be 32 bytes");
+  int threads = get_int(env, argv[6], 1);
+  GUARD_BEGIN
+  // The caller's buffers stay alive for the call (it is synchronous): no copies of the large ones.
+  Scalar rs, ss;
+  std::memcpy(rs.v, r, 32);
+  std::memcpy(ss.v, s, 32);
+  if (!Fr::is_canonical(rs.v) || !Fr::is_canonical(ss.v)) throw std::runtime_error("r and s must be below r");
+  if ((uintptr_t)w % alignof(Scalar) || (uintptr_t)a % alignof(Scalar) || (uintptr_t)b % alignof(Scalar))
+    throw std::runtime_error("proveEvals: buffers must be 8-byte aligned");
+  Evals ev{reinterpret_cast<const Scalar*>(a), reinterpret_cast<const Scalar*>(b), al / 32};
+  CpuCompute cpu(threads);
+  Proof p = zk::prove(*h->key, reinterpret_cast<const Scalar*>(w), wl / 32, rs, ss, cpu, &ev);
   uint8_t out[256];
   g1_out(p.a, out);
   g2_out(p.b, out + 64);
@@ -693,6 +762,8 @@ napi_value Init(napi_env env, napi_value exports) {
       {"findKey", nullptr, FindKey, nullptr, nullptr, nullptr, napi_default, nullptr},
       {"waitTables", nullptr, WaitTables, nullptr, nullptr, nullptr, napi_default, nullptr},
       {"prove", nullptr, Prove, nullptr, nullptr, nullptr, napi_default, nullptr},
+      {"loadKeyFile", nullptr, LoadKeyFile, nullptr, nullptr, nullptr, napi_default, nullptr},
+      {"proveEvals", nullptr, ProveEvals, nullptr, nullptr, nullptr, napi_default, nullptr},
       {"fieldOp", nullptr, FieldOp, nullptr, nullptr, nullptr, napi_default, nullptr},
       {"curveOp", nullptr, CurveOp, nullptr, nullptr, nullptr, napi_default, nullptr},
       {"msm", nullptr, Msm, nullptr, nullptr, nullptr, napi_default, nullptr},

@@ -7,6 +7,12 @@
 #include <algorithm>
 #include <map>
 
+#include <cerrno>
+#include <fcntl.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
 namespace zk {
 
 namespace {
@@ -168,6 +174,29 @@ std::unique_ptr<ZKey> parse_zkey(const uint8_t* data, size_t len) {
   return key;
 }
 
+std::unique_ptr<ZKey> parse_zkey_file(const std::string& path) {
+  int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) throw std::runtime_error("cannot open " + path + ": " + std::strerror(errno));
+  struct stat st;
+  if (fstat(fd, &st) != 0 || st.st_size <= 0) {
+    ::close(fd);
+    throw std::runtime_error("cannot read " + path);
+  }
+  const size_t len = (size_t)st.st_size;
+  void* map = mmap(nullptr, len, PROT_READ, MAP_PRIVATE, fd, 0);
+  ::close(fd);
+  if (map == MAP_FAILED) throw std::runtime_error("cannot map " + path + ": " + std::strerror(errno));
+  madvise(map, len, MADV_SEQUENTIAL);
+  try {
+    auto key = parse_zkey(static_cast<const uint8_t*>(map), len);
+    munmap(map, len);
+    return key;
+  } catch (...) {
+    munmap(map, len);
+    throw;
+  }
+}
+
 namespace {
 // ZKGATE_NATIVE_TRACE=1 prints each task's milliseconds to stderr (for profiling runs).
 struct Trace {
@@ -181,11 +210,50 @@ struct Trace {
   }
 };
 
+/** The H scalars from A·w and B·w on the domain (C·w = their product there). */
+std::vector<Scalar> h_from_evals(const ZKey& key, std::vector<Fr> (&abc)[3], Compute& compute) {
+  const size_t n = key.domain_size;
+  const int threads = compute.threads();
+  parallel_for((size_t)threads, threads, [&](size_t p) {
+    for (size_t i = n * p / threads; i < n * (p + 1) / threads; i++) Fr::mul(abc[2][i], abc[0][i], abc[1][i]);
+  });
+  // Interpolate, move to the coset g·ω^i, evaluate again. The inverse transform's 1/n is folded
+  // into the coset powers.
+  for (auto& v : abc) {
+    compute.ntt_unscaled(v.data(), *key.domain, true);
+    parallel_for((size_t)threads, threads, [&](size_t p) {
+      for (size_t i = n * p / threads; i < n * (p + 1) / threads; i++) Fr::mul(v[i], v[i], key.coset_powers[i]);
+    });
+    compute.ntt_unscaled(v.data(), *key.domain, false);
+  }
+  std::vector<Scalar> h(n);
+  parallel_for((size_t)threads, threads, [&](size_t p) {
+    for (size_t i = n * p / threads; i < n * (p + 1) / threads; i++) {
+      Fr t;
+      Fr::mul(t, abc[0][i], abc[1][i]);
+      Fr::sub(t, t, abc[2][i]);
+      t.to_canonical(h[i].v);
+    }
+  });
+  return h;
+}
+
 /** The H scalars: A·B − C on the odd coset (see the header), from the witness. */
-std::vector<Scalar> h_scalars(const ZKey& key, const Scalar* witness, Compute& compute) {
+std::vector<Scalar> h_scalars(const ZKey& key, const Scalar* witness, Compute& compute, const Evals* evals) {
   const size_t n = key.domain_size;
   std::vector<Fr> abc[3] = {std::vector<Fr>(n, Fr::zero()), std::vector<Fr>(n, Fr::zero()),
                             std::vector<Fr>(n)};
+  if (evals != nullptr) {
+    const int threads = compute.threads();
+    parallel_for((size_t)threads, threads, [&](size_t p) {
+      for (size_t i = evals->count * p / threads; i < evals->count * (p + 1) / threads; i++) {
+        abc[0][i] = Fr::from_canonical(evals->a[i].v);
+        abc[1][i] = Fr::from_canonical(evals->b[i].v);
+      }
+    });
+    return h_from_evals(key, abc, compute);
+  }
+  if (key.coefs.empty()) throw std::runtime_error("this key proves only with A·w and B·w given");
   // Each thread takes a run of coefficients that ends on a constraint boundary, so no two threads
   // add into the same element.
   const int threads = compute.threads();
@@ -213,24 +281,7 @@ std::vector<Scalar> h_scalars(const ZKey& key, const Scalar* witness, Compute& c
       Fr::add(dst, dst, t);
     }
   });
-  for (size_t i = 0; i < n; i++) Fr::mul(abc[2][i], abc[0][i], abc[1][i]);
-  // Interpolate, move to the coset g·ω^i, evaluate again. The inverse transform's 1/n is folded
-  // into the coset powers.
-  for (auto& v : abc) {
-    compute.ntt_unscaled(v.data(), *key.domain, true);
-    parallel_for((size_t)threads, threads, [&](size_t p) {
-      for (size_t i = n * p / threads; i < n * (p + 1) / threads; i++) Fr::mul(v[i], v[i], key.coset_powers[i]);
-    });
-    compute.ntt_unscaled(v.data(), *key.domain, false);
-  }
-  std::vector<Scalar> h(n);
-  for (size_t i = 0; i < n; i++) {
-    Fr t;
-    Fr::mul(t, abc[0][i], abc[1][i]);
-    Fr::sub(t, t, abc[2][i]);
-    t.to_canonical(h[i].v);
-  }
-  return h;
+  return h_from_evals(key, abc, compute);
 }
 }  // namespace
 
@@ -300,18 +351,26 @@ void check_witness(const ZKey& key, const Scalar* witness, size_t n_witness) {
 }
 
 Proof prove(const ZKey& key, const Scalar* witness, size_t n_witness, const Scalar& r, const Scalar& s,
-            Compute& compute) {
+            Compute& compute, const Evals* evals) {
   check_witness(key, witness, n_witness);
-  return finish_proof(key, prove_core(key, witness, compute), r, s);
+  if (evals != nullptr) {
+    if (evals->count > key.domain_size)
+      throw std::runtime_error("more constraint evaluations (" + std::to_string(evals->count) +
+                               ") than the key's domain (" + std::to_string(key.domain_size) + ")");
+    for (size_t i = 0; i < evals->count; i++)
+      if (!Fr::is_canonical(evals->a[i].v) || !Fr::is_canonical(evals->b[i].v))
+        throw std::runtime_error("constraint evaluation out of range");
+  }
+  return finish_proof(key, prove_core(key, witness, compute, evals), r, s);
 }
 
-CoreResult prove_core(const ZKey& key, const Scalar* witness, Compute& compute) {
+CoreResult prove_core(const ZKey& key, const Scalar* witness, Compute& compute, const Evals* evals) {
   Trace trace;
   // First the H scalars (QAP evaluation and six NTTs) on every thread; then the five MSMs as
   // concurrent tasks, each with its share of the threads, longest first: every core stays busy
   // without splitting any one MSM finely.
   Trace t0;
-  const std::vector<Scalar> h = h_scalars(key, witness, compute);
+  const std::vector<Scalar> h = h_scalars(key, witness, compute, evals);
   // Tables only once their builder has finished with them.
   const bool tables = key.tables_ready.load(std::memory_order_acquire);
   const FixedBaseTable<Fq>* t_a = tables ? key.table_a.get() : nullptr;

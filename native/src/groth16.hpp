@@ -85,6 +85,20 @@ void prepare_domain(ZKey& key);
 /** Parses a Groth16 .zkey (snarkjs binary format); throws std::runtime_error naming the problem. */
 std::unique_ptr<ZKey> parse_zkey(const uint8_t* data, size_t len);
 
+/** The same from a file, mapped rather than read (keys of several GB). */
+std::unique_ptr<ZKey> parse_zkey_file(const std::string& path);
+
+/**
+ * A · w and B · w per constraint row (canonical scalars, `count` ≤ the domain size, the rest zero),
+ * given with the witness by callers that compute them while building it. Keys without a coefficient
+ * section (zkgate's structured circuits) prove only this way.
+ */
+struct Evals {
+  const Scalar* a = nullptr;
+  const Scalar* b = nullptr;
+  size_t count = 0;
+};
+
 /**
  * Builds fixed-base tables for the key's MSMs while they fit in `budget_bytes` (G2 first: its
  * table saves the most time per byte), then marks them ready. Stops early (tables unused) when the
@@ -103,13 +117,13 @@ void build_tables_in_background(ZKey& key, size_t budget_bytes, int threads);
  * endian each). `r` and `s` are the blinding scalars (canonical); callers pass fresh random ones.
  */
 Proof prove(const ZKey& key, const Scalar* witness, size_t n_witness, const Scalar& r, const Scalar& s,
-            Compute& compute);
+            Compute& compute, const Evals* evals = nullptr);
 
 /** Throws std::runtime_error naming what is wrong with a witness for this key. */
 void check_witness(const ZKey& key, const Scalar* witness, size_t n_witness);
 
 /** The five MSMs of one proof on `compute` (QAP, NTTs and MSMs; the witness already checked). */
-CoreResult prove_core(const ZKey& key, const Scalar* witness, Compute& compute);
+CoreResult prove_core(const ZKey& key, const Scalar* witness, Compute& compute, const Evals* evals = nullptr);
 
 /** The proof from its core and the blinding scalars (host work, the same for every backend). */
 Proof finish_proof(const ZKey& key, const CoreResult& core, const Scalar& r, const Scalar& s);

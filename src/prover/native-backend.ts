@@ -7,8 +7,18 @@ import { randomBytes } from 'node:crypto';
 import { readFile, stat } from 'node:fs/promises';
 import { performance } from 'node:perf_hooks';
 import { FR } from '../zk/field.js';
+import { CircuitUnsatisfied, structuredWitness, type StructuredCircuit } from '../zk/structured/cs.js';
+import { structuredCircuit } from '../zk/structured/registry.js';
+import type { CircuitInputs } from '../zk/inputs.js';
 import type { ProofPoints } from '../zk/proof-format.js';
-import type { AcceleratorOptions, BackendOptions, BackendProof, ProveJob, ProverBackend } from './backend.js';
+import {
+  UnsatisfiedWitnessError,
+  type AcceleratorOptions,
+  type BackendOptions,
+  type BackendProof,
+  type ProveJob,
+  type ProverBackend,
+} from './backend.js';
 import { KeyCache } from './key-cache.js';
 import {
   fromLe32,
@@ -28,7 +38,9 @@ import {
 interface Loaded {
   key: NativeKey;
   nPublic: number;
-  wc: WitnessCalculator;
+  /** circom shapes: the witness calculator; structured shapes: the circuit (it computes A·w and B·w too). */
+  wc?: WitnessCalculator;
+  circuit?: StructuredCircuit<CircuitInputs>;
   /** Parsing the key and building its tables, in ms. */
   loadMs: number;
   tableBytes: number;
@@ -93,6 +105,18 @@ export class NativeBackend implements ProverBackend {
       // another worker loaded from the same file is taken as it is.
       const st = await stat(job.zkeyPath);
       const cacheKey = `${job.zkeyPath}\0${st.size}\0${st.mtimeMs}`;
+      const circuit = structuredCircuit(job.shape);
+      if (circuit) {
+        // Several GB: mapped from disk, no fixed-base tables (they would not fit beside it).
+        const t = performance.now();
+        const key =
+          this.addon.findKey(cacheKey) ?? this.addon.loadKeyFile(job.zkeyPath, 0, this.threads, false, cacheKey);
+        const info = this.addon.keyInfo(key);
+        return {
+          value: { key, nPublic: info.nPublic, circuit, loadMs: performance.now() - t, tableBytes: 0 },
+          bytes: info.bytes,
+        };
+      }
       const wasm = await readFile(job.wasmPath);
       const t = performance.now();
       let key = this.addon.findKey(cacheKey);
@@ -124,8 +148,9 @@ export class NativeBackend implements ProverBackend {
 
   async prove(job: ProveJob): Promise<BackendProof> {
     const { loaded, warm } = await this.load(job);
+    if (loaded.circuit) return this.proveStructured(job, loaded.key, loaded.circuit, warm);
     const t0 = performance.now();
-    const witness = witnessValues(await calculateWitness(loaded.wc, job.shape, job.inputs));
+    const witness = witnessValues(await calculateWitness(loaded.wc!, job.shape, job.inputs));
     const t1 = performance.now();
     const out = this.accelerated
       ? this.addon.engineProve(loaded.key, witness, randomScalar(), randomScalar())
@@ -135,6 +160,40 @@ export class NativeBackend implements ProverBackend {
     return {
       points: decodeProof(out),
       publicSignals,
+      timings: { witnessMs: t1 - t0, proveMs: t2 - t1, keyLoaded: warm },
+    };
+  }
+
+  /** Structured circuits prove on the CPU threads, with A·w and B·w from the witness builder. */
+  private proveStructured(
+    job: ProveJob,
+    key: NativeKey,
+    circuit: StructuredCircuit<CircuitInputs>,
+    warm: boolean,
+  ): BackendProof {
+    const t0 = performance.now();
+    let w;
+    try {
+      w = structuredWitness(circuit, job.inputs);
+    } catch (e) {
+      if (e instanceof CircuitUnsatisfied || e instanceof RangeError)
+        throw new UnsatisfiedWitnessError(`${job.shape}: the inputs do not satisfy the circuit (${e.message})`);
+      throw e;
+    }
+    const t1 = performance.now();
+    const out = this.addon.proveEvals(
+      key,
+      w.witness,
+      w.a,
+      w.b,
+      randomScalar(),
+      randomScalar(),
+      job.threads ?? this.threads,
+    );
+    const t2 = performance.now();
+    return {
+      points: decodeProof(out),
+      publicSignals: [w.publicInput],
       timings: { witnessMs: t1 - t0, proveMs: t2 - t1, keyLoaded: warm },
     };
   }

@@ -69,7 +69,7 @@ export class ProverService {
       const started = Date.now();
       p = this.o.keys
         .ensure(shape.name)
-        .then((k) => ({ ...k, keyBytes: statSync(k.zkeyPath).size + statSync(k.wasmPath).size }))
+        .then((k) => ({ ...k, keyBytes: statSync(k.zkeyPath).size + (k.wasmPath ? statSync(k.wasmPath).size : 0) }))
         .finally(() => {
           if (!ready) {
             this.building.delete(shape.name);

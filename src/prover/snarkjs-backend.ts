@@ -1,6 +1,7 @@
 // The snarkjs backend: circom's WebAssembly witness calculator, then snarkjs' Groth16 prover, with
 // the zkey bytes and the compiled calculator of recently used shapes kept in memory (LRU within a
 // byte budget) so a warm proof reads nothing from disk.
+import { isStructuredShape } from '../zk/structured/registry.js';
 import { readFile } from 'node:fs/promises';
 import { performance } from 'node:perf_hooks';
 import { isMainThread } from 'node:worker_threads';
@@ -40,6 +41,10 @@ export class SnarkjsBackend implements ProverBackend {
   }
 
   async prove(job: ProveJob): Promise<BackendProof> {
+    if (isStructuredShape(job.shape))
+      throw new Error(
+        `${job.shape} proves only with the native prover (its key has no coefficient section for snarkjs)`,
+      );
     const { groth16 } = await loadSnarkjs();
     const { value, warm } = this.keys.get(`${job.shape}\0${job.zkeyPath}`, job.keyBytes, async () => {
       const [zkey, wasm] = await Promise.all([readFile(job.zkeyPath), readFile(job.wasmPath)]);

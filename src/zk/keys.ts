@@ -14,6 +14,8 @@ import { bigIntToBytes32 } from './field.js';
 import { parseR1cs } from './r1cs.js';
 import { devSetup, type Progress } from './setup/dev-setup.js';
 import { ALL_SHAPES, shapeByName, type Shape } from './shapes.js';
+import { buildStructuredKey, structuredSourcesHash, structuredVerifyingKey } from './structured/build-key.js';
+import { isStructuredShape } from './structured/registry.js';
 import type { SnarkjsVerificationKey } from './verify.js';
 import { vkG1, vkG2 } from './verify.js';
 import { readZkeyHeader } from './zkey.js';
@@ -100,7 +102,7 @@ export class KeyStore {
 
   status(shape: Shape, entry: KeyEntry | undefined = this.manifest()[shape.name]): KeyStatus {
     if (!entry || !existsSync(join(this.dir, entry.zkey))) return 'missing';
-    return entry.sourcesHash === sourcesHash(shape) ? 'ready' : 'stale';
+    return entry.sourcesHash === expectedSourcesHash(shape) ? 'ready' : 'stale';
   }
 
   list(): KeyListing[] {
@@ -115,9 +117,10 @@ export class KeyStore {
   }
 
   private async load(shape: Shape, entry: KeyEntry, circuit?: CompiledCircuit): Promise<ProvingKey> {
-    const compiled = circuit ?? (await compileShape(shape, this.dataDir));
+    // Structured circuits have no circom witness program: the prover builds their witness itself.
+    const wasmPath = isStructuredShape(shape) ? '' : (circuit ?? (await compileShape(shape, this.dataDir))).wasm;
     const vk = JSON.parse(readFileSync(join(this.dir, entry.vk), 'utf8')) as SnarkjsVerificationKey;
-    return { shape, entry, zkeyPath: join(this.dir, entry.zkey), wasmPath: compiled.wasm, vk };
+    return { shape, entry, zkeyPath: join(this.dir, entry.zkey), wasmPath, vk };
   }
 
   /** Whether `ensure` uses the key on file as it is: ready, or imported for older sources (never rebuilt). */
@@ -134,10 +137,18 @@ export class KeyStore {
     return this.build(name, progress);
   }
 
-  /** Verification keys of every shape whose key `ensure` would use as it is (no compiling, no building). */
+  /**
+   * Verification keys of every shape whose key `ensure` would use as it is (no compiling, no
+   * building), and of the structured shapes, whose dev verifying key is known before their proving
+   * key is built (identified by the key's hash, not the zkey's, so building it changes nothing).
+   */
   usableVerificationKeys(): { shape: string; sha256: string; vk: SnarkjsVerificationKey }[] {
     const m = this.manifest();
     return ALL_SHAPES.flatMap((shape) => {
+      if (isStructuredShape(shape)) {
+        const vk = structuredVerifyingKey(this.dir, shape.name, this.seed);
+        return [{ shape: shape.name, sha256: createHash('sha256').update(JSON.stringify(vk)).digest('hex'), vk }];
+      }
       const entry = m[shape.name];
       if (!this.usable(shape, entry)) return [];
       const vk = JSON.parse(readFileSync(join(this.dir, entry.vk), 'utf8')) as SnarkjsVerificationKey;
@@ -152,6 +163,7 @@ export class KeyStore {
     if (!p) {
       p = (async () => {
         try {
+          if (isStructuredShape(shape)) return await this.buildStructured(shape, progress);
           progress?.('compile', 0, 1);
           const circuit = await compileShape(shape, this.dataDir);
           mkdirSync(this.dir, { recursive: true });
@@ -172,14 +184,27 @@ export class KeyStore {
     return p;
   }
 
+  private async buildStructured(shape: Shape, progress?: Progress): Promise<ProvingKey> {
+    mkdirSync(this.dir, { recursive: true });
+    const zkey = `${shape.name}.zkey`;
+    const info = await buildStructuredKey(
+      { shape: shape.name, zkeyPath: join(this.dir, zkey), seed: this.seed, label: shape.name },
+      progress,
+    );
+    const vk = structuredVerifyingKey(this.dir, shape.name, this.seed);
+    const entry = await this.finish(shape, zkey, 'dev', structuredSourcesHash(shape.name), info, vk);
+    return this.load(shape, entry);
+  }
+
   private async finish(
     shape: Shape,
     zkey: string,
     setup: SetupKind,
     hash: string,
     info: { nPublic: number; nVars: number; domainSize: number },
+    knownVk?: SnarkjsVerificationKey,
   ): Promise<KeyEntry> {
-    const vkJson = await snarkjs.zKey.exportVerificationKey(join(this.dir, zkey));
+    const vkJson = knownVk ?? (await snarkjs.zKey.exportVerificationKey(join(this.dir, zkey)));
     const vk = `${shape.name}.vk.json`;
     await writeFileAtomic(join(this.dir, vk), JSON.stringify(vkJson, null, 1) + '\n');
     const entry: KeyEntry = {
@@ -204,6 +229,11 @@ export class KeyStore {
    */
   async import(name: string, file: string): Promise<KeyEntry> {
     const shape = shapeByName(name);
+    if (isStructuredShape(shape))
+      throw new KeyError(
+        'key_import_failed',
+        `${name} is built by zkgate's structured circuit builder, not compiled by circom: only its dev key can be used`,
+      );
     const circuit = await compileShape(shape, this.dataDir);
     let header;
     try {
@@ -241,6 +271,10 @@ export class KeyStore {
     return (await this.ensure(name)).vk;
   }
 }
+
+/** The build a key on file must have come from to be used as it is. */
+const expectedSourcesHash = (shape: Shape): string =>
+  isStructuredShape(shape) ? structuredSourcesHash(shape.name) : sourcesHash(shape);
 
 function countAbTerms(constraints: Buffer, nConstraints: number, n8: number): number {
   let pos = 0;

@@ -39,6 +39,27 @@ export interface NativeAddon {
   waitTables(key: NativeKey): boolean;
   /** a ‖ b ‖ c affine coordinates (8 × 32 bytes); r and s are the blinding scalars. */
   prove(key: NativeKey, witness: Uint8Array, r: Uint8Array, s: Uint8Array, threads: number): Uint8Array;
+  /** loadKey for a key on disk, mapped rather than read into a buffer (keys of several GB). */
+  loadKeyFile(
+    path: string,
+    tableBudgetBytes: number,
+    threads: number,
+    background: boolean,
+    cacheKey: string,
+  ): NativeKey;
+  /**
+   * prove for keys without a coefficient section: A·w and B·w per constraint row come with the
+   * witness (32-byte little-endian scalars each, at most the domain size; 8-byte aligned buffers).
+   */
+  proveEvals(
+    key: NativeKey,
+    witness: Uint8Array,
+    a: Uint8Array,
+    b: Uint8Array,
+    r: Uint8Array,
+    s: Uint8Array,
+    threads: number,
+  ): Uint8Array;
   /** field 0 Fq, 1 Fr, 2 Fq2; op 0 add, 1 sub, 2 mul, 3 square, 4 inverse, 5 negate. */
   fieldOp(field: number, op: number, a: Uint8Array, b: Uint8Array): Uint8Array;
   /** group 1 | 2; op 0 add, 1 mixed add, 2 double, 3 scalar multiplication (q = scalar). */

@@ -54,7 +54,7 @@ export function rootOfUnity(k: number): bigint {
   return w;
 }
 
-function batchInverse(values: bigint[]): bigint[] {
+export function batchInverse(values: bigint[]): bigint[] {
   const prefix = new Array<bigint>(values.length);
   let acc = 1n;
   for (let i = 0; i < values.length; i++) {
@@ -89,7 +89,7 @@ function lagrangeAt(tau: bigint, k: number, indices: number[]): bigint[] {
   return points.map((p, i) => (((factor * p) % R) * inv[i]!) % R);
 }
 
-function writeLE(buf: Buffer, offset: number, v: bigint, n = 32): void {
+export function writeLE(buf: Buffer, offset: number, v: bigint, n = 32): void {
   let x = v;
   for (let i = 0; i < n; i++) {
     buf[offset + i] = Number(x & 0xffn);
@@ -114,7 +114,7 @@ function workers(): Piscina {
 }
 
 /** Multiplies the generator of `group` by every scalar, spread over the worker threads. */
-async function fixedBase(group: 'G1' | 'G2', scalars: bigint[]): Promise<Buffer> {
+export async function fixedBase(group: 'G1' | 'G2', scalars: bigint[]): Promise<Buffer> {
   const chunk = group === 'G1' ? 8192 : 4096;
   const parts: Promise<Uint8Array>[] = [];
   for (let i = 0; i < scalars.length; i += chunk) {
