@@ -10,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "fixed_base.hpp"
 #include "engine.hpp"
 #include "hd/curve_hd.hpp"
 #include "groth16.hpp"
@@ -320,6 +321,53 @@ napi_value ProveEvals(napi_env env, napi_callback_info info) {
   g1_out(p.c, out + 192);
   return make_bytes(env, out, sizeof out);
   GUARD_END
+}
+
+// The fixed-base tables (64 MB for G1, 128 MB for G2) live from the first use until released.
+std::mutex fixed_base_mutex;
+std::unique_ptr<FixedBaseMul<Fq>> fixed_base_g1;
+std::unique_ptr<FixedBaseMul<Fq2>> fixed_base_g2;
+
+/** fixedBaseMul(group 1|2, scalars: n × 32 bytes, threads) → n points · generator, zkey encoding. */
+napi_value FixedBaseMulOp(napi_env env, napi_callback_info info) {
+  napi_value argv[3];
+  if (!args(env, info, argv)) return throw_error(env, "fixedBaseMul(group, scalars, threads)");
+  int group = get_int(env, argv[0], 0);
+  const uint8_t* sc;
+  size_t sl;
+  if ((group != 1 && group != 2) || !get_bytes(env, argv[1], &sc, &sl) || sl % 32 != 0)
+    return throw_error(env, "fixedBaseMul: group 1 or 2 and n × 32 bytes of scalars");
+  int threads = get_int(env, argv[2], 1);
+  GUARD_BEGIN
+  const size_t n = sl / 32;
+  std::vector<Scalar> scalars(n);
+  std::memcpy(scalars.data(), sc, sl);
+  for (const Scalar& k : scalars)
+    if (!Fr::is_canonical(k.v)) throw std::runtime_error("fixedBaseMul: scalar not below r");
+  const size_t bytes = group == 1 ? 64 : 128;
+  std::vector<uint8_t> out(n * bytes);
+  {
+    std::lock_guard<std::mutex> lock(fixed_base_mutex);
+    if (group == 1) {
+      if (!fixed_base_g1) fixed_base_g1 = std::make_unique<FixedBaseMul<Fq>>(g1_generator(), threads);
+      fixed_base_g1->run(scalars.data(), n, out.data(), threads);
+    } else {
+      if (!fixed_base_g2) fixed_base_g2 = std::make_unique<FixedBaseMul<Fq2>>(g2_generator(), threads);
+      fixed_base_g2->run(scalars.data(), n, out.data(), threads);
+    }
+  }
+  return make_bytes(env, out.data(), out.size());
+  GUARD_END
+}
+
+/** fixedBaseRelease(): frees the fixed-base tables (a setup is done). */
+napi_value FixedBaseRelease(napi_env env, napi_callback_info) {
+  std::lock_guard<std::mutex> lock(fixed_base_mutex);
+  fixed_base_g1.reset();
+  fixed_base_g2.reset();
+  napi_value undef;
+  napi_get_undefined(env, &undef);
+  return undef;
 }
 
 napi_value set_num(napi_env env, napi_value obj, const char* name, double v) {
@@ -764,6 +812,8 @@ napi_value Init(napi_env env, napi_value exports) {
       {"prove", nullptr, Prove, nullptr, nullptr, nullptr, napi_default, nullptr},
       {"loadKeyFile", nullptr, LoadKeyFile, nullptr, nullptr, nullptr, napi_default, nullptr},
       {"proveEvals", nullptr, ProveEvals, nullptr, nullptr, nullptr, napi_default, nullptr},
+      {"fixedBaseMul", nullptr, FixedBaseMulOp, nullptr, nullptr, nullptr, napi_default, nullptr},
+      {"fixedBaseRelease", nullptr, FixedBaseRelease, nullptr, nullptr, nullptr, napi_default, nullptr},
       {"fieldOp", nullptr, FieldOp, nullptr, nullptr, nullptr, napi_default, nullptr},
       {"curveOp", nullptr, CurveOp, nullptr, nullptr, nullptr, napi_default, nullptr},
       {"msm", nullptr, Msm, nullptr, nullptr, nullptr, napi_default, nullptr},

@@ -39,6 +39,10 @@ export interface NativeAddon {
   waitTables(key: NativeKey): boolean;
   /** a ‖ b ‖ c affine coordinates (8 × 32 bytes); r and s are the blinding scalars. */
   prove(key: NativeKey, witness: Uint8Array, r: Uint8Array, s: Uint8Array, threads: number): Uint8Array;
+  /** scalars[i] · the generator of G1 (1) or G2 (2), in the zkey encoding (a dev setup's points). */
+  fixedBaseMul(group: 1 | 2, scalars: Uint8Array, threads: number): Uint8Array;
+  /** Frees fixedBaseMul's tables (192 MB). */
+  fixedBaseRelease(): void;
   /** loadKey for a key on disk, mapped rather than read into a buffer (keys of several GB). */
   loadKeyFile(
     path: string,

@@ -17,6 +17,7 @@ import { Piscina } from 'piscina';
 import { FP, FR, mod, modInv, modPow } from '../field.js';
 import { parseR1cs, readLE } from '../r1cs.js';
 import { workerUrl } from '../../util/worker-url.js';
+import { loadNativeAddon } from '../native-addon.js';
 import { writeZkey, type ZkeySections } from '../zkey.js';
 import type { FixedBaseTask } from './fixed-base.worker.js';
 
@@ -97,10 +98,17 @@ export function writeLE(buf: Buffer, offset: number, v: bigint, n = 32): void {
   }
 }
 
+/** 32-byte little-endian scalars (as 64-bit limbs: millions per key, a byte loop is too slow). */
 function scalarsToBytes(values: bigint[]): Uint8Array {
-  const out = Buffer.alloc(values.length * 32);
-  values.forEach((v, i) => writeLE(out, i * 32, v));
-  return out;
+  const limbs = new BigUint64Array(values.length * 4);
+  for (let i = 0; i < values.length; i++) {
+    const v = values[i]!;
+    limbs[4 * i] = BigInt.asUintN(64, v);
+    limbs[4 * i + 1] = BigInt.asUintN(64, v >> 64n);
+    limbs[4 * i + 2] = BigInt.asUintN(64, v >> 128n);
+    limbs[4 * i + 3] = v >> 192n;
+  }
+  return new Uint8Array(limbs.buffer);
 }
 
 let pool: Piscina | undefined;
@@ -113,8 +121,51 @@ function workers(): Piscina {
   return pool;
 }
 
-/** Multiplies the generator of `group` by every scalar, spread over the worker threads. */
+/**
+ * The native addon's fixed-base multiplication (16-bit digit tables, several times faster than the
+ * WebAssembly comb) on a worker thread of its own (the call is synchronous and uses every core),
+ * once it has matched the comb on a spread of scalars; ZKGATE_SETUP=wasm forces the comb.
+ */
+let nativePool: Piscina | undefined;
+let nativeChecked: Promise<boolean> | undefined;
+
+function nativeWorkers(): Piscina {
+  nativePool ??= new Piscina({
+    filename: workerUrl(new URL('./fixed-base.worker.js', import.meta.url)),
+    maxThreads: 1,
+    idleTimeout: 2_000,
+  });
+  return nativePool;
+}
+
+const runNative = async (group: 'G1' | 'G2', scalars: bigint[]): Promise<Buffer> => {
+  const task: FixedBaseTask = { group, scalars: scalarsToBytes(scalars), native: true };
+  return Buffer.from((await nativeWorkers().run(task)) as Uint8Array);
+};
+
+function useNative(): Promise<boolean> {
+  nativeChecked ??= (async () => {
+    const status = loadNativeAddon();
+    if (process.env.ZKGATE_SETUP === 'wasm' || !status.ok || typeof status.addon.fixedBaseMul !== 'function')
+      return false;
+    const probe = [0n, 1n, 2n, R - 1n, R / 3n, 0xffffn, 1n << 200n, 123456789n << 128n];
+    for (const group of ['G1', 'G2'] as const) {
+      const [a, b] = await Promise.all([runNative(group, probe), wasmFixedBase(group, probe)]);
+      if (!a.equals(b)) return false;
+    }
+    return true;
+  })();
+  return nativeChecked;
+}
+
+/** Multiplies the generator of `group` by every scalar (natively when the addon agrees with the comb). */
 export async function fixedBase(group: 'G1' | 'G2', scalars: bigint[]): Promise<Buffer> {
+  if (await useNative()) return runNative(group, scalars);
+  return wasmFixedBase(group, scalars);
+}
+
+/** The same with the WebAssembly comb (what the native path is checked against). */
+export async function wasmFixedBase(group: 'G1' | 'G2', scalars: bigint[]): Promise<Buffer> {
   const chunk = group === 'G1' ? 8192 : 4096;
   const parts: Promise<Uint8Array>[] = [];
   for (let i = 0; i < scalars.length; i += chunk) {
@@ -271,6 +322,9 @@ export async function devSetup(
 /** Stops the worker threads (tests and CLI commands call this before exiting). */
 export async function closeSetupWorkers(): Promise<void> {
   const p = pool;
-  pool = undefined;
-  await p?.destroy();
+  const n = nativePool;
+  pool = nativePool = undefined;
+  await Promise.all([p?.destroy(), n?.destroy()]);
+  const status = loadNativeAddon();
+  if (status.ok && typeof status.addon.fixedBaseRelease === 'function') status.addon.fixedBaseRelease();
 }

@@ -3,12 +3,16 @@
 // at most 32 mixed additions in snarkjs' own WebAssembly curve code, instead of a 254-step
 // double-and-add; results come back as affine points in the zkey's encoding (little-endian,
 // Montgomery form), with the point at infinity as zeros.
+import { availableParallelism } from 'node:os';
 import { importInWorker } from '../../util/load-iden3.js';
+import { loadNativeAddon } from '../native-addon.js';
 
 export interface FixedBaseTask {
   group: 'G1' | 'G2';
   /** count × 32 bytes: scalars, little-endian, reduced mod r. */
   scalars: Uint8Array;
+  /** With the native addon (on every core) instead of the WebAssembly comb. */
+  native?: boolean;
 }
 
 interface Engine {
@@ -58,6 +62,11 @@ function buildTable(e: Engine, group: 'G1' | 'G2'): number {
 const CHUNK = 1024;
 
 export default async function multiplyFixedBase(task: FixedBaseTask): Promise<Uint8Array> {
+  if (task.native) {
+    const status = loadNativeAddon();
+    if (!status.ok) throw new Error(status.reason);
+    return status.addon.fixedBaseMul(task.group === 'G1' ? 1 : 2, task.scalars, availableParallelism());
+  }
   const e = await getEngine();
   const { aff, jac, pre } = sizes(task.group);
   const g = (e.groups[task.group] ??= {
