@@ -2,7 +2,7 @@
 // hash) and the files it names. Dev keys are built on demand by the deterministic setup; real keys
 // from a snarkjs phase-2 ceremony are imported and checked against the compiled circuit.
 import { createHash } from 'node:crypto';
-import { createReadStream, existsSync, mkdirSync, readFileSync } from 'node:fs';
+import { createReadStream, existsSync, mkdirSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { copyFile, rename, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import * as snarkjs from 'snarkjs';
@@ -163,6 +163,7 @@ export class KeyStore {
     if (!p) {
       p = (async () => {
         try {
+          removeAbandonedTemps(this.dir, `${shape.name}.zkey`);
           if (isStructuredShape(shape)) return await this.buildStructured(shape, progress);
           progress?.('compile', 0, 1);
           const circuit = await compileShape(shape, this.dataDir);
@@ -269,6 +270,28 @@ export class KeyStore {
 
   async verificationKey(name: string): Promise<SnarkjsVerificationKey> {
     return (await this.ensure(name)).vk;
+  }
+}
+
+/**
+ * Deletes what builds of `file` killed midway left (writeAtomic's `.file.<pid>.<ms>.tmp`, up to
+ * several GB for the production-size keys), when that process is gone.
+ */
+export function removeAbandonedTemps(dir: string, file: string): void {
+  if (!existsSync(dir)) return;
+  for (const name of readdirSync(dir)) {
+    const m = new RegExp(`^\\.${file.replace(/\./g, '\\.')}\\.(\\d+)\\.\\d+\\.tmp$`).exec(name);
+    if (!m) continue;
+    const pid = Number(m[1]);
+    let alive = pid === process.pid;
+    if (!alive)
+      try {
+        process.kill(pid, 0);
+        alive = true;
+      } catch (e) {
+        alive = (e as NodeJS.ErrnoException).code === 'EPERM';
+      }
+    if (!alive) rmSync(join(dir, name), { force: true });
   }
 }
 

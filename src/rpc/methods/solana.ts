@@ -81,10 +81,10 @@ function memoOf(wireBase64: string): string | null {
 const BATCH_NOT_READY = 14301;
 /**
  * How long sendTransaction waits for the forester to make room in a full queue, at most (room comes
- * when a queue batch is wholly inserted: up to five zkp batches, each a proof of seconds); the
- * wait also ends when the transaction's blockhash expires.
+ * when a queue batch is wholly inserted: up to five zkp batches, each a proof of seconds). The wait
+ * ends sooner when the transaction's blockhash expires (150 slots: 60 s at the default 400 ms).
  */
-const QUEUE_WAIT_MS = 60_000;
+const QUEUE_WAIT_MS = 180_000;
 
 const queueFull = (err: unknown): boolean => {
   const ie = (err as { InstructionError?: [number, { Custom?: number }] } | null)?.InstructionError;
