@@ -6,7 +6,7 @@
 //     key build, when this run does it, is timed too. BENCH_FORESTER_SHAPES limits the circuits.
 //  2. sustained: stateless.js transfers end to end on one V2 tree with the forester on (the queues
 //     never fill), against the rate with it off until the tree's output queue is full (100 outputs,
-//     50 transfers); a gateway in this process, 100 ms slots.
+//     50 transfers); a gateway in this process, 400 ms slots (the default).
 // BENCH_FORESTER_PARTS=proofs,sustained selects; BENCH_FORESTER_TRANSFERS sets the sustained count.
 import assert from 'node:assert/strict';
 import { mkdirSync, mkdtempSync, rmSync, symlinkSync } from 'node:fs';
@@ -137,7 +137,8 @@ async function transferRate(forester: 'on' | 'off', count: number): Promise<{ do
       dataDir,
       apiKeys: [KEY],
       forester,
-      slotTimeMs: 100,
+      // The default slot time: a blockhash lives 60 s, how long a send may wait for queue room.
+      slotTimeMs: 400,
       preloadCircuits: ['v2_inclusion_32_1', 'v2_inclusion_32_2'],
     },
     log,

@@ -295,7 +295,10 @@ export function solanaMethods(
         // only because a queue is full waits for it to make room, instead of failing.
         for (const until = Date.now() + QUEUE_WAIT_MS; r.err && queueRoom && queueFull(r.err.json);) {
           if (!(await queueRoom(until - Date.now()))) break;
-          r = simulateOne(tx, false, false);
+          const next = simulateOne(tx, false, false);
+          // A blockhash that expired while waiting: the refusal's reason is still the full queue.
+          if (next.err?.json === 'BlockhashNotFound') break;
+          r = next;
         }
         if (r.err)
           throw new TransactionRefusedError('preflight_failure', `Transaction simulation failed: ${r.err.display}`, {
