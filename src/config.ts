@@ -30,6 +30,9 @@ export interface Config {
   rateLimitBurst: number;
   maxBodyBytes: number;
   maxBatchSize: number;
+  requestTimeoutMs: number;
+  maxJsonDepth: number;
+  maxStringLength: number;
   proverUrl: string;
   shutdownTimeoutMs: number;
   logLevel: LogLevel;
@@ -145,6 +148,24 @@ export const OPTIONS: readonly OptionSpec[] = [
     help: 'largest accepted request body in bytes (HTTP 413 beyond)',
   },
   { key: 'maxBatchSize', kind: 'count', default: 100, help: 'most requests in one JSON-RPC batch' },
+  {
+    key: 'requestTimeoutMs',
+    kind: 'count',
+    default: 120_000,
+    help: 'longest a client may take to send a whole request (its headers within 30 s); HTTP 408 with a JSON-RPC error beyond',
+  },
+  {
+    key: 'maxJsonDepth',
+    kind: 'count',
+    default: 64,
+    help: 'deepest nesting of arrays and objects in JSON-RPC params (-32602 beyond)',
+  },
+  {
+    key: 'maxStringLength',
+    kind: 'count',
+    default: 16 * 1024,
+    help: "longest string in JSON-RPC params, in characters (-32602 beyond; surfnet_setAccount's data excepted)",
+  },
   {
     key: 'proverUrl',
     kind: 'string',
@@ -488,6 +509,9 @@ export function resolveConfig(
   const config = cfg as unknown as Config;
   config.dataDir = resolve(config.dataDir);
   if (config.maxBatchSize < 1) throw new ConfigError('option maxBatchSize must be at least 1');
+  if (config.requestTimeoutMs < 100) throw new ConfigError('option requestTimeoutMs must be at least 100');
+  if (config.maxJsonDepth < 2) throw new ConfigError('option maxJsonDepth must be at least 2');
+  if (config.maxStringLength < 128) throw new ConfigError('option maxStringLength must be at least 128');
   if (config.maxBodyBytes < 1024) throw new ConfigError('option maxBodyBytes must be at least 1024');
   if (config.rateLimit > 0 && config.rateLimitBurst < 1)
     throw new ConfigError('option rateLimitBurst must be at least 1');

@@ -427,9 +427,13 @@ export async function startGateway({
     }));
   }
 
-  const dispatcher = new Dispatcher(createMethodTable(backends, version), config.maxBatchSize, metrics, log);
+  const dispatcher = new Dispatcher(createMethodTable(backends, version), config.maxBatchSize, metrics, log, {
+    maxDepth: config.maxJsonDepth,
+    maxStringLength: config.maxStringLength,
+  });
   const server = new RpcHttpServer({
     maxBodyBytes: config.maxBodyBytes,
+    requestTimeoutMs: config.requestTimeoutMs,
     keys: keys.keys,
     limiter: new RateLimiter(config.rateLimit, config.rateLimitBurst),
     dispatcher,

@@ -68,7 +68,13 @@ export function getAsset(
   options: AssetOptions,
   ctx: AssetContext = {},
 ): Record<string, unknown> {
-  // The index is keyed by canonical base58 pubkeys: a hit proves the id valid, so it is decoded only on a miss.
+  // The index is keyed by canonical base58 pubkeys: a hit proves the id valid, so it is decoded only
+  // on a miss. Longer than any pubkey: invalid without a lookup (LMDB keys hold 511 bytes).
+  if (id.length > 44)
+    throw new AssetError(
+      'asset_invalid_id',
+      `Pubkey Validation Err: ${id.length > 64 ? id.slice(0, 61) + '...' : id} is invalid`,
+    );
   const md = index.metadataOf(id);
   const mint = index.mint(id);
   if (!md && !mint) {

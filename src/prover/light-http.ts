@@ -1,11 +1,12 @@
 // Light's prover HTTP API (validity-proof.md §11) on the prover role, so Photon or Light's CLI can
 // use zkgate as their prover: POST /prove with Light's JSON (camelCase, and the older kebab-case
 // keys without circuitType), GET /health. Answers and error codes are Light's.
-import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import { createServer, STATUS_CODES, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import { createHash, timingSafeEqual } from 'node:crypto';
 import type { AddressInfo } from 'node:net';
 import { AppError } from '../errors.js';
 import type { Logger } from '../obs/log.js';
+import { transportRefusal } from '../util/http-refusal.js';
 import type { CircuitFamily } from '../zk/shapes.js';
 import type { InclusionWitness, NonInclusionWitness } from '../zk/inputs.js';
 import type { ProverService, ExplicitProveRequest } from './service.js';
@@ -23,6 +24,9 @@ class LightHttpError extends Error {
 }
 
 const malformed = (msg: string) => new LightHttpError(400, 'malformed_body', msg);
+
+/** The client went away before its body arrived: nobody to answer, nothing to log but a count. */
+class ClientGone extends Error {}
 
 /** Reads `key` in camelCase or the older kebab-case spelling. */
 function pick(o: Record<string, unknown>, camel: string): unknown {
@@ -170,7 +174,10 @@ export async function startLightHttp(opts: {
         } else chunks.push(c);
       });
       req.on('end', () => resolve(Buffer.concat(chunks).toString('utf8')));
-      req.on('error', reject);
+      req.on('error', () => reject(new ClientGone()));
+      req.on('close', () => {
+        if (!req.complete) reject(new ClientGone());
+      });
     });
 
   const handle = async (req: IncomingMessage, res: ServerResponse) => {
@@ -209,6 +216,10 @@ export async function startLightHttp(opts: {
       send(res, 200, r.proof.raw);
       log.info('prove', { circuit: r.circuit, ms: Date.now() - started, status: 200 });
     } catch (e) {
+      if (e instanceof ClientGone) {
+        log.debug('prove: client went away before sending its body');
+        return;
+      }
       const le = lightError(e);
       if (le) {
         send(res, le.status, { code: le.code, message: le.message });
@@ -222,6 +233,20 @@ export async function startLightHttp(opts: {
 
   const server: Server = createServer((req, res) => {
     handle(req, res).catch((e: unknown) => log.error('prove handler failed', { error: String(e) }));
+  });
+  // HTTP the parser refuses gets Light's JSON error body, not Node's empty 400.
+  server.on('clientError', (err: NodeJS.ErrnoException, socket) => {
+    const inFlight = (socket as { _httpMessage?: ServerResponse })._httpMessage;
+    const refusal = transportRefusal(err);
+    if (refusal.reason === 'client_closed' || !socket.writable || inFlight?.headersSent) {
+      socket.destroy();
+      return;
+    }
+    const text = JSON.stringify({ code: 'malformed_body', message: refusal.message });
+    socket.end(
+      `HTTP/1.1 ${refusal.status} ${STATUS_CODES[refusal.status]}\r\nconnection: close\r\n` +
+        `content-type: application/json\r\ncontent-length: ${Buffer.byteLength(text)}\r\n\r\n${text}`,
+    );
   });
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);

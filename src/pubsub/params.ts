@@ -11,6 +11,7 @@ import {
 import { base58Bytes, invalid } from '../rpc/methods/solana-params.js';
 import { InvalidParamsError } from '../rpc/errors.js';
 import { BLOCK_DETAILS, parseTxView, type BlockDetails, type TxView } from '../rpc/methods/transaction-json.js';
+import { show } from '../rpc/validate.js';
 
 export type SubscriptionSpec = { method: string; commitment: Commitment } & (
   | { kind: 'account'; pubkey: string; encoding: AccountEncoding; dataSlice?: DataSlice }
@@ -33,7 +34,7 @@ const COMMITMENTS: readonly string[] = ['processed', 'confirmed', 'finalized'];
 
 function list(params: unknown, min: number, max: number): unknown[] {
   const p = params === undefined || params === null ? [] : params;
-  if (!Array.isArray(p)) throw invalid(`expected an array of params, got ${JSON.stringify(p)}`);
+  if (!Array.isArray(p)) throw invalid(`expected an array of params, got ${show(p)}`);
   if (p.length < min) throw invalid(`expected at least ${min} params, got ${p.length}`);
   if (p.length > max) throw invalid(`expected at most ${max} params, got ${p.length}`);
   return p;
@@ -41,7 +42,7 @@ function list(params: unknown, min: number, max: number): unknown[] {
 
 function cfg(v: unknown, allowed: readonly string[]): Record<string, unknown> {
   if (v === undefined || v === null) return {};
-  if (typeof v !== 'object' || Array.isArray(v)) throw invalid(`config: expected an object, got ${JSON.stringify(v)}`);
+  if (typeof v !== 'object' || Array.isArray(v)) throw invalid(`config: expected an object, got ${show(v)}`);
   for (const k of Object.keys(v))
     if (!allowed.includes(k))
       throw invalid(`unknown field \`${k}\`, expected one of ${allowed.map((a) => `\`${a}\``).join(', ')}`);
@@ -51,7 +52,7 @@ function cfg(v: unknown, allowed: readonly string[]): Record<string, unknown> {
 function commitment(v: unknown): Commitment {
   if (v === undefined || v === null) return 'finalized';
   if (typeof v === 'string' && COMMITMENTS.includes(v)) return v as Commitment;
-  throw invalid(`unknown commitment ${JSON.stringify(v)}, expected one of processed, confirmed, finalized`);
+  throw invalid(`unknown commitment ${show(v)}, expected one of processed, confirmed, finalized`);
 }
 
 /** The base58 string itself, once checked to hold `len` bytes. */
@@ -106,10 +107,7 @@ export const SUBSCRIBE_METHODS: Record<string, Parser> = {
       const m = (filter as { mentions: unknown[] }).mentions;
       if (m.length !== 1) throw invalid(`Invalid Request: Only 1 address supported, got ${m.length}`);
       mentions = key(m[0], 'mentions address');
-    } else
-      throw invalid(
-        `logs filter: expected "all", "allWithVotes" or {"mentions": [address]}, got ${JSON.stringify(filter)}`,
-      );
+    } else throw invalid(`logs filter: expected "all", "allWithVotes" or {"mentions": [address]}, got ${show(filter)}`);
     return {
       method: 'logsSubscribe',
       kind: 'logs',
@@ -148,15 +146,12 @@ export const SUBSCRIBE_METHODS: Record<string, Parser> = {
         (filter as { mentionsAccountOrProgram: unknown }).mentionsAccountOrProgram,
         'mentionsAccountOrProgram',
       );
-    else
-      throw invalid(
-        `block filter: expected "all" or {"mentionsAccountOrProgram": address}, got ${JSON.stringify(filter)}`,
-      );
+    else throw invalid(`block filter: expected "all" or {"mentionsAccountOrProgram": address}, got ${show(filter)}`);
     const at = commitment(o.commitment);
     if (at === 'processed') throw new InvalidParamsError('Method does not support commitment below `confirmed`');
     const details = o.transactionDetails ?? 'full';
     if (typeof details !== 'string' || !(BLOCK_DETAILS as readonly string[]).includes(details))
-      throw invalid(`transactionDetails: expected one of ${BLOCK_DETAILS.join(', ')}, got ${JSON.stringify(details)}`);
+      throw invalid(`transactionDetails: expected one of ${BLOCK_DETAILS.join(', ')}, got ${show(details)}`);
     const showRewards = o.showRewards ?? false;
     if (typeof showRewards !== 'boolean') throw invalid('showRewards: expected a boolean');
     // Agave's defaults here: base64 transactions, no rewards.
@@ -186,6 +181,6 @@ export const SUBSCRIBE_METHODS: Record<string, Parser> = {
 export function subscriptionId(params: unknown): number {
   const [id] = list(params, 1, 1);
   if (typeof id !== 'number' || !Number.isSafeInteger(id) || id < 0)
-    throw invalid(`subscription id: expected a non-negative integer, got ${JSON.stringify(id)}`);
+    throw invalid(`subscription id: expected a non-negative integer, got ${show(id)}`);
   return id;
 }

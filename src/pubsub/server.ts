@@ -11,8 +11,11 @@ import type { ApiKeys } from '../rpc/api-keys.js';
 import { InvalidParamsError, InvalidRequestError, MethodNotFoundError, ParseError, mapError } from '../rpc/errors.js';
 import { stringifyJson } from '../rpc/json.js';
 import type { Client, Hub } from './hub.js';
+import { checkParamLimits } from '../rpc/limits.js';
 import { SUBSCRIBE_METHODS, subscriptionId } from './params.js';
 
+/** The HTTP edge's defaults: what subscribe params could need is far below them. */
+const PARAM_LIMITS = { maxDepth: 64, maxStringLength: 16 * 1024 };
 export interface PubSubOptions {
   hub: Hub;
   keys: ApiKeys;
@@ -215,6 +218,7 @@ export class PubSubServer {
         throw new InvalidRequestError('Invalid Request');
       const method = r.method;
       const parse = SUBSCRIBE_METHODS[method];
+      if (r.params !== undefined && r.params !== null) checkParamLimits(r.params, 'params', PARAM_LIMITS);
       if (parse) {
         const { id: sub, after } = this.o.hub.subscribe(conn, parse(r.params));
         if (after) afters.push(after);

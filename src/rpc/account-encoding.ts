@@ -6,6 +6,7 @@ import { decodeBase58, encodeBase58 } from '../zk/base58.js';
 import { InvalidParamsError, InvalidRequestError } from './errors.js';
 import { u64 } from './json.js';
 import { parseAccountData, type AccountParseContext } from './parsed/accounts/index.js';
+import { show } from './validate.js';
 
 export const ACCOUNT_ENCODINGS = ['binary', 'base58', 'base64', 'base64+zstd', 'jsonParsed'] as const;
 export type AccountEncoding = (typeof ACCOUNT_ENCODINGS)[number];
@@ -30,9 +31,7 @@ const invalid = (msg: string) => new InvalidParamsError(`Invalid params: ${msg}`
 export function parseAccountEncoding(v: unknown, fallback: AccountEncoding): AccountEncoding {
   if (v === undefined || v === null) return fallback;
   if (typeof v === 'string' && (ACCOUNT_ENCODINGS as readonly string[]).includes(v)) return v as AccountEncoding;
-  throw invalid(
-    `unknown variant ${JSON.stringify(v)}, expected one of ${ACCOUNT_ENCODINGS.map((e) => `\`${e}\``).join(', ')}`,
-  );
+  throw invalid(`unknown variant ${show(v)}, expected one of ${ACCOUNT_ENCODINGS.map((e) => `\`${e}\``).join(', ')}`);
 }
 
 const isCount = (n: unknown): n is number => typeof n === 'number' && Number.isSafeInteger(n) && n >= 0;
@@ -41,7 +40,7 @@ export function parseDataSlice(v: unknown): DataSlice | undefined {
   if (v === undefined || v === null) return undefined;
   const s = v as { offset?: unknown; length?: unknown };
   if (typeof v !== 'object' || Array.isArray(v) || !isCount(s.offset) || !isCount(s.length))
-    throw invalid(`dataSlice: expected {offset, length} with non-negative integers, got ${JSON.stringify(v)}`);
+    throw invalid(`dataSlice: expected {offset, length} with non-negative integers, got ${show(v)}`);
   return { offset: s.offset, length: s.length };
 }
 
@@ -131,7 +130,7 @@ const TOKEN_ACCOUNT_LEN = 165;
 
 export function parseFilters(v: unknown): AccountFilter[] {
   if (v === undefined || v === null) return [];
-  if (!Array.isArray(v)) throw invalid(`filters: expected an array, got ${JSON.stringify(v)}`);
+  if (!Array.isArray(v)) throw invalid(`filters: expected an array, got ${show(v)}`);
   if (v.length > MAX_FILTERS) throw invalid(`Too many filters provided; max ${MAX_FILTERS}`);
   return v.map((f, i) => parseFilter(f, `filters[${i}]`));
 }
@@ -140,7 +139,7 @@ function parseFilter(f: unknown, at: string): AccountFilter {
   if (typeof f !== 'object' || f === null || Array.isArray(f)) throw invalid(`${at}: expected an object`);
   const keys = Object.keys(f);
   if (keys.length !== 1)
-    throw invalid(`${at}: expected exactly one of dataSize, memcmp, tokenAccountState, got ${JSON.stringify(f)}`);
+    throw invalid(`${at}: expected exactly one of dataSize, memcmp, tokenAccountState, got ${show(f)}`);
   const o = f as Record<string, unknown>;
   if ('dataSize' in o) {
     if (!isCount(o.dataSize)) throw invalid(`${at}.dataSize: expected a non-negative integer`);
@@ -163,12 +162,12 @@ function parseFilter(f: unknown, at: string): AccountFilter {
     } else if (encoding === 'base64') {
       if (!/^[A-Za-z0-9+/]*={0,2}$/.test(m.bytes)) throw invalid(`${at}.memcmp.bytes: not base64`);
       bytes = new Uint8Array(Buffer.from(m.bytes, 'base64'));
-    } else throw invalid(`${at}.memcmp.encoding: expected base58 or base64, got ${JSON.stringify(encoding)}`);
+    } else throw invalid(`${at}.memcmp.encoding: expected base58 or base64, got ${show(encoding)}`);
     if (bytes.length > MAX_MEMCMP_BYTES)
       throw invalid(`${at}.memcmp: ${bytes.length} bytes to compare, the most is ${MAX_MEMCMP_BYTES}`);
     return { kind: 'memcmp', offset: m.offset, bytes };
   }
-  throw invalid(`${at}: unknown filter ${JSON.stringify(keys[0])}, expected dataSize, memcmp or tokenAccountState`);
+  throw invalid(`${at}: unknown filter ${show(keys[0])}, expected dataSize, memcmp or tokenAccountState`);
 }
 
 export function matchesFilters(a: StoredAccount, filters: readonly AccountFilter[]): boolean {

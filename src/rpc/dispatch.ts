@@ -9,6 +9,7 @@ import {
   type ErrorKind,
   type RpcErrorObject,
 } from './errors.js';
+import { checkParamLimits, type ParamLimits } from './limits.js';
 import type { CallContext, MethodDef } from './methods/index.js';
 import type { RpcMetrics } from './rpc-metrics.js';
 import { describe } from './validate.js';
@@ -28,6 +29,8 @@ export interface DispatchOutcome {
 
 export const errorResponse = (error: RpcErrorObject, id: RpcId): ResponseObject => ({ jsonrpc: '2.0', error, id });
 
+const MAX_ID_LENGTH = 1024;
+
 const isPlainObject = (v: unknown): v is Record<string, unknown> =>
   v !== null && typeof v === 'object' && !Array.isArray(v);
 
@@ -37,6 +40,7 @@ export class Dispatcher {
     private readonly maxBatchSize: number,
     private readonly metrics: RpcMetrics,
     private readonly log: Logger,
+    private readonly limits: ParamLimits = { maxDepth: 64, maxStringLength: 16 * 1024 },
   ) {}
 
   /** Number of requests a parsed body holds (for rate limiting before any work is done). */
@@ -95,6 +99,11 @@ export class Dispatcher {
             `Invalid request: \`id\` must be a string, number or null, got ${describe(raw)}`,
           );
         }
+        // Echoed back in the answer: bounded like any string the request holds.
+        if (typeof raw === 'string' && raw.length > MAX_ID_LENGTH)
+          throw new InvalidRequestError(
+            `Invalid request: \`id\` of ${raw.length} characters exceeds the limit of ${MAX_ID_LENGTH}`,
+          );
         id = raw;
       }
       if (req.jsonrpc !== undefined && req.jsonrpc !== '2.0') {
@@ -121,6 +130,11 @@ export class Dispatcher {
         throw new MethodNotFoundError(req.method);
       }
       label = def.name;
+      if (params !== undefined && params !== null)
+        checkParamLimits(params, 'params', {
+          maxDepth: this.limits.maxDepth,
+          maxStringLength: def.largeStrings ? Infinity : this.limits.maxStringLength,
+        });
       const result = await def.call(def.params(params ?? undefined, 'params'), ctx);
       this.record(label, 'ok', started);
       return { response: notification ? undefined : { jsonrpc: '2.0', result, id }, method: label, outcome: 'ok' };

@@ -45,6 +45,10 @@ export class MethodNotAllowedError extends AppError {
 export class RouteNotFoundError extends AppError {
   readonly kind = 'route_not_found';
 }
+/** The client closed its connection before the request was read: nobody is left to answer. */
+export class ClientClosedError extends AppError {
+  readonly kind = 'client_closed';
+}
 /** Solana's sendTransaction refusals, which carry the simulation result as `data`. */
 export class TransactionRefusedError extends AppError {
   constructor(
@@ -111,6 +115,8 @@ export const ERROR_CODES = {
   unsupported_media_type: { code: -32600, http: 415 },
   method_not_allowed: { code: -32600, http: 405 },
   route_not_found: { code: -32600, http: 404 },
+  // Never sent (the client is gone); 499 is what the log and metrics record, as nginx does.
+  client_closed: { code: -32600, http: 499 },
   backend_not_configured: { code: -32010, http: 200 },
   // src/prover: Photon answers its own errors with -32000 and a prefixed message
   // ("Validation Error: …", "Record Not Found: …", "Invalid Public Key: …"); zkgate keeps code and

@@ -1,7 +1,7 @@
 // The HTTP side of the adapter: routes, API keys, rate limits, body limits, request ids, one log
 // line and metrics per request, graceful close. JSON-RPC semantics live in dispatch.ts.
 import { randomUUID } from 'node:crypto';
-import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import { createServer, STATUS_CODES, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { HealthRegistry } from '../obs/health.js';
 import type { Logger } from '../obs/log.js';
@@ -10,6 +10,7 @@ import type { ApiKeys } from './api-keys.js';
 import { Dispatcher, errorResponse } from './dispatch.js';
 import {
   BodyTooLargeError,
+  ClientClosedError,
   mapError,
   MethodNotAllowedError,
   ParseError,
@@ -18,6 +19,7 @@ import {
   UnsupportedMediaTypeError,
 } from './errors.js';
 import { stringifyJson } from './json.js';
+import { transportRefusal } from '../util/http-refusal.js';
 import type { RateLimiter } from './rate-limit.js';
 import type { RpcMetrics } from './rpc-metrics.js';
 
@@ -30,6 +32,8 @@ export interface RpcServerDeps {
   registry: MetricsRegistry;
   metrics: RpcMetrics;
   log: Logger;
+  /** Longest a client may take to send a whole request (headers within the first 30 s). */
+  requestTimeoutMs?: number;
 }
 
 interface Reply {
@@ -89,10 +93,12 @@ function readBody(req: IncomingMessage, limit: number): Promise<Buffer> {
       chunks.push(chunk);
     });
     req.on('end', () => finish(null, chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks, size)));
-    req.on('error', (e) => finish(e));
+    req.on('error', () =>
+      finish(new ClientClosedError('the client closed the connection before sending the whole body')),
+    );
     // 'close' follows 'end' on every request: build the Error only when the body really was cut short.
     req.on('close', () => {
-      if (!done) finish(new Error('client closed the connection before sending the whole body'));
+      if (!done) finish(new ClientClosedError('the client closed the connection before sending the whole body'));
     });
   });
 }
@@ -104,16 +110,37 @@ export class RpcHttpServer {
   private onIdle: (() => void) | undefined;
 
   constructor(private readonly deps: RpcServerDeps) {
+    const requestTimeout = deps.requestTimeoutMs ?? 120_000;
     this.server = createServer(
-      { keepAliveTimeout: 5_000, headersTimeout: 30_000, requestTimeout: 120_000 },
+      {
+        keepAliveTimeout: 5_000,
+        headersTimeout: Math.min(30_000, requestTimeout),
+        requestTimeout,
+        // How often Node looks for requests past those timeouts (its default: every 30 s).
+        connectionsCheckingInterval: Math.min(30_000, Math.max(100, Math.floor(requestTimeout / 4))),
+      },
       (req, res) => {
         void this.handle(req, res);
       },
     );
-    // A malformed HTTP request is answered by Node itself; never let it reach 'uncaughtException'.
-    this.server.on('clientError', (err, socket) => {
-      if (socket.writable) socket.end('HTTP/1.1 400 Bad Request\r\nconnection: close\r\ncontent-length: 0\r\n\r\n');
-      else socket.destroy(err);
+    // What Node's HTTP parser refuses, and clients too slow to send their request, get a JSON-RPC
+    // error body like every other refusal (Node's own answer is an empty 400).
+    this.server.on('clientError', (err: NodeJS.ErrnoException, socket) => {
+      const refusal = transportRefusal(err);
+      this.deps.metrics.transportRefusals.inc([refusal.reason]);
+      // As Node's own handler: never write into a response already under way on this socket.
+      const inFlight = (socket as { _httpMessage?: ServerResponse })._httpMessage;
+      if (refusal.reason === 'client_closed' || !socket.writable || inFlight?.headersSent) {
+        this.deps.log.debug('client went away', { error: err.code ?? err.message });
+        socket.destroy();
+        return;
+      }
+      this.deps.log.debug('http request refused', { status: refusal.status, error: err.code ?? err.message });
+      const body = stringifyJson(errorResponse({ code: -32600, message: refusal.message }, null));
+      socket.end(
+        `HTTP/1.1 ${refusal.status} ${STATUS_CODES[refusal.status]}\r\nconnection: close\r\n` +
+          `content-type: ${JSON_TYPE}\r\ncontent-length: ${Buffer.byteLength(body)}\r\n\r\n${body}`,
+      );
     });
   }
 
@@ -289,6 +316,10 @@ export class RpcHttpServer {
   }
 
   private transportError(err: unknown, note: RequestNote, reqId: string): Reply {
+    if (err instanceof ClientClosedError) {
+      this.deps.metrics.transportRefusals.inc(['client_closed']);
+      this.deps.log.debug('client went away', { reqId, route: note.route });
+    }
     const m = mapError(err);
     if (m.unexpected !== undefined) {
       const e = m.unexpected as Error;

@@ -9,6 +9,8 @@ export interface RpcMetrics {
   inFlight: Gauge;
   rateLimited: Counter;
   authFailures: Counter;
+  /** Requests the server could not read: the client went away, or HTTP framing it refused. */
+  transportRefusals: Counter;
 }
 
 export function createRpcMetrics(reg: MetricsRegistry): RpcMetrics {
@@ -25,5 +27,10 @@ export function createRpcMetrics(reg: MetricsRegistry): RpcMetrics {
     authFailures: reg.counter('zkgate_auth_failures_total', 'Requests rejected for a missing or invalid API key.', [
       'reason',
     ]),
+    transportRefusals: reg.counter(
+      'zkgate_http_transport_refusals_total',
+      'Requests ended before JSON-RPC: client_closed (went away mid-request), malformed, headers_too_large, timeout.',
+      ['reason'],
+    ),
   };
 }

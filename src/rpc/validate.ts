@@ -22,6 +22,15 @@ export function describe(value: unknown): string {
   }
 }
 
+/**
+ * A value as an error message quotes it: its JSON, cut to 128 characters (the edge bounds depth
+ * and string length, so this never recurses far or copies much).
+ */
+export function show(value: unknown): string {
+  const text = JSON.stringify(value) ?? String(value);
+  return text.length > 128 ? text.slice(0, 125) + '...' : text;
+}
+
 export function fail(path: string, expected: string, value: unknown): never {
   throw new InvalidParamsError(`Invalid params: \`${path}\`: expected ${expected}, got ${describe(value)}`);
 }

@@ -7,13 +7,14 @@ import { u64 } from '../json.js';
 import { args, config, invalid, raw, type CommonConfig } from './solana-params.js';
 import { blockEntries, blockJson, BLOCK_DETAILS, parseTxView, type BlockDetails } from './transaction-json.js';
 import { defineMethod, type MethodDef } from './types.js';
+import { show } from '../validate.js';
 
 /** Agave's MAX_GET_CONFIRMED_BLOCKS_RANGE. */
 const MAX_RANGE = 500_000n;
 
 function slotParam(v: unknown, what = 'slot'): bigint {
   if (typeof v !== 'number' || !Number.isSafeInteger(v) || v < 0)
-    throw invalid(`${what}: expected a slot number (u64), got ${JSON.stringify(v)}`);
+    throw invalid(`${what}: expected a slot number (u64), got ${show(v)}`);
   return BigInt(v);
 }
 
@@ -41,9 +42,7 @@ export function solanaBlockMethods(ledger: Ledger): MethodDef[] {
       const c = cfgOf(cfg);
       const details = c.transactionDetails ?? 'full';
       if (typeof details !== 'string' || !(BLOCK_DETAILS as readonly string[]).includes(details))
-        throw invalid(
-          `transactionDetails: expected one of ${BLOCK_DETAILS.join(', ')}, got ${JSON.stringify(details)}`,
-        );
+        throw invalid(`transactionDetails: expected one of ${BLOCK_DETAILS.join(', ')}, got ${show(details)}`);
       const rewards = c.rewards ?? true;
       if (typeof rewards !== 'boolean') throw invalid('rewards: expected a boolean');
       const view = parseTxView(c, rewards);

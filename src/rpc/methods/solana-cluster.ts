@@ -7,6 +7,7 @@ import { NoSnapshotError } from '../errors.js';
 import { u64 } from '../json.js';
 import { args, config, invalid, pubkey, raw } from './solana-params.js';
 import { defineMethod, type MethodDef } from './types.js';
+import { show } from '../validate.js';
 
 const SLOTS_PER_EPOCH = 432_000n;
 const SLOT_SECONDS = 0.4;
@@ -81,7 +82,7 @@ export function solanaClusterMethods(
   const activity = new Activity(ledger);
   const slotNumber = (v: unknown, what: string): bigint => {
     if (typeof v !== 'number' || !Number.isSafeInteger(v) || v < 0)
-      throw invalid(`${what}: expected a slot number (u64), got ${JSON.stringify(v)}`);
+      throw invalid(`${what}: expected a slot number (u64), got ${show(v)}`);
     return BigInt(v);
   };
   const inflationAt = (epoch: bigint) => {
@@ -207,7 +208,7 @@ export function solanaClusterMethods(
     m('getLargestAccounts', (p) => {
       const c = config(args(p, 'params', 0, 1)[0]);
       if (c.filter !== undefined && c.filter !== 'circulating' && c.filter !== 'nonCirculating')
-        throw invalid(`filter: expected circulating or nonCirculating, got ${JSON.stringify(c.filter)}`);
+        throw invalid(`filter: expected circulating or nonCirculating, got ${show(c.filter)}`);
       const top: { pubkey: Uint8Array; lamports: bigint }[] = [];
       if (c.filter !== 'nonCirculating')
         for (const b of ledger.balances()) {

@@ -13,7 +13,7 @@ import {
 } from '../account-encoding.js';
 import { InvalidParamsError } from '../errors.js';
 import { uiTokenAmount as mintUiTokenAmount } from '../parsed/accounts/token-amount.js';
-import { fail, type Check } from '../validate.js';
+import { fail, show, type Check } from '../validate.js';
 
 export type Commitment = 'processed' | 'confirmed' | 'finalized';
 const COMMITMENTS = ['processed', 'confirmed', 'finalized'];
@@ -30,14 +30,14 @@ export function args(v: unknown, path: string, min: number, max: number): unknow
 
 /** A base58 string of exactly `len` bytes (a pubkey, a signature), or an invalid-params error naming it. */
 export function base58Bytes(v: unknown, what: string, len: number): Uint8Array {
-  if (typeof v !== 'string') throw invalid(`${what}: expected a base58 string, got ${JSON.stringify(v)}`);
+  if (typeof v !== 'string') throw invalid(`${what}: expected a base58 string, got ${show(v)}`);
   let b: Uint8Array;
   try {
     b = decodeBase58(v);
   } catch {
-    throw invalid(`invalid ${what} ${JSON.stringify(v)}: not base58`);
+    throw invalid(`invalid ${what} ${show(v)}: not base58`);
   }
-  if (b.length !== len) throw invalid(`invalid ${what} ${JSON.stringify(v)}: ${b.length} bytes, expected ${len}`);
+  if (b.length !== len) throw invalid(`invalid ${what} ${show(v)}: ${b.length} bytes, expected ${len}`);
   return b;
 }
 
@@ -51,10 +51,10 @@ export interface CommonConfig {
 
 export function config(v: unknown): CommonConfig {
   if (v === undefined || v === null) return {};
-  if (typeof v !== 'object' || Array.isArray(v)) throw invalid(`config: expected an object, got ${JSON.stringify(v)}`);
+  if (typeof v !== 'object' || Array.isArray(v)) throw invalid(`config: expected an object, got ${show(v)}`);
   const c = v as CommonConfig;
   if (c.commitment !== undefined && !COMMITMENTS.includes(c.commitment))
-    throw invalid(`unknown commitment ${JSON.stringify(c.commitment)}, expected one of ${COMMITMENTS.join(', ')}`);
+    throw invalid(`unknown commitment ${show(c.commitment)}, expected one of ${COMMITMENTS.join(', ')}`);
   return c;
 }
 

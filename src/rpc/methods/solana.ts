@@ -32,6 +32,7 @@ import {
   type Commitment,
 } from './solana-params.js';
 import { parseTxView, transactionJson } from './transaction-json.js';
+import { show } from '../validate.js';
 
 function decodeWire(v: unknown, encoding: string | undefined): ParsedTransaction {
   if (typeof v !== 'string') throw invalid('transaction: expected an encoded string');
@@ -227,7 +228,7 @@ export function solanaMethods(
         throw new InvalidParamsError('Method does not support commitment below `confirmed`');
       const limit = c.limit ?? 1000;
       if (typeof limit !== 'number' || !Number.isSafeInteger(limit) || limit < 1 || limit > 1000)
-        throw invalid(`Invalid limit; max 1000, got ${JSON.stringify(c.limit)}`);
+        throw invalid(`Invalid limit; max 1000, got ${show(c.limit)}`);
       const sig = (v: unknown, what: string) => (v === undefined || v === null ? undefined : base58Bytes(v, what, 64));
       const until = sig(c.until, 'until');
       let before = sig(c.before, 'before');
@@ -269,13 +270,13 @@ export function solanaMethods(
       const [len] = args(p, 'params', 0, 2);
       const n = len ?? 0;
       if (typeof n !== 'number' || !Number.isSafeInteger(n) || n < 0 || n > 10 * 1024 * 1024)
-        throw invalid(`data length: expected an integer from 0 to 10485760, got ${JSON.stringify(len)}`);
+        throw invalid(`data length: expected an integer from 0 to 10485760, got ${show(len)}`);
       return ledger.minimumBalanceForRentExemption(n);
     }),
     m('requestAirdrop', raw, (p) => {
       const [key, lamports] = args(p, 'params', 2, 3);
       if (typeof lamports !== 'number' || !Number.isSafeInteger(lamports) || lamports <= 0)
-        throw invalid(`lamports: expected a positive integer, got ${JSON.stringify(lamports)}`);
+        throw invalid(`lamports: expected a positive integer, got ${show(lamports)}`);
       return encodeBase58(ledger.airdrop(pubkey(key), BigInt(lamports)));
     }),
     m('sendTransaction', raw, async (p) => {
@@ -360,8 +361,7 @@ export function solanaMethods(
       return {
         context: context('processed'),
         value: sigs.map((s) => {
-          if (typeof s !== 'string') throw invalid('signature: expected a base58 string');
-          const rec = ledger.transaction(decodeBase58(s));
+          const rec = ledger.transaction(base58Bytes(s, 'signature', 64));
           if (!rec) return null;
           const age = ledger.slot - BigInt(rec.slot);
           const finalized = age >= 32n;

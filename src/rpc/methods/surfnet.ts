@@ -31,6 +31,7 @@ import {
   type TokenState,
 } from './surfnet-layouts.js';
 import { defineMethod, type MethodDef } from './types.js';
+import { show } from '../validate.js';
 
 const U64_MAX = 2n ** 64n - 1n;
 const MAX_ACCOUNT_DATA = 10 * 1024 * 1024;
@@ -64,8 +65,7 @@ function fields(v: unknown, what: string, known: readonly string[]): Record<stri
   if (typeof v !== 'object' || v === null || Array.isArray(v))
     throw invalid(`${what}: expected an object, got ${describe(v)}`);
   for (const k of Object.keys(v))
-    if (!known.includes(k))
-      throw invalid(`${what}: unknown field ${JSON.stringify(k)}, expected one of ${known.join(', ')}`);
+    if (!known.includes(k)) throw invalid(`${what}: unknown field ${show(k)}, expected one of ${known.join(', ')}`);
   return v as Record<string, unknown>;
 }
 
@@ -73,7 +73,7 @@ function fields(v: unknown, what: string, known: readonly string[]): Record<stri
 function hexData(v: unknown): Uint8Array {
   if (typeof v !== 'string') throw invalid(`data: expected a hex string, got ${describe(v)}`);
   const bad = v.search(/[^0-9a-fA-F]/);
-  if (bad >= 0) throw invalid(`data: invalid hex character ${JSON.stringify(v[bad])} at position ${bad}`);
+  if (bad >= 0) throw invalid(`data: invalid hex character ${show(v[bad])} at position ${bad}`);
   if (v.length % 2 !== 0) throw invalid('data: invalid hex, odd number of digits');
   if (v.length / 2 > MAX_ACCOUNT_DATA) throw invalid(`data: ${v.length / 2} bytes, at most ${MAX_ACCOUNT_DATA}`);
   return new Uint8Array(Buffer.from(v, 'hex'));
@@ -105,7 +105,8 @@ export function surfnetMethods(
   fork: ForkSource | undefined,
   supply: SupplyOverride,
 ): MethodDef[] {
-  const m = (name: string, call: (p: unknown[]) => unknown) => defineMethod({ name, params: raw, call });
+  const m = (name: string, call: (p: unknown[]) => unknown, largeStrings = false) =>
+    defineMethod({ name, params: raw, call, largeStrings });
   /** Fork mode: what a cheatcode patches is fetched first, as Surfpool reads through its remote. */
   const need = async (keys: Uint8Array[]) => fork?.ensure(keys);
   const done = () => ({ context: { slot: u64(ledger.slot), apiVersion }, value: null });
@@ -139,7 +140,7 @@ export function surfnetMethods(
     const c = fields(cfg, 'config', TRAVELS);
     const keys = Object.keys(c);
     if (keys.length !== 1 || !given(c[keys[0]!]))
-      throw invalid(`config: expected exactly one of ${TRAVELS.join(', ')}, got ${JSON.stringify(c)}`);
+      throw invalid(`config: expected exactly one of ${TRAVELS.join(', ')}, got ${show(c)}`);
     const kind = keys[0] as (typeof TRAVELS)[number];
     const target = u64Param(c[kind], kind);
     if (kind === 'absoluteTimestamp') {
@@ -161,39 +162,44 @@ export function surfnetMethods(
   };
 
   return [
-    m('surfnet_setAccount', async (p) => {
-      const [key, update] = args(p, 'params', 2, 2);
-      const k = pubkey(key, 'pubkey');
-      const u = fields(update, 'update', ['lamports', 'data', 'owner', 'executable', 'rentEpoch']);
-      const lamports = given(u.lamports) ? u64Param(u.lamports, 'lamports') : undefined;
-      const data = given(u.data) ? hexData(u.data) : undefined;
-      const owner = given(u.owner) ? pubkey(u.owner, 'owner') : undefined;
-      const executable = given(u.executable) ? bool(u.executable, 'executable') : undefined;
-      const rentEpoch = given(u.rentEpoch) ? u64Param(u.rentEpoch, 'rentEpoch') : undefined;
-      // All five given: the account is replaced; otherwise the fields given patch what it holds.
-      const whole = [lamports, data, owner, executable, rentEpoch].every((x) => x !== undefined);
-      if (!whole) await need([k]);
-      const base = (!whole && ledger.getAccount(k)) || {
-        lamports: 0n,
-        data: new Uint8Array(0),
-        owner: SYSTEM_PROGRAM,
-        executable: false,
-        rentEpoch: 0n,
-      };
-      write([
-        {
-          pubkey: k,
-          account: {
-            lamports: lamports ?? base.lamports,
-            data: data ?? base.data,
-            owner: owner ?? base.owner,
-            executable: executable ?? base.executable,
-            rentEpoch: rentEpoch ?? base.rentEpoch,
+    m(
+      'surfnet_setAccount',
+      async (p) => {
+        const [key, update] = args(p, 'params', 2, 2);
+        const k = pubkey(key, 'pubkey');
+        const u = fields(update, 'update', ['lamports', 'data', 'owner', 'executable', 'rentEpoch']);
+        const lamports = given(u.lamports) ? u64Param(u.lamports, 'lamports') : undefined;
+        const data = given(u.data) ? hexData(u.data) : undefined;
+        const owner = given(u.owner) ? pubkey(u.owner, 'owner') : undefined;
+        const executable = given(u.executable) ? bool(u.executable, 'executable') : undefined;
+        const rentEpoch = given(u.rentEpoch) ? u64Param(u.rentEpoch, 'rentEpoch') : undefined;
+        // All five given: the account is replaced; otherwise the fields given patch what it holds.
+        const whole = [lamports, data, owner, executable, rentEpoch].every((x) => x !== undefined);
+        if (!whole) await need([k]);
+        const base = (!whole && ledger.getAccount(k)) || {
+          lamports: 0n,
+          data: new Uint8Array(0),
+          owner: SYSTEM_PROGRAM,
+          executable: false,
+          rentEpoch: 0n,
+        };
+        write([
+          {
+            pubkey: k,
+            account: {
+              lamports: lamports ?? base.lamports,
+              data: data ?? base.data,
+              owner: owner ?? base.owner,
+              executable: executable ?? base.executable,
+              rentEpoch: rentEpoch ?? base.rentEpoch,
+            },
           },
-        },
-      ]);
-      return done();
-    }),
+        ]);
+        return done();
+        // Account data: as long as the body limit allows.
+      },
+      true,
+    ),
 
     m('surfnet_setTokenAccount', async (p) => {
       const [ownerArg, mintArg, updateArg, programArg] = args(p, 'params', 3, 4);

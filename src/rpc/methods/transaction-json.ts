@@ -11,6 +11,7 @@ import { u64 } from '../json.js';
 import { parseInstruction } from '../parsed/instructions/index.js';
 import { messageKeys, parsedMessageAccounts } from '../parsed/message-accounts.js';
 import { invalid, uiTokenAmount, type CommonConfig } from './solana-params.js';
+import { show } from '../validate.js';
 
 export const TX_ENCODINGS = ['json', 'jsonParsed', 'base58', 'base64', 'binary'] as const;
 export type TxEncoding = (typeof TX_ENCODINGS)[number];
@@ -25,15 +26,13 @@ export interface TxView {
 export function parseTxEncoding(v: unknown, fallback: TxEncoding): TxEncoding {
   if (v === undefined || v === null) return fallback;
   if (typeof v === 'string' && (TX_ENCODINGS as readonly string[]).includes(v)) return v as TxEncoding;
-  throw invalid(
-    `unknown variant ${JSON.stringify(v)}, expected one of ${TX_ENCODINGS.map((e) => `\`${e}\``).join(', ')}`,
-  );
+  throw invalid(`unknown variant ${show(v)}, expected one of ${TX_ENCODINGS.map((e) => `\`${e}\``).join(', ')}`);
 }
 
 export function parseTxView(c: CommonConfig, rewards = true): TxView {
   const m = c.maxSupportedTransactionVersion;
   if (m !== undefined && m !== null && (typeof m !== 'number' || !Number.isInteger(m) || m < 0 || m > 255))
-    throw invalid(`maxSupportedTransactionVersion: expected a u8, got ${JSON.stringify(m)}`);
+    throw invalid(`maxSupportedTransactionVersion: expected a u8, got ${show(m)}`);
   return {
     encoding: parseTxEncoding(c.encoding, 'json'),
     maxSupportedTransactionVersion: m ?? undefined,

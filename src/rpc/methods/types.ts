@@ -9,6 +9,8 @@ export interface CallContext {
 export interface MethodDef<P = unknown, R = unknown> {
   name: string;
   params: Check<P>;
+  /** Params may hold strings up to the body limit (account data), not the edge's string limit. */
+  largeStrings?: boolean;
   call(params: P, ctx: CallContext): Promise<R> | R;
 }
 

@@ -23,7 +23,8 @@ function unexpected(v: unknown): string {
     case 'bigint':
       return `integer \`${v}\``;
     case 'string':
-      return `string ${JSON.stringify(v)}`;
+      // serde quotes the whole string; past 128 characters zkgate cuts it.
+      return `string ${JSON.stringify(v.length > 128 ? v.slice(0, 125) + '...' : v)}`;
     default:
       return 'map';
   }
