@@ -4,6 +4,7 @@ import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { AppError } from './errors.js';
+import { isLoopback } from './util/loopback.js';
 import { DEFAULT_DEV_SEED } from './zk/dev-seed.js';
 
 export const LOG_LEVELS = ['debug', 'info', 'warn', 'error', 'silent'] as const;
@@ -24,6 +25,12 @@ export interface Config {
   wsMaxMessageBytes: number;
   wsPingIntervalMs: number;
   grpcPort: number;
+  proverHost: string;
+  grpcToken: string;
+  proverToken: string;
+  grpcTlsCert: string;
+  grpcTlsKey: string;
+  grpcTlsCa: string;
   dataDir: string;
   apiKeys: string[];
   rateLimit: number;
@@ -117,6 +124,37 @@ export const OPTIONS: readonly OptionSpec[] = [
     help: 'websocket keep-alive: ping every this often; a client that did not answer the last ping is dropped',
   },
   { key: 'grpcPort', kind: 'port', default: 50051, help: 'gRPC port of the prover service (0 = any free port)' },
+  {
+    key: 'proverHost',
+    kind: 'string',
+    default: '',
+    help: "address the prover role's gRPC and Light /prove servers bind to (default: --host)",
+  },
+  {
+    key: 'grpcToken',
+    kind: 'string',
+    default: '',
+    help: 'bearer token every Prover and StateSync gRPC call must carry (authorization: Bearer …); required off loopback, at least 16 characters',
+  },
+  {
+    key: 'proverToken',
+    kind: 'string',
+    default: '',
+    help: "--role rpc: the token sent to --prover-url's gRPC server (its --grpc-token)",
+  },
+  {
+    key: 'grpcTlsCert',
+    kind: 'string',
+    default: '',
+    help: 'PEM certificate (chain) the gRPC server serves TLS with; with --grpc-tls-key',
+  },
+  { key: 'grpcTlsKey', kind: 'string', default: '', help: 'PEM private key of --grpc-tls-cert' },
+  {
+    key: 'grpcTlsCa',
+    kind: 'string',
+    default: '',
+    help: "PEM CA certificate(s) a client trusts for the prover's TLS: --role rpc connects to --prover-url with TLS when set",
+  },
   {
     key: 'dataDir',
     kind: 'string',
@@ -352,6 +390,9 @@ export const OPTIONS: readonly OptionSpec[] = [
   },
 ];
 
+/** Shortest --grpc-token / --prover-token accepted. */
+export const MIN_TOKEN_LENGTH = 16;
+
 export class ConfigError extends AppError {
   readonly kind = 'config';
 }
@@ -518,7 +559,36 @@ export function resolveConfig(
   if (config.role === 'rpc' && !config.proverUrl)
     throw new ConfigError('option role "rpc" needs proverUrl (--prover-url host:port of a prover)');
   if (config.proofTimeoutMs < 1) throw new ConfigError('option proofTimeoutMs must be at least 1');
+  checkProverExposure(config);
   return config;
+}
+
+/**
+ * The prover role's ports reachable from other hosts must authenticate their callers: refuses a
+ * configuration that would expose gRPC without --grpc-token, or Light's /prove without
+ * --prover-api-key. Loopback-only ports need neither.
+ */
+function checkProverExposure(config: Config): void {
+  if (!!config.grpcTlsCert !== !!config.grpcTlsKey)
+    throw new ConfigError('options grpcTlsCert and grpcTlsKey (--grpc-tls-cert, --grpc-tls-key) go together');
+  for (const [key, value] of [
+    ['grpcToken', config.grpcToken],
+    ['proverToken', config.proverToken],
+  ] as const)
+    if (value && value.length < MIN_TOKEN_LENGTH)
+      throw new ConfigError(`option ${key} (--${flagName(key)}) must be at least ${MIN_TOKEN_LENGTH} characters`);
+  if (config.role === 'rpc') return;
+  const host = config.proverHost || config.host;
+  if (isLoopback(host)) return;
+  const where = `${host} (${config.proverHost ? '--prover-host' : '--host'})`;
+  if (!config.grpcToken)
+    throw new ConfigError(
+      `the prover's gRPC server would listen on ${where} without authentication: set --grpc-token (GRPC_TOKEN), or keep it on loopback with --prover-host 127.0.0.1`,
+    );
+  if (!config.proverApiKey)
+    throw new ConfigError(
+      `Light's /prove API would listen on ${where} without authentication: set --prover-api-key (PROVER_API_KEY), or keep it on loopback with --prover-host 127.0.0.1`,
+    );
 }
 
 export function helpText(version: string): string {

@@ -8,6 +8,7 @@ import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { ConfigError, resolveConfig, flagName, OPTIONS } from './config.js';
 import { demoAccountHashes, demoAddress, ProverClient } from './prover/index.js';
+import { proverChannel } from './grpc/index.js';
 import { API_KEY_FILE } from './rpc/api-keys.js';
 import { bigIntToBase58, encodeBase58, loadPoseidon } from './zk/index.js';
 
@@ -48,12 +49,13 @@ export async function demoCommand(argv: string[]): Promise<number> {
   const flags: Record<string, unknown> = {};
   for (const o of OPTIONS) if (values[flagName(o.key)] !== undefined) flags[o.key] = values[flagName(o.key)];
   const config = resolveConfig(flags, process.env, (values.config as string | undefined) ?? process.env.CONFIG);
-  const host = config.host === '0.0.0.0' ? '127.0.0.1' : config.host;
+  const bound = config.proverHost || config.host;
+  const host = bound === '0.0.0.0' || bound === '::' ? '127.0.0.1' : bound;
   const address = config.proverUrl || `${host}:${config.grpcPort}`;
   const key = config.apiKeys[0] ?? readKey(config.dataDir);
 
   await loadPoseidon();
-  const client = new ProverClient(address);
+  const client = new ProverClient(address, 11_000, proverChannel(config));
   try {
     const samples: Record<string, bigint> = {};
     for (const [tree, version] of [

@@ -5,7 +5,14 @@
 import { mkdirSync } from 'node:fs';
 import { mkdir } from 'node:fs/promises';
 import type { Config } from './config.js';
-import { checkHealth, closeHealthClients, startGrpcServer, type GrpcServer } from './grpc/index.js';
+import {
+  checkHealth,
+  closeHealthClients,
+  proverChannel,
+  startGrpcServer,
+  type ChannelSecurity,
+  type GrpcServer,
+} from './grpc/index.js';
 import { HealthRegistry } from './obs/health.js';
 import { join } from 'node:path';
 import {
@@ -276,20 +283,27 @@ export async function startGateway({
     await ledger?.close();
     throw e;
   }
+  const proverHost = config.proverHost || config.host;
+  const tls = config.grpcTlsCert ? { certFile: config.grpcTlsCert, keyFile: config.grpcTlsKey } : undefined;
   let grpc: GrpcServer;
+  let channel: ChannelSecurity;
   try {
-    grpc = await startGrpcServer(config.host, config.grpcPort, log, prover?.grpcServices ?? []);
-    if (prover) await prover.startHttp(config.host);
+    grpc = await startGrpcServer(proverHost, config.grpcPort, log, prover?.grpcServices ?? [], {
+      ...(tls ? { tls } : {}),
+      ...(config.grpcToken ? { token: config.grpcToken } : {}),
+    });
+    channel = proverChannel(config);
+    if (prover) await prover.startHttp(proverHost);
   } catch (e) {
     await grpc!?.close(0);
     await prover?.close();
     await ledger?.close();
     throw e;
   }
-  const proverAddress = config.proverUrl || `${connectHost(config.host)}:${grpc.port}`;
+  const proverAddress = config.proverUrl || `${connectHost(proverHost)}:${grpc.port}`;
   const client =
     !given.validityProof && (prover || config.proverUrl)
-      ? new ProverClient(proverAddress, config.proofTimeoutMs + 1000)
+      ? new ProverClient(proverAddress, config.proofTimeoutMs + 1000, channel)
       : undefined;
   const prices = config.priceSource
     ? new PriceSource(config.priceSource, { timeoutMs: config.upstreamTimeoutMs })
@@ -385,7 +399,7 @@ export async function startGateway({
   const health = new HealthRegistry();
   health.add('rpc', () => ({ status: 'ready' }));
   health.add('grpc', async () => {
-    const status = await checkHealth(proverAddress);
+    const status = await checkHealth(proverAddress, '', 1000, channel);
     return status === 'SERVING'
       ? { status: 'ready', detail: proverAddress }
       : { status: 'unavailable', detail: `gRPC server at ${proverAddress} reports ${status}` };

@@ -36,7 +36,13 @@ describe('defaults', () => {
 
 describe('precedence: defaults < config file < env < flags', () => {
   test('each layer overrides the one below', () => {
-    const cfg = file({ rpcPort: 1000, grpcPort: 2000, 'data-dir': '/tmp/from-file', host: '0.0.0.0' });
+    const cfg = file({
+      rpcPort: 1000,
+      grpcPort: 2000,
+      'data-dir': '/tmp/from-file',
+      host: '0.0.0.0',
+      proverHost: '127.0.0.1',
+    });
     const c = resolveConfig({ rpcPort: '4000' }, { RPC_PORT: '3000', GRPC_PORT: '3001' }, cfg);
     assert.equal(c.rpcPort, 4000); // flag
     assert.equal(c.grpcPort, 3001); // env over file

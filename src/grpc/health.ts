@@ -1,5 +1,6 @@
 // grpc.health.v1.Health: the server side (statuses per service, Check and Watch) and a client check.
 import * as grpc from '@grpc/grpc-js';
+import type { ChannelSecurity } from './security.js';
 import { clientConstructor } from './protos.js';
 
 export const HEALTH_PROTO = 'grpc/health/v1/health.proto';
@@ -71,12 +72,23 @@ type HealthClient = grpc.Client & {
 const clients = new Map<string, HealthClient>();
 
 /** Asks the gRPC server at `address` (host:port) how `service` is; rejects with the transport's reason. */
-export function checkHealth(address: string, service = '', timeoutMs = 1000): Promise<ServingStatus> {
-  let client = clients.get(address);
+export function checkHealth(
+  address: string,
+  service = '',
+  timeoutMs = 1000,
+  security?: ChannelSecurity,
+): Promise<ServingStatus> {
+  // The health service needs no token, but a TLS server needs a TLS client.
+  const cacheKey = `${address} ${security ? 'secured' : 'plain'}`;
+  let client = clients.get(cacheKey);
   if (!client) {
     const Ctor = clientConstructor(HEALTH_PROTO, HEALTH_SERVICE);
-    client = new Ctor(address, grpc.credentials.createInsecure()) as unknown as HealthClient;
-    clients.set(address, client);
+    client = new Ctor(
+      address,
+      security?.credentials ?? grpc.credentials.createInsecure(),
+      security?.options ?? {},
+    ) as unknown as HealthClient;
+    clients.set(cacheKey, client);
   }
   return new Promise((resolve, reject) => {
     client!.Check({ service }, { deadline: Date.now() + timeoutMs }, (err, res) => {

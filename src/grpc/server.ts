@@ -4,6 +4,7 @@ import * as grpc from '@grpc/grpc-js';
 import type { Logger } from '../obs/log.js';
 import { HEALTH_PROTO, HEALTH_SERVICE, HealthService } from './health.js';
 import { serviceDefinition } from './protos.js';
+import { requireToken, serverCredentials, type TlsFiles } from './security.js';
 
 export interface GrpcServer {
   readonly address: string;
@@ -19,24 +20,35 @@ export interface GrpcServiceSpec {
   implementation: grpc.UntypedServiceImplementation;
 }
 
+export interface GrpcServerSecurity {
+  /** Serve TLS with this certificate and key. */
+  tls?: TlsFiles;
+  /** Every call of the given services must carry `authorization: Bearer <token>` (health stays open). */
+  token?: string;
+}
+
 export async function startGrpcServer(
   host: string,
   port: number,
   log: Logger,
   services: readonly GrpcServiceSpec[] = [],
+  security: GrpcServerSecurity = {},
 ): Promise<GrpcServer> {
+  const credentials = serverCredentials(security.tls);
   const server = new grpc.Server({ 'grpc.max_receive_message_length': 16 * 1024 * 1024 });
   const health = new HealthService();
   server.addService(serviceDefinition(HEALTH_PROTO, HEALTH_SERVICE), health.implementation());
-  for (const s of services) server.addService(serviceDefinition(s.proto, s.service), s.implementation);
+  for (const s of services)
+    server.addService(
+      serviceDefinition(s.proto, s.service),
+      security.token ? requireToken(s.implementation, security.token) : s.implementation,
+    );
   const bindHost = host.includes(':') ? `[${host}]` : host;
   const boundPort = await new Promise<number>((resolve, reject) => {
-    server.bindAsync(`${bindHost}:${port}`, grpc.ServerCredentials.createInsecure(), (err, p) =>
-      err ? reject(err) : resolve(p),
-    );
+    server.bindAsync(`${bindHost}:${port}`, credentials, (err, p) => (err ? reject(err) : resolve(p)));
   });
   const address = `${bindHost}:${boundPort}`;
-  log.debug('grpc server listening', { address });
+  log.debug('grpc server listening', { address, tls: !!security.tls, token: !!security.token });
   return {
     address,
     port: boundPort,

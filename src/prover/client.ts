@@ -4,6 +4,7 @@
 import * as grpc from '@grpc/grpc-js';
 import { AppError } from '../errors.js';
 import { clientConstructor } from '../grpc/protos.js';
+import { callMetadata, type ChannelSecurity } from '../grpc/security.js';
 import type { CompressedProof, ProofPoints } from '../zk/proof-format.js';
 import type { SnarkjsVerificationKey } from '../zk/verify.js';
 import { bytesToBigInt } from '../zk/field.js';
@@ -71,6 +72,11 @@ function fromGrpcError(err: grpc.ServiceError, address: string): AppError {
   if (typeof kind === 'string' && Object.hasOwn(GRPC_STATUS, kind)) return new RemoteProverError(kind, err.details);
   if (err.code === grpc.status.DEADLINE_EXCEEDED)
     return new RemoteProverError('prover_timeout', 'Proof timed out: the prover did not answer before the deadline');
+  if (err.code === grpc.status.UNAUTHENTICATED)
+    return new RemoteProverError(
+      'prover_unavailable',
+      `Prover at ${address} refused this client's token (${err.details}): check --prover-token against its --grpc-token`,
+    );
   if (err.code === grpc.status.UNAVAILABLE)
     return new RemoteProverError('prover_unavailable', `Prover at ${address} is unavailable: ${err.details}`);
   return new RemoteProverError('prover_internal', `Prover at ${address} failed: ${err.details || err.message}`);
@@ -87,13 +93,18 @@ export class ProverClient {
   private readonly prover: grpc.Client & Record<string, Unary>;
   private readonly sync: grpc.Client & Record<string, Unary>;
 
+  private readonly token: string | undefined;
+
   constructor(
     readonly address: string,
     /** Deadline of proving calls, ms: the server's own timeout plus transport slack. */
     private readonly timeoutMs = 11_000,
+    /** TLS and the token to send; default: plaintext, no token. */
+    security?: ChannelSecurity,
   ) {
-    const creds = grpc.credentials.createInsecure();
-    const opts = { 'grpc.max_receive_message_length': 16 * 1024 * 1024 };
+    const creds = security?.credentials ?? grpc.credentials.createInsecure();
+    const opts = { 'grpc.max_receive_message_length': 16 * 1024 * 1024, ...security?.options };
+    this.token = security?.token;
     const Prover = clientConstructor(PROVER_PROTO, PROVER_SERVICE);
     const Sync = clientConstructor(STATE_SYNC_PROTO, STATE_SYNC_SERVICE);
     this.prover = new Prover(address, creds, opts) as grpc.Client & Record<string, Unary>;
@@ -103,7 +114,7 @@ export class ProverClient {
 
   private call<T>(client: Record<string, Unary>, method: string, req: object, timeoutMs: number): Promise<T> {
     return new Promise<T>((resolve, reject) => {
-      client[method]!.call(client, req, new grpc.Metadata(), { deadline: Date.now() + timeoutMs }, (err, res) =>
+      client[method]!.call(client, req, callMetadata(this.token), { deadline: Date.now() + timeoutMs }, (err, res) =>
         err ? reject(fromGrpcError(err, this.address)) : resolve(res as T),
       );
     });
