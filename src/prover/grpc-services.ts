@@ -183,55 +183,70 @@ export function stateSyncImplementation(store: TreeStore, log: Logger) {
       );
     return tree;
   };
-  const slotOf = (s: string) => {
+  const slotOf = (s: string): { slot?: bigint } => {
     const v = BigInt(s ?? '0');
-    return v === 0n ? undefined : v;
+    return v === 0n ? {} : { slot: v };
   };
   return {
-    RegisterTree: unary<RegisterTreeRequestMsg>(log, 'RegisterTree', (req) => {
-      const t = treeTypeNumber(req.treeType);
-      if (!t) throw new ProverError('invalid_argument', 'tree_type is required');
-      const queue = req.queue.length > 0 ? pubkey(req.queue, 'queue') : undefined;
-      return treeStateMsg(
-        store.registerTree({
-          pubkey: pubkey(req.pubkey, 'pubkey'),
-          kind: t === 1 || t === 3 ? 'state' : 'address',
-          version: t <= 2 ? 1 : 2,
-          ...(req.height ? { height: req.height } : {}),
-          ...(req.rootHistoryCapacity ? { rootHistoryCapacity: req.rootHistoryCapacity } : {}),
-          ...(queue ? { queue } : {}),
-        }),
-      );
-    }),
+    RegisterTree: unary<RegisterTreeRequestMsg>(log, 'RegisterTree', (req) =>
+      store.exclusive(() => {
+        const t = treeTypeNumber(req.treeType);
+        if (!t) throw new ProverError('invalid_argument', 'tree_type is required');
+        const queue = req.queue.length > 0 ? pubkey(req.queue, 'queue') : undefined;
+        return treeStateMsg(
+          store.registerTree({
+            pubkey: pubkey(req.pubkey, 'pubkey'),
+            kind: t === 1 || t === 3 ? 'state' : 'address',
+            version: t <= 2 ? 1 : 2,
+            ...(req.height ? { height: req.height } : {}),
+            ...(req.rootHistoryCapacity ? { rootHistoryCapacity: req.rootHistoryCapacity } : {}),
+            ...(queue ? { queue } : {}),
+          }),
+        );
+      }),
+    ),
+    // Writes queue behind one another (a large one is applied in chunks over many event-loop
+    // turns); their input is decoded and checked before they queue.
     AppendLeaves: unary<AppendLeavesRequestMsg>(log, 'AppendLeaves', (req) => {
-      const tree = writable(pubkey(req.tree, 'tree'));
+      const tree = pubkey(req.tree, 'tree');
       const leaves = req.leaves.map((l, i) => field(l, `leaves[${i}]`));
-      const r = store.stateTree(tree).append(leaves, slotOf(req.slot));
-      return { tree: treeStateMsg(store.info(tree)), firstLeafIndex: String(r.firstIndex) };
-    }),
-    NullifyLeaves: unary<NullifyLeavesRequestMsg>(log, 'NullifyLeaves', (req) => {
-      const tree = writable(pubkey(req.tree, 'tree'));
-      const st = store.stateTree(tree);
-      const entries = req.leaves.map((n, i) => {
-        let leafIndex = num(n.leafIndex, `leaves[${i}].leaf_index`);
-        if (n.hash.length > 0) {
-          const h = value32(n.hash, `leaves[${i}].hash`);
-          const found = st.findLeaf(h);
-          if (found === undefined)
-            throw new StateError('leaf_not_found', `leaves[${i}].hash is not a live leaf of state tree ${tree}`);
-          leafIndex = found;
-        }
-        return n.txHash.length > 0 ? { leafIndex, txHash: field(n.txHash, `leaves[${i}].tx_hash`) } : { leafIndex };
+      return store.exclusive(async () => {
+        const r = await store.write({ op: 'append', tree: writable(tree), leaves, ...slotOf(req.slot) });
+        return { tree: treeStateMsg(store.info(tree)), firstLeafIndex: String(r.firstIndex) };
       });
-      st.nullify(entries, slotOf(req.slot));
-      return treeStateMsg(store.info(tree));
     }),
+    NullifyLeaves: unary<NullifyLeavesRequestMsg>(log, 'NullifyLeaves', (req) =>
+      store.exclusive(async () => {
+        const tree = writable(pubkey(req.tree, 'tree'));
+        const st = store.stateTree(tree);
+        const entries = req.leaves.map((n, i) => {
+          let leafIndex = num(n.leafIndex, `leaves[${i}].leaf_index`);
+          if (n.hash.length > 0) {
+            const h = value32(n.hash, `leaves[${i}].hash`);
+            const found = st.findLeaf(h);
+            if (found === undefined)
+              throw new StateError('leaf_not_found', `leaves[${i}].hash is not a live leaf of state tree ${tree}`);
+            leafIndex = found;
+          }
+          return n.txHash.length > 0 ? { leafIndex, txHash: field(n.txHash, `leaves[${i}].tx_hash`) } : { leafIndex };
+        });
+        await store.write({ op: 'nullify', tree, entries, ...slotOf(req.slot) });
+        return treeStateMsg(store.info(tree));
+      }),
+    ),
     InsertAddresses: unary<InsertAddressesRequestMsg>(log, 'InsertAddresses', (req) => {
-      const tree = writable(pubkey(req.tree, 'tree'));
+      const tree = pubkey(req.tree, 'tree');
       const addresses = req.addresses.map((a, i) => value32(a, `addresses[${i}]`));
-      store.addressTree(tree).insert(addresses, slotOf(req.slot));
+      return store.exclusive(async () => {
+        await store.write({ op: 'insert', tree: writable(tree), addresses, ...slotOf(req.slot) });
+        return treeStateMsg(store.info(tree));
+      });
+    }),
+    // After the writes queued before it: never a tree halfway through a large write.
+    GetTree: unary<GetTreeRequestMsg>(log, 'GetTree', async (req) => {
+      const tree = pubkey(req.tree, 'tree');
+      await store.settled();
       return treeStateMsg(store.info(tree));
     }),
-    GetTree: unary<GetTreeRequestMsg>(log, 'GetTree', (req) => treeStateMsg(store.info(pubkey(req.tree, 'tree')))),
   };
 }

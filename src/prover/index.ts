@@ -99,6 +99,7 @@ export async function startProver(
   let pool: ProverPool | undefined;
   let http: LightHttpServer | undefined;
   try {
+    if (store.recovered) log.warn('tree store: finished a large write a crash interrupted', { write: store.recovered });
     bootstrapLocalnetTrees(store, log);
     const keys = new KeyStore(config.dataDir, config.devKeySeed);
     const backend = chooseBackend(config.proverBackend, log, config.proverDevices);

@@ -158,6 +158,8 @@ export class ProverService {
   }
 
   async getValidityProof(req: ValidityRequest, run: RunOptions): Promise<ValidityProofResult> {
+    // A large StateSync write in progress leaves nodes ahead of the root: witnesses wait for it.
+    await this.o.store.settled();
     const w = buildWitnesses(this.o.store, req);
     const base = { accounts: w.accounts, addresses: w.addresses, slot: w.slot };
     if (!w.shape) return { ...base, circuit: '' };

@@ -8,6 +8,14 @@ import { toHex32 } from '../zk/field.js';
 import { loadPoseidon } from '../zk/poseidon.js';
 import { StateError } from './errors.js';
 import { zeroValues } from './merkle.js';
+import {
+  applyInChunks,
+  checkWrite,
+  CHUNK_ITEMS,
+  rollForward,
+  type ChunkedResult,
+  type LargeWrite,
+} from './large-writes.js';
 import { atomically, fieldBuf, openDbs, peekMeta, type Dbs, type TreeMetaRecord } from './store.js';
 import {
   AddressTree,
@@ -22,6 +30,7 @@ import {
 export { StateError, type StateErrorKind } from './errors.js';
 export { zeroValues } from './merkle.js';
 export * from './trees.js';
+export type { LargeWrite, ChunkedResult } from './large-writes.js';
 
 const NEXT_ID = 'next-tree-id';
 const MAX_HEIGHT = 40;
@@ -37,7 +46,55 @@ export class TreeStore {
   static async open(dir: string): Promise<TreeStore> {
     await loadPoseidon();
     mkdirSync(dir, { recursive: true });
-    return new TreeStore(openDbs(dir), true);
+    return new TreeStore(openDbs(dir), true).recover();
+  }
+
+  /** A large write a crash cut short is finished before anything reads the trees. */
+  private recover(): this {
+    const done = rollForward(this.dbs, this, (fn) => this.transaction(fn));
+    this.recovered = done;
+    return this;
+  }
+
+  /** The interrupted large write finished at open, described (for the log); undefined if none. */
+  recovered: string | undefined;
+
+  /** StateSync's writes, one after another (a large one spans many event-loop turns). */
+  private writes: Promise<unknown> = Promise.resolve();
+
+  /**
+   * Runs `fn` after every write queued before it has finished: StateSync's writes go through
+   * here, so a large write's chunks never interleave with another write.
+   */
+  exclusive<T>(fn: () => T | Promise<T>): Promise<T> {
+    const run = this.writes.then(fn, fn);
+    this.writes = run.catch(() => undefined);
+    return run;
+  }
+
+  /**
+   * Resolves once the writes queued so far have landed. Readers that need one consistent tree
+   * (witnesses) wait here: between a large write's chunks the nodes are ahead of the root.
+   */
+  settled(): Promise<void> {
+    return this.writes.then(() => undefined);
+  }
+
+  /**
+   * A write of any size (StateSync's): small ones in one transaction; above one chunk, checked
+   * whole, then applied in chunks with the event loop served between them (large-writes.ts).
+   * Call it inside exclusive().
+   */
+  async write(w: LargeWrite): Promise<ChunkedResult> {
+    const count = w.op === 'append' ? w.leaves.length : w.op === 'insert' ? w.addresses.length : w.entries.length;
+    if (count <= CHUNK_ITEMS[w.op]) {
+      if (w.op === 'append') return this.stateTree(w.tree).append(w.leaves, w.slot);
+      if (w.op === 'nullify') return this.stateTree(w.tree).nullify(w.entries, w.slot);
+      return this.addressTree(w.tree).insert(w.addresses, w.slot);
+    }
+    const pause = () => new Promise<void>((r) => setImmediate(r));
+    await checkWrite(this, w, pause);
+    return applyInChunks(this.dbs, this, (fn) => this.transaction(fn), w, pause);
   }
 
   /**
@@ -45,7 +102,7 @@ export class TreeStore {
    * synchronous (it opens inside the ledger's start-up), so Poseidon must be loaded already.
    */
   static attach(root: RootDatabase): TreeStore {
-    return new TreeStore(openDbs(root, 'state-'), false);
+    return new TreeStore(openDbs(root, 'state-'), false).recover();
   }
 
   /**

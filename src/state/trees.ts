@@ -73,6 +73,17 @@ export const DEFAULT_CAPACITY: Record<TreeKind, Record<TreeVersion, number>> = {
 };
 
 /** Where a root was read from: what a proof against it must quote. */
+/**
+ * One chunk of a large write (see large-writes.ts): its nodes and elements are written, but the
+ * root history moves only with the last chunk, by the steps of the whole write, so the result is
+ * the same as one call's.
+ */
+export interface WritePart {
+  final: boolean;
+  /** V1 root sequence steps of the chunks before (V2 writes count one step in all). */
+  steps: bigint;
+}
+
 export interface RootRef {
   root: bigint;
   rootSeq: bigint;
@@ -264,6 +275,13 @@ abstract class Tree {
     }
   }
 
+  /** For settleRoot: commit a root, or write the metadata alone (a chunk that is not the last). */
+  protected readonly rootSink = {
+    commit: (m: TreeMetaRecord, root: bigint, steps: bigint, slot: bigint | undefined) =>
+      this.commitRoot(m, root, steps, slot),
+    persist: (m: TreeMetaRecord) => writeMeta(this.dbs, this.pubkey, m),
+  };
+
   rootRef(m: TreeMetaRecord = this.meta()): RootRef {
     const rootSeq = BigInt(m.rootSeq);
     return { root: BigInt(m.root), rootSeq, rootIndex: Number(rootSeq % BigInt(m.capacity)) };
@@ -302,6 +320,24 @@ abstract class Tree {
   }
 }
 
+/** A write's new root: committed now, or (a chunk of a larger write) once its last chunk lands. */
+function settleRoot(
+  tree: {
+    commit(m: TreeMetaRecord, root: bigint, steps: bigint, slot: bigint | undefined): void;
+    persist(m: TreeMetaRecord): void;
+  },
+  m: TreeMetaRecord,
+  root: bigint,
+  steps: bigint,
+  slot: bigint | undefined,
+  part: WritePart | undefined,
+): void {
+  if (!part) return tree.commit(m, root, steps, slot);
+  if (m.version === 1) part.steps += steps;
+  if (part.final) tree.commit(m, root, m.version === 1 ? part.steps : 1n, slot);
+  else tree.persist(m);
+}
+
 export class StateTree extends Tree {
   /** Records the empty tree's root at sequence 0 (inside the registering transaction). */
   initialise(m: TreeMetaRecord): void {
@@ -309,7 +345,7 @@ export class StateTree extends Tree {
   }
 
   /** Appends leaves at the next indices; one atomic batch. Returns the first index used. */
-  append(leaves: readonly bigint[], slot?: bigint): { firstIndex: number } & RootRef {
+  append(leaves: readonly bigint[], slot?: bigint, part?: WritePart): { firstIndex: number } & RootRef {
     return atomically(this.dbs, () => {
       const m = this.meta();
       const first = m.nextIndex;
@@ -328,16 +364,43 @@ export class StateTree extends Tree {
       });
       const root = this.merkle.update(updates);
       m.nextIndex = first + leaves.length;
-      this.commitRoot(m, root, m.version === 1 ? BigInt(leaves.length) : 1n, slot);
+      settleRoot(this.rootSink, m, root, m.version === 1 ? BigInt(leaves.length) : 1n, slot, part);
       return { firstIndex: first, ...this.rootRef(m) };
     });
+  }
+
+  /** What append() would refuse, checked without writing (a large write is checked whole first). */
+  checkAppend(count: number): void {
+    const m = this.meta();
+    if (m.nextIndex + count > this.merkle.capacity)
+      throw new StateError(
+        'tree_full',
+        `state tree ${this.pubkey} is full: ${m.nextIndex} of ${this.merkle.capacity} leaves used, ${count} more requested`,
+      );
+  }
+
+  /** What nullify() would refuse for these entries taken together (slices share `seen`), without writing. */
+  checkNullify(entries: readonly { leafIndex: number; txHash?: bigint }[], seen = new Set<number>()): void {
+    const m = this.meta();
+    for (const { leafIndex, txHash } of entries) {
+      if (!Number.isInteger(leafIndex) || leafIndex < 0 || leafIndex >= m.nextIndex)
+        throw new StateError(
+          'leaf_not_found',
+          `leaf index ${leafIndex} is not in state tree ${this.pubkey} (next index ${m.nextIndex})`,
+        );
+      if ((m.version === 1 && seen.has(leafIndex)) || this.merkle.leaf(leafIndex) === 0n)
+        throw new StateError('leaf_not_found', `leaf ${leafIndex} of state tree ${this.pubkey} is already nullified`);
+      if (m.version === 2 && txHash === undefined)
+        throw new StateError('invalid_argument', 'nullifying a V2 leaf needs the transaction hash');
+      seen.add(leafIndex);
+    }
   }
 
   /**
    * Nullifies leaves: V1 overwrites them with zero; V2 replaces each with its nullifier
    * Poseidon3(leaf, leafIndex, txHash). The leaves are no longer found by hash.
    */
-  nullify(entries: readonly { leafIndex: number; txHash?: bigint }[], slot?: bigint): RootRef {
+  nullify(entries: readonly { leafIndex: number; txHash?: bigint }[], slot?: bigint, part?: WritePart): RootRef {
     return atomically(this.dbs, () => {
       const m = this.meta();
       const updates = new Map<number, bigint>();
@@ -362,7 +425,7 @@ export class StateTree extends Tree {
       }
       if (updates.size === 0) return this.rootRef(m);
       const root = this.merkle.update(updates);
-      this.commitRoot(m, root, m.version === 1 ? BigInt(updates.size) : 1n, slot);
+      settleRoot(this.rootSink, m, root, m.version === 1 ? BigInt(updates.size) : 1n, slot, part);
       return this.rootRef(m);
     });
   }
@@ -696,7 +759,7 @@ export class AddressTree extends Tree {
    * Inserts addresses in order, as one atomic batch: each updates its low element to point at it
    * and is appended after it in the value order. Fails whole if any address is present already.
    */
-  insert(addresses: readonly bigint[], slot?: bigint): RootRef {
+  insert(addresses: readonly bigint[], slot?: bigint, part?: WritePart): RootRef {
     return atomically(this.dbs, () => {
       const m = this.meta();
       if (m.nextIndex + addresses.length > this.merkle.capacity) {
@@ -729,9 +792,28 @@ export class AddressTree extends Tree {
       for (const [index, e] of touched) updates.set(index, this.leafHash(e, m.version));
       const root = this.merkle.update(updates);
       // On chain a V1 insert is two tree operations (update the low leaf, append); V2 is batched.
-      this.commitRoot(m, root, m.version === 1 ? 2n * BigInt(addresses.length) : 1n, slot);
+      settleRoot(this.rootSink, m, root, m.version === 1 ? 2n * BigInt(addresses.length) : 1n, slot, part);
       return this.rootRef(m);
     });
+  }
+
+  /**
+   * What insert() would refuse for these addresses taken together, checked without writing; a
+   * large write checks its slices in turn, sharing `seen` and counting its `total` against capacity.
+   */
+  checkInsert(addresses: readonly bigint[], seen = new Set<bigint>(), total = addresses.length): void {
+    const m = this.meta();
+    if (m.nextIndex + total > this.merkle.capacity)
+      throw new StateError('tree_full', `address tree ${this.pubkey} is full`);
+    for (const address of addresses) {
+      this.checkRange(address);
+      if (seen.has(address) || this.floor(address)?.value === address)
+        throw new StateError(
+          'address_exists',
+          `address ${toHex32(address)} already exists in address tree ${this.pubkey}`,
+        );
+      seen.add(address);
+    }
   }
 
   /** The element with the largest value below `value` (the low element a new value would get). */
