@@ -51,6 +51,7 @@ export interface Config {
   proverCurveThreads: number;
   proverBackend: ProverBackendChoice;
   proverQueue: number;
+  proverQueuePerKey: number;
   proofTimeoutMs: number;
   preloadCircuits: string[];
   proverMemoryMb: number;
@@ -258,7 +259,13 @@ export const OPTIONS: readonly OptionSpec[] = [
     key: 'proverQueue',
     kind: 'count',
     default: 64,
-    help: 'proofs that may wait for a worker; beyond, requests fail at once with "prover busy"',
+    help: 'proofs that may wait for a worker; beyond, or when the proofs ahead would take a request past its deadline, it fails at once with "prover busy"',
+  },
+  {
+    key: 'proverQueuePerKey',
+    kind: 'count',
+    default: 0,
+    help: 'most proofs one API key (or other prover client) may have waiting (0 = half of --prover-queue)',
   },
   {
     key: 'proofTimeoutMs',

@@ -10,7 +10,13 @@ import type { SnarkjsVerificationKey } from '../zk/verify.js';
 import { bytesToBigInt } from '../zk/field.js';
 import { encodeBase58 } from '../zk/base58.js';
 import { GRPC_STATUS, KIND_TRAILER } from './grpc-status.js';
-import { PROVER_PROTO, PROVER_SERVICE, STATE_SYNC_PROTO, STATE_SYNC_SERVICE } from './grpc-services.js';
+import {
+  CALLER_METADATA,
+  PROVER_PROTO,
+  PROVER_SERVICE,
+  STATE_SYNC_PROTO,
+  STATE_SYNC_SERVICE,
+} from './grpc-services.js';
 import type { AccountEntry, AddressEntry, ApiVersion, TreeTypeNumber } from './types.js';
 import {
   accountFromMsg,
@@ -112,9 +118,17 @@ export class ProverClient {
     this.sync = new Sync(address, creds, { ...opts, channelOverride }) as grpc.Client & Record<string, Unary>;
   }
 
-  private call<T>(client: Record<string, Unary>, method: string, req: object, timeoutMs: number): Promise<T> {
+  private call<T>(
+    client: Record<string, Unary>,
+    method: string,
+    req: object,
+    timeoutMs: number,
+    caller?: string,
+  ): Promise<T> {
+    const meta = callMetadata(this.token);
+    if (caller) meta.set(CALLER_METADATA, caller);
     return new Promise<T>((resolve, reject) => {
-      client[method]!.call(client, req, callMetadata(this.token), { deadline: Date.now() + timeoutMs }, (err, res) =>
+      client[method]!.call(client, req, meta, { deadline: Date.now() + timeoutMs }, (err, res) =>
         err ? reject(fromGrpcError(err, this.address)) : resolve(res as T),
       );
     });
@@ -124,6 +138,8 @@ export class ProverClient {
     hashes: bigint[];
     addresses: { address: bigint; tree: string }[];
     api: ApiVersion;
+    /** Whom the proof is for (an API key id): the prover holds each caller to a share of its queue. */
+    caller?: string;
   }): Promise<ClientValidityProof> {
     const res = await this.call<GetValidityProofResponseMsg>(
       this.prover,
@@ -134,6 +150,7 @@ export class ProverClient {
         apiVersion: req.api === 2 ? 'API_VERSION_V2' : 'API_VERSION_V1',
       },
       this.timeoutMs,
+      req.caller,
     );
     return {
       ...(res.compressedProof ? { compressedProof: compressedFromMsg(res.compressedProof) } : {}),
@@ -147,14 +164,17 @@ export class ProverClient {
   }
 
   /** Light-style explicit proving; the request is the proto message (camelCase fields). */
-  async prove(req: object): Promise<{
+  async prove(
+    req: object,
+    caller?: string,
+  ): Promise<{
     compressed: CompressedProof;
     points: ProofPoints;
     circuit: string;
     publicInputs: bigint[];
     keySha256: string;
   }> {
-    const res = await this.call<ProveResponseMsg>(this.prover, 'Prove', req, this.timeoutMs);
+    const res = await this.call<ProveResponseMsg>(this.prover, 'Prove', req, this.timeoutMs, caller);
     return {
       compressed: compressedFromMsg(res.compressedProof),
       points: pointsFromRawMsg(res.rawProof),

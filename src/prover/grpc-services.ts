@@ -33,6 +33,9 @@ import {
   type RegisterTreeRequestMsg,
 } from './wire.js';
 
+/** gRPC metadata naming the client a proof is for (the JSON-RPC side's API key id). */
+export const CALLER_METADATA = 'zkgate-caller';
+
 export const PROVER_PROTO = 'zkgate/prover/v1/prover.proto';
 export const PROVER_SERVICE = 'zkgate.prover.v1.Prover';
 export const STATE_SYNC_PROTO = 'zkgate/prover/v1/state_sync.proto';
@@ -62,7 +65,17 @@ function runOptions(call: Call<unknown>, timeoutMs: number): RunOptions {
   const theirs = d instanceof Date ? d.getTime() : Number.isFinite(d) ? Number(d) : Infinity;
   const ac = new AbortController();
   call.on('cancelled', () => ac.abort());
-  return { deadline: Math.min(own, theirs), signal: ac.signal };
+  return { deadline: Math.min(own, theirs), signal: ac.signal, caller: callerOf(call) };
+}
+
+/**
+ * Who a call is for, for the queue's per-caller share: the API key id zkgate's own client sends
+ * (`zkgate-caller`), else the peer's address.
+ */
+function callerOf(call: Call<unknown>): string {
+  const named = call.metadata.get(CALLER_METADATA)[0];
+  if (typeof named === 'string' && named.length > 0) return named.slice(0, 64);
+  return call.getPeer().replace(/:\d+$/, '');
 }
 
 const num = (s: string | number | undefined, field: string, max = Number.MAX_SAFE_INTEGER): number => {

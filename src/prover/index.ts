@@ -119,6 +119,7 @@ export async function startProver(
       ...(config.proverThreads > 0 ? { threads: config.proverThreads } : {}),
       ...(config.proverCurveThreads > 0 ? { curveThreads: config.proverCurveThreads } : {}),
       maxQueue: config.proverQueue,
+      ...(config.proverQueuePerKey > 0 ? { maxQueuePerCaller: config.proverQueuePerKey } : {}),
       memoryBudgetBytes: config.proverMemoryMb * 1024 * 1024,
       ...(metrics ? { metrics } : {}),
     });

@@ -212,7 +212,11 @@ export async function startLightHttp(opts: {
       res.on('close', () => {
         if (!res.writableFinished) ac.abort();
       });
-      const r = await service.prove(request, { deadline: started + opts.timeoutMs, signal: ac.signal });
+      const r = await service.prove(request, {
+        deadline: started + opts.timeoutMs,
+        signal: ac.signal,
+        caller: `prove:${req.socket.remoteAddress ?? 'unknown'}`,
+      });
       send(res, 200, r.proof.raw);
       log.info('prove', { circuit: r.circuit, ms: Date.now() - started, status: 200 });
     } catch (e) {

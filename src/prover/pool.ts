@@ -17,6 +17,8 @@ export interface PoolOptions {
   threads?: number;
   /** Requests waiting for a worker beyond which new ones fail fast with prover_busy. */
   maxQueue: number;
+  /** Most waiting requests one caller (API key) may hold; default: half of maxQueue, at least 1. */
+  maxQueuePerCaller?: number;
   /** Per worker: bytes of keys and witness calculators kept loaded. */
   memoryBudgetBytes: number;
   /** Threads each worker's proof may use; default: twice the cores shared out, at most the cores. */
@@ -35,12 +37,19 @@ export interface RunOptions {
    * never on the last free worker, so a client's proof starts at once.
    */
   background?: boolean;
+  /** Who asks (an API key id, a peer): one caller may hold only its share of the queue. */
+  caller?: string;
 }
+
+/** A proof's result with where its time went: waiting for a worker, then on the worker. */
+export type TimedProof = BackendProof & { queueMs: number; proveMs: number };
 
 interface Waiting {
   job: ProveJob;
   background: boolean;
-  resolve(r: BackendProof): void;
+  caller: string | undefined;
+  enqueued: number;
+  resolve(r: TimedProof): void;
   reject(e: unknown): void;
   cleanup(): void;
 }
@@ -58,6 +67,15 @@ export class ProverPool {
   private resident = 0;
   private readonly proofs?: ReturnType<MetricsRegistry['counter']>;
   private readonly seconds?: ReturnType<MetricsRegistry['histogram']>;
+  private readonly waitSeconds?: ReturnType<MetricsRegistry['histogram']>;
+  /**
+   * Per shape (background proofs, on one thread, as `bg:` + shape): recent worker time of a proof
+   * in ms, a moving average; what admission plans with.
+   */
+  private readonly estimates = new Map<string, number>();
+  /** Proofs on the workers: their shapes and when they started (performance.now()). */
+  private readonly started = new Set<{ key: string; at: number }>();
+  private readonly maxPerCaller: number;
 
   constructor(private readonly options: PoolOptions) {
     const cores = availableParallelism();
@@ -66,6 +84,7 @@ export class ProverPool {
     // With an accelerator a worker spends most of a proof waiting for its batch: twice the cores
     // keep witnesses computing while the device proves the previous batch.
     this.threads = Math.max(1, options.threads ?? (accelerated ? 2 * cores : cores));
+    this.maxPerCaller = Math.max(1, options.maxQueuePerCaller || Math.ceil(options.maxQueue / 2));
     // A lone request should still use several cores, and a full pool should not run far more
     // threads than there are cores: at most 2× oversubscribed.
     this.curveThreads =
@@ -98,6 +117,11 @@ export class ProverPool {
       if (accelerated) this.acceleratorGauges(m);
       this.proofs = m.counter('zkgate_proofs_total', 'Proofs by circuit and outcome', ['circuit', 'outcome']);
       this.seconds = m.histogram('zkgate_proof_seconds', 'Time a worker spent on a proof', ['circuit']);
+      this.waitSeconds = m.histogram(
+        'zkgate_prover_queue_wait_seconds',
+        'Time a proof waited for a worker before proving started',
+        ['circuit'],
+      );
     }
   }
 
@@ -126,23 +150,81 @@ export class ProverPool {
     return this.running;
   }
 
-  /** Proves `job` on a worker; fails fast when the queue is full. */
-  run(job: ProveJob, { deadline, signal, background = false }: RunOptions): Promise<BackendProof> {
-    if (this.closed) return Promise.reject(new ProverError('prover_unavailable', 'Prover is shutting down'));
-    if (!background && this.running >= this.threads && this.clientWaiting() >= this.options.maxQueue) {
+  /**
+   * Why a client request is refused at once, if it is: the queue is full, its caller holds its
+   * share already, or the proofs ahead of it (at their measured times) would take it past its
+   * deadline. Refusing now lets the caller retry elsewhere instead of waiting to time out.
+   */
+  private refusal(job: ProveJob, deadline: number, caller: string | undefined): ProverError | undefined {
+    const mustWait = this.running >= this.threads || this.clientWaiting() > 0;
+    if (!mustWait) return undefined;
+    const waiting = this.clientWaiting();
+    if (waiting >= this.options.maxQueue) {
       this.proofs?.inc([job.shape, 'busy']);
-      return Promise.reject(
-        new ProverError(
-          'prover_busy',
-          `Prover busy: ${this.running} proofs running and ${this.waiting.length} queued (the limit); retry shortly`,
-        ),
+      return new ProverError(
+        'prover_busy',
+        `Prover busy: ${this.running} proofs running and ${waiting} queued (the limit); retry shortly`,
       );
     }
-    return new Promise<BackendProof>((resolve, reject) => {
+    if (caller !== undefined) {
+      let mine = 0;
+      for (const w of this.waiting) if (!w.background && w.caller === caller) mine++;
+      if (mine >= this.maxPerCaller) {
+        this.proofs?.inc([job.shape, 'busy_caller']);
+        return new ProverError(
+          'prover_busy',
+          `Prover busy: this client already has ${mine} proofs queued, the most one client may hold; retry when they finish`,
+        );
+      }
+    }
+    const expected = this.expectedFinishMs(job.shape);
+    if (expected !== undefined && Date.now() + expected > deadline) {
+      this.proofs?.inc([job.shape, 'busy_deadline']);
+      return new ProverError(
+        'prover_busy',
+        `Prover busy: a ${job.shape} proof queued now would finish in about ${(expected / 1000).toFixed(1)} s ` +
+          `(${this.running} running, ${waiting} queued), after its deadline in ${(Math.max(0, deadline - Date.now()) / 1000).toFixed(1)} s; retry shortly`,
+      );
+    }
+    return undefined;
+  }
+
+  /**
+   * When a client proof queued now would be done, in ms from now, from the measured proof times:
+   * the work left on the workers and the client work queued ahead, shared over the workers, plus
+   * its own. Unknown while a shape in the estimate has not been measured yet.
+   */
+  private expectedFinishMs(shape: string): number | undefined {
+    const own = this.estimates.get(shape);
+    if (own === undefined) return undefined;
+    const now = performance.now();
+    let ahead = 0;
+    for (const r of this.started) {
+      const e = this.estimates.get(r.key);
+      if (e === undefined) return undefined;
+      ahead += Math.max(0, e - (now - r.at));
+    }
+    for (const w of this.waiting) {
+      if (w.background) continue;
+      const e = this.estimates.get(w.job.shape);
+      if (e === undefined) return undefined;
+      ahead += e;
+    }
+    return ahead / this.threads + own;
+  }
+
+  /** Proves `job` on a worker; fails fast when it could not be done in time (see refusal). */
+  run(job: ProveJob, { deadline, signal, background = false, caller }: RunOptions): Promise<TimedProof> {
+    if (this.closed) return Promise.reject(new ProverError('prover_unavailable', 'Prover is shutting down'));
+    const refused = background ? undefined : this.refusal(job, deadline, caller);
+    if (refused) return Promise.reject(refused);
+    return new Promise<TimedProof>((resolve, reject) => {
       // Background proofs use one thread: a client's proof on the other workers keeps its cores.
       const entry: Waiting = {
         job: background ? { ...job, threads: 1 } : job,
         background,
+        caller,
+        enqueued: performance.now(),
         resolve,
         reject,
         cleanup: () => {},
@@ -196,6 +278,11 @@ export class ProverPool {
       this.running++;
       if (next.background) this.runningBackground++;
       const started = performance.now();
+      const queueMs = started - next.enqueued;
+      this.waitSeconds?.observe(queueMs / 1000, [next.job.shape]);
+      const estimateKey = next.background ? `bg:${next.job.shape}` : next.job.shape;
+      const onWorker = { key: estimateKey, at: started };
+      this.started.add(onWorker);
       const task = this.piscina.run(next.job) as Promise<WorkerResult>;
       this.inFlight.add(task);
       task
@@ -204,9 +291,12 @@ export class ProverPool {
             next.cleanup();
             if (r.ok) {
               this.resident = r.residentBytes;
-              this.seconds?.observe((performance.now() - started) / 1000, [next.job.shape]);
+              const proveMs = performance.now() - started;
+              this.seconds?.observe(proveMs / 1000, [next.job.shape]);
               this.proofs?.inc([next.job.shape, 'ok']);
-              next.resolve(r);
+              const prev = this.estimates.get(estimateKey);
+              this.estimates.set(estimateKey, prev === undefined ? proveMs : 0.7 * prev + 0.3 * proveMs);
+              next.resolve({ ...r, queueMs, proveMs });
             } else {
               this.proofs?.inc([next.job.shape, r.unsatisfied ? 'unsatisfied' : 'error']);
               next.reject(new ProverError(r.unsatisfied ? 'proof_failed' : 'prover_internal', r.message));
@@ -219,6 +309,7 @@ export class ProverPool {
           },
         )
         .finally(() => {
+          this.started.delete(onWorker);
           this.inFlight.delete(task);
           this.running--;
           if (next.background) this.runningBackground--;

@@ -28,33 +28,37 @@ export class RemoteWitnessProver {
     hashes: bigint[];
     addresses: { address: bigint; tree: string }[];
     api: ApiVersion;
+    caller?: string;
   }): Promise<ClientValidityProof> {
     // One synchronous run of reads: every path and root from the same committed state.
     const w = buildWitnesses(this.trees, req);
     const base = { accounts: w.accounts, addresses: w.addresses, slot: w.slot };
     if (!w.shape) return { ...base, circuit: '', publicInputs: [], keySha256: '' };
     const shape = w.shape;
-    const r = await this.client.prove({
-      circuitType: `CIRCUIT_TYPE_${shape.family.toUpperCase().replace('-', '_')}`,
-      stateTreeHeight: shape.nInclusion > 0 ? shape.stateHeight : 0,
-      addressTreeHeight: shape.nNonInclusion > 0 ? shape.addressHeight : 0,
-      publicInputHash: Buffer.alloc(0),
-      inputCompressedAccounts: w.accountWitnesses.map((a) => ({
-        root: b(a.root),
-        pathIndex: String(a.pathIndex),
-        pathElements: a.pathElements.map(b),
-        leaf: b(a.leaf),
-      })),
-      newAddresses: w.addressWitnesses.map((a) => ({
-        root: b(a.root),
-        value: b(a.value),
-        pathIndex: String(a.pathIndex),
-        pathElements: a.pathElements.map(b),
-        leafLowerRangeValue: b(a.lowValue),
-        leafHigherRangeValue: b(a.nextValue),
-        nextIndex: String(a.nextIndex),
-      })),
-    });
+    const r = await this.client.prove(
+      {
+        circuitType: `CIRCUIT_TYPE_${shape.family.toUpperCase().replace('-', '_')}`,
+        stateTreeHeight: shape.nInclusion > 0 ? shape.stateHeight : 0,
+        addressTreeHeight: shape.nNonInclusion > 0 ? shape.addressHeight : 0,
+        publicInputHash: Buffer.alloc(0),
+        inputCompressedAccounts: w.accountWitnesses.map((a) => ({
+          root: b(a.root),
+          pathIndex: String(a.pathIndex),
+          pathElements: a.pathElements.map(b),
+          leaf: b(a.leaf),
+        })),
+        newAddresses: w.addressWitnesses.map((a) => ({
+          root: b(a.root),
+          value: b(a.value),
+          pathIndex: String(a.pathIndex),
+          pathElements: a.pathElements.map(b),
+          leafLowerRangeValue: b(a.lowValue),
+          leafHigherRangeValue: b(a.nextValue),
+          nextIndex: String(a.nextIndex),
+        })),
+      },
+      req.caller,
+    );
     await this.beforeReturn(r.circuit, r.keySha256, async () => (await this.client.verifyingKey(r.circuit)).vk);
     return {
       ...base,

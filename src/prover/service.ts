@@ -142,6 +142,13 @@ export class ProverService {
       },
       run,
     );
+    this.o.log.info('proof', {
+      circuit: shape.name,
+      ...(run.caller ? { caller: run.caller } : {}),
+      ...(run.background ? { background: true } : {}),
+      queueMs: Math.round(r.queueMs),
+      proveMs: Math.round(r.proveMs),
+    });
     return {
       points: r.points,
       compressed: compressProof(r.points),

@@ -2,7 +2,7 @@
 // waits and never on the last free worker, so a client's proof starts at once.
 import assert from 'node:assert/strict';
 import { rmSync } from 'node:fs';
-import { after, before, test } from 'node:test';
+import { after, before, describe, test } from 'node:test';
 import { ProverPool } from '../../src/prover/pool.js';
 import type { ProveJob } from '../../src/prover/backend.js';
 import { TreeStore } from '../../src/state/index.js';
@@ -85,4 +85,46 @@ test('a full client queue does not refuse background work', async () => {
   } finally {
     await small.close();
   }
+});
+
+describe('admission control', () => {
+  let one: ProverPool;
+  before(async () => {
+    one = new ProverPool({ backend: 'native', threads: 1, maxQueue: 8, memoryBudgetBytes: 2 ** 30 });
+    // Proof times are measured per shape: the first proofs give the estimate admission plans with.
+    await one.run(job, { deadline: deadline() });
+    await one.run(job, { deadline: deadline() });
+  });
+  after(async () => one?.close());
+
+  test('a request that cannot meet its deadline behind the queue is refused at once', async (t) => {
+    const ahead = Array.from({ length: 6 }, (_, i) => one.run(job, { deadline: deadline(), caller: `c${i}` }));
+    const started = performance.now();
+    await assert.rejects(one.run(job, { deadline: Date.now() + 20 }), (e: Error & { kind?: string }) => {
+      assert.equal(e.kind, 'prover_busy');
+      assert.match(
+        e.message,
+        /^Prover busy: a v2_inclusion_32_1 proof queued now would finish in about [\d.]+ s \(1 running, 5 queued\), after its deadline in 0\.0 s; retry shortly$/,
+      );
+      return true;
+    });
+    const ms = performance.now() - started;
+    t.diagnostic(`refused in ${ms.toFixed(2)} ms`);
+    assert.ok(ms < 50, `refused in ${ms} ms`);
+    // One with the time for it is queued and proved; its wait is reported apart from its proving.
+    const ok = await one.run(job, { deadline: deadline() });
+    assert.ok(ok.queueMs > ok.proveMs, `queued ${ok.queueMs} ms, proved in ${ok.proveMs} ms`);
+    await Promise.all(ahead);
+  });
+
+  test('one caller cannot fill the queue', async () => {
+    const mine = Array.from({ length: 5 }, () => one.run(job, { deadline: deadline(), caller: 'key-a' }));
+    // One runs and four wait: the share of a queue of 8.
+    await assert.rejects(
+      one.run(job, { deadline: deadline(), caller: 'key-a' }),
+      /^ProverError: Prover busy: this client already has 4 proofs queued, the most one client may hold/,
+    );
+    const other = one.run(job, { deadline: deadline(), caller: 'key-b' });
+    await Promise.all([...mine, other]);
+  });
 });

@@ -6,7 +6,15 @@ import { after, before, describe, test } from 'node:test';
 import { ProverClient, demoAccountHashes, demoAddress } from '../../src/prover/index.js';
 import { TreeStore } from '../../src/state/index.js';
 import { bigIntToBase58, fromRaw, loadPoseidon, toHex32 } from '../../src/zk/index.js';
-import { httpRequest, linkKeyCache, rpcCall, startTestGateway, tempDir } from '../helpers/gateway.js';
+import {
+  httpRequest,
+  linkKeyCache,
+  postJson,
+  rpcCall,
+  startTestGateway,
+  tempDir,
+  TEST_KEY,
+} from '../helpers/gateway.js';
 import { assertVerifies } from '../helpers/zk.js';
 import { AMT1, keys, SMT1, startProverGateway, verifyV1, warmKeys, type ProverGateway } from './helpers.js';
 
@@ -46,7 +54,7 @@ describe('capacity and deadlines', () => {
     for (const r of ok) await verifyV1(r.result, 0, 'v1_non-inclusion_26_1');
   });
 
-  test('a gRPC deadline shorter than the proof: DEADLINE_EXCEEDED, and the queue is left', async () => {
+  test('a gRPC deadline shorter than the work ahead: refused at once, holding no queue place', async () => {
     const client = new ProverClient(gw.gateway.grpcAddress, 200);
     try {
       // Occupy the worker, then a call that can only wait: its deadline passes in the queue.
@@ -54,15 +62,73 @@ describe('capacity and deadlines', () => {
         newAddressesWithTrees: [{ address: b58(demoAddress(600)), tree: AMT1 }],
       });
       await new Promise((r) => setTimeout(r, 50));
+      const started = Date.now();
       await assert.rejects(
         client.getValidityProof({ hashes: [], addresses: [{ address: demoAddress(601), tree: AMT1 }], api: 1 }),
-        (e: Error & { kind?: string }) => e.kind === 'prover_timeout',
+        (e: Error & { kind?: string }) => {
+          assert.equal(e.kind, 'prover_busy');
+          assert.match(e.message, /would finish in about [\d.]+ s \(1 running, 0 queued\), after its deadline/);
+          return true;
+        },
       );
-      await new Promise((r) => setTimeout(r, 100));
-      assert.equal(gw.gateway.prover!.pool.queued, 0, 'the expired call no longer holds a queue place');
+      assert.ok(Date.now() - started < 150, `refused after ${Date.now() - started} ms`);
+      assert.equal(gw.gateway.prover!.pool.queued, 0, 'the refused call holds no queue place');
       assert.ok((await running).result);
     } finally {
       client.close();
+    }
+  });
+});
+
+describe('per-key share of the queue', () => {
+  test('a batch from one key holds at most its share; another key still gets in; waits are logged apart', async () => {
+    const other = 'other-key-5d1e2a';
+    const gw = await startProverGateway({
+      proverThreads: 1,
+      proverQueue: 4,
+      proofTimeoutMs: 60_000,
+      proverBackend: 'snarkjs',
+      apiKeys: [TEST_KEY, other],
+    });
+    try {
+      const params = (i: number) => ({ newAddressesWithTrees: [{ address: b58(demoAddress(800 + i)), tree: AMT1 }] });
+      await gw.rpc('getValidityProof', params(0));
+      const batch = Array.from({ length: 6 }, (_, i) => ({
+        jsonrpc: '2.0',
+        id: i,
+        method: 'getValidityProof',
+        params: params(1 + i),
+      }));
+      const sent = postJson(gw.url, JSON.stringify(batch));
+      await new Promise((r) => setTimeout(r, 100));
+      const otherUrl = `${gw.base}?api-key=${other}`;
+      const theirs = rpcCall(otherUrl, 'getValidityProof', params(20));
+      const answers: any[] = JSON.parse((await sent).text);
+      const busy = answers.filter((a) => a.error);
+      // One on the worker and two waiting: half of a queue of 4.
+      assert.equal(answers.length - busy.length, 3, JSON.stringify(answers.map((a) => a.error?.message ?? 'ok')));
+      for (const a of busy) {
+        assert.equal(a.error.code, -32011);
+        assert.match(
+          a.error.message,
+          /^Prover busy: this client already has 2 proofs queued, the most one client may hold/,
+        );
+      }
+      const t = await theirs;
+      assert.ok(t.result, JSON.stringify(t.error));
+      await verifyV1(t.result, 0, 'v1_non-inclusion_26_1');
+      const lines = gw.logs.map((l) => JSON.parse(l)).filter((l) => l.msg === 'proof');
+      assert.ok(lines.length >= 5);
+      for (const l of lines) {
+        assert.match(l.caller, /^key-[0-9a-f]{8}$/);
+        assert.ok(Number.isInteger(l.queueMs) && Number.isInteger(l.proveMs) && l.proveMs > 0);
+      }
+      assert.equal(new Set(lines.map((l) => l.caller)).size, 2, 'two callers');
+      const metrics = await httpRequest(`${gw.base}metrics`, { method: 'GET' });
+      assert.match(metrics.text, /zkgate_prover_queue_wait_seconds_count\{circuit="v1_non-inclusion_26_1"\} \d+/);
+      assert.match(metrics.text, /zkgate_proofs_total\{circuit="v1_non-inclusion_26_1",outcome="busy_caller"\} 3/);
+    } finally {
+      await gw.stop();
     }
   });
 });

@@ -16,6 +16,8 @@ export interface ValidityProofBackend {
     hashes: bigint[];
     addresses: { address: bigint; tree: string }[];
     api: 1 | 2;
+    /** The API key id the call came with: the prover holds each to a share of its queue. */
+    caller?: string;
   }): Promise<ClientValidityProof>;
 }
 

@@ -129,7 +129,7 @@ export function validityProofMethods(backends: Backends): MethodDef[] {
     defineMethod<unknown, unknown>({
       name: 'getValidityProof',
       params: (v, path) => (backends.photon?.forwardsRaw ? v : validityProofParams(v, path)),
-      call: async (raw) => {
+      call: async (raw, ctx) => {
         // A Photon/Helius upstream proves against Light's ceremony keys: relay the call as sent.
         if (backends.photon?.forwardsRaw) return backends.photon.call('getValidityProof', raw);
         const p = raw as ValidityProofParams;
@@ -143,13 +143,13 @@ export function validityProofMethods(backends: Backends): MethodDef[] {
             'Validation Error: Cannot provide both newAddresses and newAddressesWithTree',
           );
         const addresses = legacy.length > 0 ? legacy.map((address) => ({ address, tree: ADDRESS_TREE_V1 })) : withTrees;
-        return v1Json(await backend.getValidityProof({ hashes: p.hashes ?? [], addresses, api: 1 }));
+        return v1Json(await backend.getValidityProof({ hashes: p.hashes ?? [], addresses, api: 1, caller: ctx.keyId }));
       },
     }),
     defineMethod<unknown, unknown>({
       name: 'getValidityProofV2',
       params: (v, path) => (backends.photon?.forwardsRaw ? v : validityProofV2Params(v, path)),
-      call: async (raw) => {
+      call: async (raw, ctx) => {
         if (backends.photon?.forwardsRaw) return backends.photon.call('getValidityProofV2', raw);
         const p = raw as ValidityProofV2Params;
         const backend = backends.validityProof;
@@ -158,6 +158,7 @@ export function validityProofMethods(backends: Backends): MethodDef[] {
           hashes: p.hashes ?? [],
           addresses: p.newAddressesWithTrees ?? [],
           api: 2,
+          caller: ctx.keyId,
         });
         return v2Json(r);
       },
