@@ -7,11 +7,14 @@ import { foresterScenario } from './scenarios/forester.js';
 import { proverScenario } from './scenarios/prover.js';
 import { pubsubScenario } from './scenarios/pubsub.js';
 import { simulateScenario } from './scenarios/simulate.js';
+import { soakScenario } from './scenarios/soak.js';
 import { zkScenario } from './scenarios/zk.js';
 
 interface Scenario {
   name: string;
   describe: string;
+  /** Runs only when named (the hour-long soak). */
+  explicitOnly?: boolean;
   run(): Promise<void>;
 }
 
@@ -25,6 +28,7 @@ const SCENARIOS: Scenario[] = [
   compressionScenario,
   foresterScenario,
   pubsubScenario,
+  soakScenario,
 ];
 
 const wanted = process.argv.slice(2).filter((a) => !a.startsWith('-'));
@@ -33,7 +37,7 @@ if (unknown.length > 0) {
   console.error(`unknown scenario(s): ${unknown.join(', ')}; known: ${SCENARIOS.map((s) => s.name).join(', ')}`);
   process.exit(2);
 }
-for (const s of SCENARIOS.filter((s) => wanted.length === 0 || wanted.includes(s.name))) {
+for (const s of SCENARIOS.filter((s) => (wanted.length === 0 && !s.explicitOnly) || wanted.includes(s.name))) {
   console.log(`\n== ${s.name}: ${s.describe}`);
   await s.run();
 }

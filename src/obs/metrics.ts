@@ -1,3 +1,4 @@
+import { readFileSync } from 'node:fs';
 // A small Prometheus registry (text exposition format 0.0.4): counters, gauges and histograms with labels.
 // Hand-written because the hot path is one map lookup per update, and the gateway needs nothing more.
 
@@ -169,4 +170,41 @@ export function registerProcessMetrics(reg: MetricsRegistry): void {
   );
   reg.gauge('process_resident_memory_bytes', 'Resident memory size in bytes.', [], () => process.memoryUsage.rss());
   reg.gauge('nodejs_heap_used_bytes', 'V8 heap in use in bytes.', [], () => process.memoryUsage().heapUsed);
+  reg.gauge(
+    'nodejs_external_memory_bytes',
+    'Memory of C++ objects bound to JavaScript (buffers, the native addon), in bytes.',
+    [],
+    () => process.memoryUsage().external,
+  );
+  // Resident memory split as Linux counts it: anonymous (heaps, native allocations) vs mapped files
+  // (LMDB's map, mapped proving keys: page cache the kernel can drop, not a leak).
+  for (const kind of ['anon', 'file'] as const)
+    reg.gauge(
+      `process_resident_${kind}_bytes`,
+      `Resident memory, ${kind === 'anon' ? 'anonymous' : 'file-backed'} (Linux RssAnon/RssFile), in bytes.`,
+      [],
+      () => residentSplit()[kind] ?? 0,
+    );
+}
+
+/** RssAnon / RssFile / RssShmem of /proc/<pid>/status in bytes; empty off Linux. */
+export function residentSplit(pid: number | 'self' = 'self'): { anon?: number; file?: number; shmem?: number } {
+  let text: string;
+  try {
+    text = readFileSync(`/proc/${pid}/status`, 'utf8');
+  } catch {
+    return {};
+  }
+  const kb = (field: string) => {
+    const m = new RegExp(`^${field}:\\s+(\\d+) kB`, 'm').exec(text);
+    return m ? Number(m[1]) * 1024 : undefined;
+  };
+  const out: { anon?: number; file?: number; shmem?: number } = {};
+  const anon = kb('RssAnon');
+  const file = kb('RssFile');
+  const shmem = kb('RssShmem');
+  if (anon !== undefined) out.anon = anon;
+  if (file !== undefined) out.file = file;
+  if (shmem !== undefined) out.shmem = shmem;
+  return out;
 }

@@ -1,0 +1,199 @@
+// Memory under a long mixed load: a gateway (child process) serves Solana reads, transfers,
+// validity proofs, DAS misses, bad input and websocket churn for SOAK_MINUTES (default 60), and
+// its memory is sampled every 30 s from /proc: anonymous RSS (heaps, native allocations: what a
+// leak grows) apart from file-backed RSS (LMDB's map and mapped keys: page cache, which tracks
+// the ledger's size on disk), with the V8 heap from /metrics. Printed: the samples, and slopes
+// over the time after warm-up.
+import { Connection, Keypair, LAMPORTS_PER_SOL, SystemProgram, Transaction } from '@solana/web3.js';
+import { mkdirSync, mkdtempSync, rmSync, symlinkSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import WebSocket from 'ws';
+import { ProverClient } from '../../src/prover/index.js';
+import { residentSplit } from '../../src/obs/metrics.js';
+import { bigIntToBase58 } from '../../src/zk/index.js';
+import { BENCH_CACHE as CACHE, BENCH_KEY as KEY, ROOT as root } from '../lib/paths.js';
+import { startProcess } from '../lib/processes.js';
+
+const MINUTES = Number(process.env.SOAK_MINUTES ?? 60);
+const SAMPLE_MS = 30_000;
+const WORKERS = 6;
+const TREE = bigIntToBase58(0x50a4n);
+
+interface Sample {
+  minute: number;
+  rss: number;
+  anon: number;
+  file: number;
+  heap: number;
+  requests: number;
+}
+
+const mb = (b: number) => (b / 2 ** 20).toFixed(1);
+
+/** Least-squares slope of y over x. */
+function slope(xs: number[], ys: number[]): number {
+  const n = xs.length;
+  const mx = xs.reduce((a, b) => a + b, 0) / n;
+  const my = ys.reduce((a, b) => a + b, 0) / n;
+  let num = 0;
+  let den = 0;
+  for (let i = 0; i < n; i++) {
+    num += (xs[i]! - mx) * (ys[i]! - my);
+    den += (xs[i]! - mx) ** 2;
+  }
+  return den === 0 ? 0 : num / den;
+}
+
+export const soakScenario = {
+  name: 'soak',
+  describe: `memory of a gateway under ${MINUTES} min of mixed load (SOAK_MINUTES), sampled every 30 s; not in the default run`,
+  explicitOnly: true,
+  async run(): Promise<void> {
+    const dir = mkdtempSync(join(tmpdir(), 'zkgate-soak-'));
+    const dataDir = join(dir, 'data');
+    mkdirSync(dataDir, { recursive: true });
+    for (const sub of ['keys', 'circuits']) {
+      mkdirSync(join(CACHE, sub), { recursive: true });
+      symlinkSync(join(CACHE, sub), join(dataDir, sub), 'dir');
+    }
+    const gw = await startProcess(
+      [
+        join(root, 'dist/main.js'),
+        'start',
+        ...['--rpc-port', '0', '--grpc-port', '0', '--prove-port', '0', '--ws-port', '0'],
+        ...['--data-dir', dataDir, '--api-keys', KEY, '--rate-limit', '0', '--log-level', 'warn'],
+        ...['--preload-circuits', 'v1_inclusion_26_1', '--forester', 'off', '--proof-timeout-ms', '60000'],
+      ],
+      /JSON-RPC\s+(http:\S+)\?api-key=\S+\s+websocket\s+(ws:\S+)\?api-key=\S+\s+gRPC\s+(\S+)/,
+      { stdoutFile: join(dir, 'gateway.log'), timeoutMs: 600_000 },
+    );
+    const pid = gw.child.pid!;
+    const rpcUrl = `${gw.match[1]!}?api-key=${KEY}`;
+    const wsUrl = `${gw.match[2]!}?api-key=${KEY}`;
+    let requests = 0;
+    let failures = 0;
+    const call = async (method: string, params: unknown): Promise<unknown> => {
+      requests++;
+      const res = await fetch(rpcUrl, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ jsonrpc: '2.0', id: 1, method, params }),
+      });
+      const json = (await res.json()) as { result?: unknown; error?: { code: number } };
+      if (json.error?.code === -32603) failures++;
+      return json.result;
+    };
+    try {
+      // Trees for proofs: 2,000 accounts through StateSync, proved by hash at random.
+      const prover = new ProverClient(gw.match[3]!);
+      await prover.registerTree({ pubkey: TREE, treeType: 1 });
+      const leaves = Array.from({ length: 2000 }, (_, i) => BigInt(i + 1) * 7919n);
+      await prover.appendLeaves(TREE, leaves);
+      prover.close();
+      const conn = new Connection(rpcUrl, 'confirmed');
+      const payers = Array.from({ length: WORKERS }, () => Keypair.generate());
+      for (const p of payers)
+        await conn.confirmTransaction(await conn.requestAirdrop(p.publicKey, 100 * LAMPORTS_PER_SOL));
+
+      const until = Date.now() + MINUTES * 60_000;
+      const started = Date.now();
+      const samples: Sample[] = [];
+      const sample = async () => {
+        const m = await (await fetch(`${gw.match[1]!}metrics`)).text();
+        const heap = Number(/^nodejs_heap_used_bytes (\d+)/m.exec(m)?.[1] ?? 0);
+        const split = residentSplit(pid);
+        samples.push({
+          minute: (Date.now() - started) / 60_000,
+          rss: (split.anon ?? 0) + (split.file ?? 0) + (split.shmem ?? 0),
+          anon: split.anon ?? 0,
+          file: split.file ?? 0,
+          heap,
+          requests,
+        });
+        const s = samples.at(-1)!;
+        console.log(
+          `  ${s.minute.toFixed(1).padStart(5)} min  rss ${mb(s.rss)} MB (anon ${mb(s.anon)}, file ${mb(s.file)})  heap ${mb(s.heap)} MB  ${s.requests} requests`,
+        );
+      };
+      await sample();
+      const timer = setInterval(() => void sample(), SAMPLE_MS);
+
+      const worker = async (w: number) => {
+        const payer = payers[w]!;
+        for (let i = 0; Date.now() < until; i++) {
+          const k = i % 20;
+          try {
+            if (k === 0) {
+              const to = Keypair.generate().publicKey;
+              const { blockhash } = await conn.getLatestBlockhash();
+              requests++;
+              const tx = new Transaction({ feePayer: payer.publicKey, recentBlockhash: blockhash }).add(
+                SystemProgram.transfer({ fromPubkey: payer.publicKey, toPubkey: to, lamports: 1_000_000 }),
+              );
+              tx.sign(payer);
+              const sig = await conn.sendRawTransaction(tx.serialize());
+              await call('getSignatureStatuses', [[sig]]);
+            } else if (k === 1) {
+              await call('getValidityProof', { hashes: [bigIntToBase58(leaves[(i * 31 + w) % leaves.length]!)] });
+            } else if (k === 2) {
+              await call('getAsset', { id: Keypair.generate().publicKey.toBase58() });
+            } else if (k === 3) {
+              await call('getAccountInfo', ['é'.repeat(i % 50)]);
+            } else if (k === 4 && w === 0 && i % 100 === 4) {
+              const ws = new WebSocket(wsUrl);
+              await new Promise<void>((resolve) => {
+                ws.on('open', () => ws.send(JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'slotSubscribe' })));
+                ws.on('message', () => ws.close());
+                ws.on('close', () => resolve());
+                ws.on('error', () => resolve());
+              });
+            } else if (k % 2 === 0) {
+              await call('getBalance', [payer.publicKey.toBase58()]);
+            } else {
+              await call('getLatestBlockhash', [{ commitment: 'confirmed' }]);
+            }
+          } catch {
+            failures++;
+          }
+        }
+      };
+      await Promise.all(Array.from({ length: WORKERS }, (_, w) => worker(w)));
+      clearInterval(timer);
+      await sample();
+
+      // Warm-up: keys load and caches fill in the first minutes; slopes are taken after it.
+      const warm = samples.filter((s) => s.minute >= Math.min(5, MINUTES / 4));
+      const xs = warm.map((s) => s.minute);
+      const first = warm[0]!;
+      const last = samples.at(-1)!;
+      console.log(
+        `requests: ${last.requests} (${(last.requests / (last.minute * 60)).toFixed(0)}/s), failures: ${failures}`,
+      );
+      console.log(
+        `after warm-up (${first.minute.toFixed(1)} → ${last.minute.toFixed(1)} min): rss ${mb(first.rss)} → ${mb(last.rss)} MB; ` +
+          `anon ${mb(first.anon)} → ${mb(last.anon)} MB (${mb(
+            slope(
+              xs,
+              warm.map((s) => s.anon),
+            ),
+          )} MB/min); ` +
+          `file ${mb(first.file)} → ${mb(last.file)} MB (${mb(
+            slope(
+              xs,
+              warm.map((s) => s.file),
+            ),
+          )} MB/min); ` +
+          `heap ${mb(first.heap)} → ${mb(last.heap)} MB (${mb(
+            slope(
+              xs,
+              warm.map((s) => s.heap),
+            ),
+          )} MB/min)`,
+      );
+    } finally {
+      await gw.stop();
+      rmSync(dir, { recursive: true, force: true });
+    }
+  },
+};
