@@ -23,6 +23,13 @@ const METHODS = [
   'getValidityProof',
   'getValidityProofV2',
   'simulateBundle',
+  'getTransaction',
+  'getSignatureStatuses',
+  'getAccountInfo',
+  'getMultipleAccounts',
+  'getBalance',
+  'sendTransaction',
+  'getCompressedAccount',
   'nope',
   '',
   '__proto__',
@@ -40,7 +47,19 @@ function randomValue(r: () => number, depth: number): unknown {
     case 2:
       return Math.floor((r() - 0.5) * 1e6) / (r() < 0.3 ? 7 : 1);
     case 3:
-      return ['', 'x', '1'.repeat(44), '\u0000', '💥', '__proto__', 'tip'][Math.floor(r() * 7)];
+      return [
+        '',
+        'x',
+        '1'.repeat(44),
+        '\u0000',
+        '💥',
+        '__proto__',
+        'tip',
+        'é',
+        '0',
+        'x'.repeat(5000),
+        '1'.repeat(20_000),
+      ][Math.floor(r() * 11)];
     case 4:
       return Number.MAX_SAFE_INTEGER * (r() < 0.5 ? -1 : 1);
     case 5:
@@ -77,8 +96,18 @@ function randomRequest(r: () => number): unknown {
   return req;
 }
 
+/** Params nested far deeper than any method reads (the edge refuses beyond --max-json-depth). */
+function deepParams(r: () => number): string {
+  const depth = 60 + Math.floor(r() * 20_000);
+  return '['.repeat(depth) + (r() < 0.5 ? '"é"' : '1') + ']'.repeat(depth);
+}
+
 function randomBody(r: () => number): string {
   const kind = r();
+  if (kind < 0.05) {
+    const method = METHODS[Math.floor(r() * METHODS.length)];
+    return `{"jsonrpc":"2.0","id":1,"method":${JSON.stringify(method)},"params":[${deepParams(r)}]}`;
+  }
   if (kind < 0.5) return JSON.stringify(randomRequest(r));
   if (kind < 0.65)
     return JSON.stringify(
@@ -118,7 +147,8 @@ function assertValidAnswer(body: string, status: number, text: string): void {
 }
 
 test('400 random and malformed bodies never crash the server and always get a JSON-RPC answer', async () => {
-  const gw = await startTestGateway({ rateLimit: 0 });
+  // With the embedded ledger: the Solana methods are fuzzed too.
+  const gw = await startTestGateway({ rateLimit: 0 }, {}, { ledger: true });
   try {
     const r = prng(0x5eed);
     for (let i = 0; i < 400; i++) {
