@@ -65,8 +65,8 @@ export const soakScenario = {
         ...['--data-dir', dataDir, '--api-keys', KEY, '--rate-limit', '0', '--log-level', 'warn'],
         ...['--preload-circuits', 'v1_inclusion_26_1', '--forester', 'off', '--proof-timeout-ms', '60000'],
       ],
-      /JSON-RPC\s+(http:\S+)\?api-key=\S+\s+websocket\s+(ws:\S+)\?api-key=\S+\s+gRPC\s+(\S+)/,
-      { stdoutFile: join(dir, 'gateway.log'), timeoutMs: 600_000 },
+      /JSON-RPC\s+(http:\S+)\?api-key=[^\n]*\n\s+websocket\s+(ws:\S+)\?api-key=[^\n]*\n\s+gRPC\s+(\S+)/,
+      { timeoutMs: 600_000 },
     );
     const pid = gw.child.pid!;
     const rpcUrl = `${gw.match[1]!}?api-key=${KEY}`;
@@ -93,8 +93,19 @@ export const soakScenario = {
       prover.close();
       const conn = new Connection(rpcUrl, 'confirmed');
       const payers = Array.from({ length: WORKERS }, () => Keypair.generate());
-      for (const p of payers)
-        await conn.confirmTransaction(await conn.requestAirdrop(p.publicKey, 100 * LAMPORTS_PER_SOL));
+      // Confirmed by polling (HTTP only: the load keeps no web3.js websocket open).
+      for (const p of payers) {
+        const sig = await conn.requestAirdrop(p.publicKey, 100 * LAMPORTS_PER_SOL);
+        for (let i = 0; ; i++) {
+          const st = (await call('getSignatureStatuses', [[sig]])) as {
+            value: ({ confirmationStatus: string } | null)[];
+          };
+          const status = st.value[0]?.confirmationStatus;
+          if (status === 'confirmed' || status === 'finalized') break;
+          if (i > 100) throw new Error(`airdrop ${sig} not confirmed`);
+          await new Promise((r) => setTimeout(r, 200));
+        }
+      }
 
       const until = Date.now() + MINUTES * 60_000;
       const started = Date.now();
