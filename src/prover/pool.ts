@@ -190,27 +190,27 @@ export class ProverPool {
   }
 
   /**
-   * When a client proof queued now would be done, in ms from now, from the measured proof times:
-   * the work left on the workers and the client work queued ahead, shared over the workers, plus
-   * its own. Unknown while a shape in the estimate has not been measured yet.
+   * When a client proof queued now would be done, in ms from now, from the measured proof times
+   * (see finishAfter). Unknown while a shape in the estimate has not been measured yet.
    */
   private expectedFinishMs(shape: string): number | undefined {
     const own = this.estimates.get(shape);
     if (own === undefined) return undefined;
     const now = performance.now();
-    let ahead = 0;
+    const running: number[] = [];
     for (const r of this.started) {
       const e = this.estimates.get(r.key);
       if (e === undefined) return undefined;
-      ahead += Math.max(0, e - (now - r.at));
+      running.push(Math.max(0, e - (now - r.at)));
     }
+    const queued: number[] = [];
     for (const w of this.waiting) {
       if (w.background) continue;
       const e = this.estimates.get(w.job.shape);
       if (e === undefined) return undefined;
-      ahead += e;
+      queued.push(e);
     }
-    return ahead / this.threads + own;
+    return finishAfter(running, this.threads, queued, own);
   }
 
   /** Proves `job` on a worker; fails fast when it could not be done in time (see refusal). */
@@ -331,4 +331,30 @@ export class ProverPool {
     await Promise.allSettled(this.inFlight);
     await this.piscina.destroy();
   }
+}
+
+/**
+ * When a job taking `own` ms, queued behind `queued` (ms each, in order), would be done on
+ * `threads` workers whose running jobs need `running` ms more: each queued job goes to the worker
+ * free first, and so does this one. (Averaging the work over the workers instead would count a
+ * long background proof on one worker against a request the other worker serves in a moment.)
+ */
+export function finishAfter(
+  running: readonly number[],
+  threads: number,
+  queued: readonly number[],
+  own: number,
+): number {
+  const freeAt = [...running];
+  while (freeAt.length < threads) freeAt.push(0);
+  const firstFree = (): number => {
+    let i = 0;
+    for (let j = 1; j < freeAt.length; j++) if (freeAt[j]! < freeAt[i]!) i = j;
+    return i;
+  };
+  for (const ms of queued) {
+    const i = firstFree();
+    freeAt[i] = freeAt[i]! + ms;
+  }
+  return freeAt[firstFree()]! + own;
 }
