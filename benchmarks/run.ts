@@ -8,6 +8,7 @@ import { proverScenario } from './scenarios/prover.js';
 import { pubsubScenario } from './scenarios/pubsub.js';
 import { simulateScenario } from './scenarios/simulate.js';
 import { soakScenario } from './scenarios/soak.js';
+import { stallsScenario } from './scenarios/stalls.js';
 import { zkScenario } from './scenarios/zk.js';
 
 interface Scenario {
@@ -28,6 +29,7 @@ const SCENARIOS: Scenario[] = [
   compressionScenario,
   foresterScenario,
   pubsubScenario,
+  stallsScenario,
   soakScenario,
 ];
 

@@ -83,9 +83,9 @@ export class TreeStore {
   /**
    * A write of any size (StateSync's): small ones in one transaction; above one chunk, checked
    * whole, then applied in chunks with the event loop served between them (large-writes.ts).
-   * Call it inside exclusive().
+   * Call it inside exclusive(). `onChunk` hears of each chunk committed before the last.
    */
-  async write(w: LargeWrite): Promise<ChunkedResult> {
+  async write(w: LargeWrite, onChunk?: (done: number, total: number) => void): Promise<ChunkedResult> {
     const count = w.op === 'append' ? w.leaves.length : w.op === 'insert' ? w.addresses.length : w.entries.length;
     if (count <= CHUNK_ITEMS[w.op]) {
       if (w.op === 'append') return this.stateTree(w.tree).append(w.leaves, w.slot);
@@ -94,7 +94,7 @@ export class TreeStore {
     }
     const pause = () => new Promise<void>((r) => setImmediate(r));
     await checkWrite(this, w, pause);
-    return applyInChunks(this.dbs, this, (fn) => this.transaction(fn), w, pause);
+    return applyInChunks(this.dbs, this, (fn) => this.transaction(fn), w, pause, onChunk);
   }
 
   /**

@@ -117,6 +117,7 @@ export async function applyInChunks(
   transaction: <T>(fn: () => T) => T,
   w: LargeWrite,
   pause: () => Promise<void>,
+  onChunk?: (done: number, total: number) => void,
 ): Promise<ChunkedResult> {
   const total = itemsOf(w).length;
   const size = CHUNK_ITEMS[w.op];
@@ -136,7 +137,10 @@ export async function applyInChunks(
       return r;
     });
     firstIndex ??= last.firstIndex;
-    if (!part.final) await pause();
+    if (!part.final) {
+      onChunk?.(to, total);
+      await pause();
+    }
   }
   return { ...last!, ...(firstIndex !== undefined ? { firstIndex } : {}) };
 }

@@ -8,6 +8,7 @@ import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { fileURLToPath } from 'node:url';
 import { after, describe, test } from 'node:test';
 import { TreeStore, type TreeInfo } from '../../src/state/index.js';
+import { CHUNK_ITEMS } from '../../src/state/large-writes.js';
 import { tempDir } from '../helpers/gateway.js';
 
 const dirs: string[] = [];
@@ -93,21 +94,28 @@ describe('chunked writes end as one call would', () => {
     assert.deepEqual({ ad: snapshot(s, 'ad'), st: snapshot(s, 'st') }, before);
   });
 
-  test('the event loop is served between chunks: a 5,000-address insert delays nothing by 50 ms', async (t) => {
+  // The bound on the delay itself (50 ms) is measured in `npm run bench -- stalls`, through a
+  // gateway; here, on a machine shared with the rest of the suite, what is checked is the mechanism.
+  test('the event loop is served between chunks: a 5,000-address insert lets timers run throughout', async (t) => {
     const s = await freshStore();
     s.registerTree({ pubkey: 'ad', kind: 'address', version: 2, height: 40 });
     const h = monitorEventLoopDelay({ resolution: 1 });
     h.enable();
+    let ticks = 0;
+    const timer = setInterval(() => ticks++, 1);
     const started = performance.now();
     await s.exclusive(() => s.write({ op: 'insert', tree: 'ad', addresses: values(5000, 13) }));
     const ms = performance.now() - started;
+    clearInterval(timer);
     h.disable();
-    const maxMs = h.max / 1e6;
+    const chunks = Math.ceil(5000 / CHUNK_ITEMS.insert);
     t.diagnostic(
-      `5,000-address insert: ${ms.toFixed(0)} ms in chunks, event loop delayed at most ${maxMs.toFixed(1)} ms`,
+      `5,000-address insert: ${ms.toFixed(0)} ms in ${chunks} chunks; a 1 ms timer ran ${ticks} times meanwhile, ` +
+        `the event loop was delayed at most ${(h.max / 1e6).toFixed(1)} ms`,
     );
     assert.equal(s.info('ad').nextIndex, 5001);
-    assert.ok(maxMs < 50, `event loop delayed up to ${maxMs.toFixed(1)} ms during a ${ms.toFixed(0)} ms insert`);
+    // One call would let the timer run once, after the whole write.
+    assert.ok(ticks >= chunks / 2, `the timer ran ${ticks} times during ${chunks} chunks`);
   });
 });
 
@@ -123,8 +131,8 @@ test('kill -9 during a large write: after reopening, whole writes only, the cut 
   await new Promise<void>((resolve, reject) => {
     child.stdout!.on('data', (d: Buffer) => {
       out += d.toString();
-      // Inside the next write, which takes several hundred ms in chunks.
-      if ((out.match(/committed/g) ?? []).length >= 2) setTimeout(() => child.kill('SIGKILL'), 97);
+      // Inside the third write, once its first chunks are in (dozens more to go).
+      if (/^chunk 2 /m.test(out)) child.kill('SIGKILL');
     });
     child.on('exit', () => resolve());
     child.on('error', reject);
