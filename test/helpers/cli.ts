@@ -41,11 +41,15 @@ export interface RunningGateway extends CliProcess {
   grpc: string;
 }
 
-/** Starts `zkgate start` on ephemeral ports and waits for its banner. */
+/**
+ * Starts `zkgate start` on ephemeral ports and waits for its banner: about 10 s on an idle machine
+ * from a fresh data dir (the ledger's genesis, the batch circuits' verifying keys), several times
+ * that beside the suite's proving on two cores.
+ */
 export async function startCli(
   args: string[],
   env: NodeJS.ProcessEnv = {},
-  timeoutMs = 20_000,
+  timeoutMs = 90_000,
 ): Promise<RunningGateway> {
   const p = runCli(
     ['start', '--rpc-port', '0', '--grpc-port', '0', '--prove-port', '0', '--preload-circuits', '', ...args],
