@@ -5,7 +5,7 @@
 // the ledger's size on disk), with the V8 heap from /metrics. Printed: the samples, and slopes
 // over the time after warm-up.
 import { Connection, Keypair, LAMPORTS_PER_SOL, SystemProgram, Transaction } from '@solana/web3.js';
-import { mkdirSync, mkdtempSync, rmSync, symlinkSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readdirSync, rmSync, statSync, symlinkSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import WebSocket from 'ws';
@@ -13,6 +13,7 @@ import { ProverClient } from '../../src/prover/index.js';
 import { residentSplit } from '../../src/obs/metrics.js';
 import { bigIntToBase58 } from '../../src/zk/index.js';
 import { BENCH_CACHE as CACHE, BENCH_KEY as KEY, ROOT as root } from '../lib/paths.js';
+import { heapGrowth, summarizeHeap, type HeapGroup } from '../lib/heap-summary.js';
 import { startProcess } from '../lib/processes.js';
 
 const MINUTES = Number(process.env.SOAK_MINUTES ?? 60);
@@ -57,8 +58,13 @@ export const soakScenario = {
       mkdirSync(join(CACHE, sub), { recursive: true });
       symlinkSync(join(CACHE, sub), join(dataDir, sub), 'dir');
     }
+    const diag = join(dir, 'diag');
+    mkdirSync(diag);
     const gw = await startProcess(
       [
+        // Heap snapshots on demand, to name what grew between the end of warm-up and the end.
+        '--heapsnapshot-signal=SIGUSR2',
+        `--diagnostic-dir=${diag}`,
         join(root, 'dist/main.js'),
         'start',
         ...['--rpc-port', '0', '--grpc-port', '0', '--prove-port', '0', '--ws-port', '0'],
@@ -83,6 +89,27 @@ export const soakScenario = {
       const json = (await res.json()) as { result?: unknown; error?: { code: number } };
       if (json.error?.code === -32603) failures++;
       return json.result;
+    };
+    /** A snapshot of the gateway's main heap, summarized; written before /health answers again. */
+    const heapSnapshot = async (): Promise<Map<string, HeapGroup>> => {
+      const before = new Set(readdirSync(diag));
+      process.kill(pid, 'SIGUSR2');
+      for (;;) {
+        await fetch(`${gw.match[1]!}health`);
+        const file = readdirSync(diag).find((f) => f.endsWith('.heapsnapshot') && !before.has(f));
+        if (file) {
+          const path = join(diag, file);
+          let size = -1;
+          while (statSync(path).size !== size) {
+            size = statSync(path).size;
+            await new Promise((r) => setTimeout(r, 500));
+          }
+          const summary = summarizeHeap(path);
+          rmSync(path);
+          return summary;
+        }
+        await new Promise((r) => setTimeout(r, 200));
+      }
     };
     try {
       // Trees for proofs: 2,000 accounts through StateSync, proved by hash at random.
@@ -129,6 +156,16 @@ export const soakScenario = {
       };
       await sample();
       const timer = setInterval(() => void sample(), SAMPLE_MS);
+      const warmMinutes = Math.min(5, MINUTES / 4);
+      let warmHeap: Map<string, HeapGroup> | undefined;
+      const warmSnapshot = setTimeout(
+        () =>
+          void heapSnapshot().then(
+            (h) => (warmHeap = h),
+            () => {},
+          ),
+        warmMinutes * 60_000,
+      );
 
       const worker = async (w: number) => {
         const payer = payers[w]!;
@@ -171,10 +208,12 @@ export const soakScenario = {
       };
       await Promise.all(Array.from({ length: WORKERS }, (_, w) => worker(w)));
       clearInterval(timer);
+      clearTimeout(warmSnapshot);
       await sample();
+      const endHeap = await heapSnapshot();
 
       // Warm-up: keys load and caches fill in the first minutes; slopes are taken after it.
-      const warm = samples.filter((s) => s.minute >= Math.min(5, MINUTES / 4));
+      const warm = samples.filter((s) => s.minute >= warmMinutes);
       const xs = warm.map((s) => s.minute);
       const first = warm[0]!;
       const last = samples.at(-1)!;
@@ -202,6 +241,16 @@ export const soakScenario = {
             ),
           )} MB/min)`,
       );
+      if (warmHeap) {
+        console.log(
+          `main-thread heap, the groups that grew most from ${warmMinutes} min to the end (type:constructor):`,
+        );
+        for (const g of heapGrowth(warmHeap, endHeap))
+          console.log(
+            `  ${g.key.padEnd(48)} ${String(g.countBefore).padStart(8)} → ${String(g.count).padStart(8)} objects  ` +
+              `${mb(g.bytesBefore)} → ${mb(g.bytes)} MB`,
+          );
+      }
     } finally {
       await gw.stop();
       rmSync(dir, { recursive: true, force: true });
