@@ -27,6 +27,8 @@ interface Sample {
   anon: number;
   file: number;
   heap: number;
+  /** Longest event-loop delay in the gateway's last 15 s window (ms). */
+  loopMaxMs: number;
   requests: number;
 }
 
@@ -140,6 +142,7 @@ export const soakScenario = {
       const sample = async () => {
         const m = await (await fetch(`${gw.match[1]!}metrics`)).text();
         const heap = Number(/^nodejs_heap_used_bytes (\d+)/m.exec(m)?.[1] ?? 0);
+        const loopMaxMs = 1000 * Number(/^nodejs_eventloop_delay_max_seconds (\S+)/m.exec(m)?.[1] ?? 0);
         const split = residentSplit(pid);
         samples.push({
           minute: (Date.now() - started) / 60_000,
@@ -147,11 +150,12 @@ export const soakScenario = {
           anon: split.anon ?? 0,
           file: split.file ?? 0,
           heap,
+          loopMaxMs,
           requests,
         });
         const s = samples.at(-1)!;
         console.log(
-          `  ${s.minute.toFixed(1).padStart(5)} min  rss ${mb(s.rss)} MB (anon ${mb(s.anon)}, file ${mb(s.file)})  heap ${mb(s.heap)} MB  ${s.requests} requests`,
+          `  ${s.minute.toFixed(1).padStart(5)} min  rss ${mb(s.rss)} MB (anon ${mb(s.anon)}, file ${mb(s.file)})  heap ${mb(s.heap)} MB  loop delay ≤ ${s.loopMaxMs.toFixed(0)} ms  ${s.requests} requests`,
         );
       };
       await sample();
@@ -218,7 +222,8 @@ export const soakScenario = {
       const first = warm[0]!;
       const last = samples.at(-1)!;
       console.log(
-        `requests: ${last.requests} (${(last.requests / (last.minute * 60)).toFixed(0)}/s), failures: ${failures}`,
+        `requests: ${last.requests} (${(last.requests / (last.minute * 60)).toFixed(0)}/s), failures: ${failures}; ` +
+          `longest event-loop delay after warm-up: ${Math.max(...warm.map((s) => s.loopMaxMs)).toFixed(0)} ms`,
       );
       console.log(
         `after warm-up (${first.minute.toFixed(1)} → ${last.minute.toFixed(1)} min): rss ${mb(first.rss)} → ${mb(last.rss)} MB; ` +

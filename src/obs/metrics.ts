@@ -1,6 +1,7 @@
-import { readFileSync } from 'node:fs';
 // A small Prometheus registry (text exposition format 0.0.4): counters, gauges and histograms with labels.
 // Hand-written because the hot path is one map lookup per update, and the gateway needs nothing more.
+import { readFileSync } from 'node:fs';
+import { monitorEventLoopDelay } from 'node:perf_hooks';
 
 const escapeLabel = (v: string): string => v.replace(/\\/g, '\\\\').replace(/"/g, '\\"').replace(/\n/g, '\\n');
 const SEP = '\u0001';
@@ -185,6 +186,38 @@ export function registerProcessMetrics(reg: MetricsRegistry): void {
       [],
       () => residentSplit()[kind] ?? 0,
     );
+  // How long ready work waited for the main thread: what a long synchronous step costs every
+  // request at that moment (the gateway keeps each under 50 ms; see the stalls benchmark).
+  const delay = eventLoopDelay();
+  reg.gauge(
+    'nodejs_eventloop_delay_max_seconds',
+    `Longest event-loop delay in the last ${DELAY_WINDOW_MS / 1000} s window, in seconds.`,
+    [],
+    () => delay().max,
+  );
+  reg.gauge(
+    'nodejs_eventloop_delay_p99_seconds',
+    `99th percentile event-loop delay in the last ${DELAY_WINDOW_MS / 1000} s window, in seconds.`,
+    [],
+    () => delay().p99,
+  );
+}
+
+const DELAY_WINDOW_MS = 15_000;
+let delayWindow: (() => { max: number; p99: number }) | undefined;
+
+/** One monitor per process (gateways in one test process share it), read by fixed windows. */
+function eventLoopDelay(): () => { max: number; p99: number } {
+  if (delayWindow) return delayWindow;
+  const h = monitorEventLoopDelay({ resolution: 10 });
+  h.enable();
+  let last = { max: 0, p99: 0 };
+  setInterval(() => {
+    last = { max: h.max / 1e9, p99: h.percentile(99) / 1e9 };
+    h.reset();
+  }, DELAY_WINDOW_MS).unref();
+  delayWindow = () => last;
+  return delayWindow;
 }
 
 /** RssAnon / RssFile / RssShmem of /proc/<pid>/status in bytes; empty off Linux. */

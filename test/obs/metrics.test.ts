@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { MetricsRegistry } from '../../src/obs/metrics.js';
+import { MetricsRegistry, registerProcessMetrics } from '../../src/obs/metrics.js';
 
 test('Prometheus text format: counters, gauges, cumulative histograms, escaped labels', () => {
   const reg = new MetricsRegistry();
@@ -37,4 +37,19 @@ test('Prometheus text format: counters, gauges, cumulative histograms, escaped l
     ].join('\n'),
   );
   assert.throws(() => reg.counter('t_calls_total', 'again'), /registered twice/);
+});
+
+test('process metrics: resident memory split, heap, event-loop delay windows', () => {
+  const reg = new MetricsRegistry();
+  registerProcessMetrics(reg);
+  const text = reg.render();
+  const value = (name: string) => Number(new RegExp(`^${name} (\\S+)$`, 'm').exec(text)?.[1]);
+  for (const name of ['process_resident_memory_bytes', 'process_resident_anon_bytes', 'nodejs_heap_used_bytes'])
+    assert.ok(value(name) > 1e6, `${name}: ${value(name)}`);
+  assert.ok(value('process_resident_file_bytes') > 0);
+  // Before the first window closes, no delay has been measured yet: zero, not absent.
+  for (const name of ['nodejs_eventloop_delay_max_seconds', 'nodejs_eventloop_delay_p99_seconds']) {
+    assert.match(text, new RegExp(`^# TYPE ${name} gauge$`, 'm'));
+    assert.ok(value(name) >= 0 && value(name) < 60, `${name}: ${value(name)}`);
+  }
 });
