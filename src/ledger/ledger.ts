@@ -798,11 +798,17 @@ export class Ledger {
     return signature;
   }
 
+  /**
+   * Kept only for the blockhash window: entries go in slot order (a Map iterates in insertion
+   * order), so the expired ones are always at the front and leave as new ones arrive.
+   */
   private noteSignature(signature: Uint8Array): void {
-    this.recentSignatures.set(Buffer.from(signature).toString('hex'), this.slotValue);
-    if (this.recentSignatures.size > 200_000) {
-      for (const [k, slot] of this.recentSignatures)
-        if (this.slotValue - slot > BigInt(KEPT_BLOCKHASHES)) this.recentSignatures.delete(k);
+    const key = Buffer.from(signature).toString('hex');
+    this.recentSignatures.delete(key);
+    this.recentSignatures.set(key, this.slotValue);
+    for (const [k, slot] of this.recentSignatures) {
+      if (this.slotValue - slot <= BigInt(KEPT_BLOCKHASHES)) break;
+      this.recentSignatures.delete(k);
     }
   }
 

@@ -127,3 +127,22 @@ test('prioritization fees per slot from the transactions that wrote the accounts
   assert.ok(produced! <= slots! && produced! > 0);
   assert.deepEqual(await conn.getRecentPerformanceSamples(5), []);
 });
+
+test('the same signed transaction twice: the second is refused as already processed, charged once', async () => {
+  const from = Keypair.generate();
+  gw.gateway.chain!.ledger.airdrop(from.publicKey.toBytes(), BigInt(LAMPORTS_PER_SOL));
+  const to = Keypair.generate().publicKey;
+  const { blockhash } = await conn.getLatestBlockhash();
+  const tx = new Transaction({ feePayer: from.publicKey, recentBlockhash: blockhash }).add(
+    SystemProgram.transfer({ fromPubkey: from.publicKey, toPubkey: to, lamports: 1_000_000 }),
+  );
+  tx.sign(from);
+  const raw = tx.serialize();
+  const sig = await conn.sendRawTransaction(raw);
+  await conn.confirmTransaction({ signature: sig, blockhash, lastValidBlockHeight: 1e12 }, 'confirmed');
+  await assert.rejects(conn.sendRawTransaction(raw), /This transaction has already been processed/);
+  // Without preflight it is dropped, as a validator's status cache drops it: nothing moves twice.
+  assert.equal(await conn.sendRawTransaction(raw, { skipPreflight: true }), sig);
+  assert.equal(await conn.getBalance(to), 1_000_000);
+  assert.equal(await conn.getBalance(from.publicKey), LAMPORTS_PER_SOL - 1_000_000 - 5_000);
+});
