@@ -217,14 +217,18 @@ export class PubSubServer {
       if (typeof r !== 'object' || r === null || r.jsonrpc !== '2.0' || typeof r.method !== 'string')
         throw new InvalidRequestError('Invalid Request');
       const method = r.method;
-      const parse = SUBSCRIBE_METHODS[method];
+      // Own names only: a method named after an Object.prototype member ("constructor") is unknown.
+      const parse = Object.hasOwn(SUBSCRIBE_METHODS, method) ? SUBSCRIBE_METHODS[method] : undefined;
       if (r.params !== undefined && r.params !== null) checkParamLimits(r.params, 'params', PARAM_LIMITS);
       if (parse) {
         const { id: sub, after } = this.o.hub.subscribe(conn, parse(r.params));
         if (after) afters.push(after);
         return { jsonrpc: '2.0', result: sub, id };
       }
-      if (method.endsWith('Unsubscribe') && SUBSCRIBE_METHODS[method.replace(/Unsubscribe$/, 'Subscribe')]) {
+      if (
+        method.endsWith('Unsubscribe') &&
+        Object.hasOwn(SUBSCRIBE_METHODS, method.replace(/Unsubscribe$/, 'Subscribe'))
+      ) {
         const sub = subscriptionId(r.params);
         if (!this.o.hub.unsubscribe(conn, sub)) throw new InvalidParamsError('Invalid subscription id.');
         return { jsonrpc: '2.0', result: true, id };

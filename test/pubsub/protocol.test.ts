@@ -190,6 +190,31 @@ describe('websocket protocol', () => {
     assert.equal(c.messages.filter((m) => (m as { id?: unknown }).id === undefined && !(m as any).method).length, 0);
   });
 
+  test('methods named after Object.prototype members are unknown: no subscription, no metric label, no crash', async () => {
+    const c = await open();
+    const names = ['constructor', 'toString', 'hasOwnProperty', '__proto__', 'valueOf', 'isPrototypeOf'];
+    let id = 0;
+    for (const method of names)
+      for (const params of [{ kind: 'slot', method: 'evilSubscribe' }, [], 'x'])
+        assert.deepEqual(await c.call(++id, method, params), {
+          jsonrpc: '2.0',
+          error: { code: -32601, message: 'Method not found' },
+          id,
+        });
+    assert.deepEqual(await c.call(++id, 'toStringUnsubscribe', [0]), {
+      jsonrpc: '2.0',
+      error: { code: -32601, message: 'Method not found' },
+      id,
+    });
+    // Closing the connection removes nothing that was never added (it used to throw in the close handler).
+    c.close();
+    const again = await open();
+    const ok = (await again.call(1, 'slotSubscribe')) as { result: number };
+    assert.equal(typeof ok.result, 'number');
+    const metrics = await (await fetch(`${gw.base}metrics`)).text();
+    assert.doesNotMatch(metrics, /evil/);
+  });
+
   test('subscription limits per connection and per key (-32016); other connections unaffected', async () => {
     for (const c of clients.splice(0)) c.close();
     while (gw.gateway.pubsub!.size > 0) await new Promise((r) => setTimeout(r, 10));
