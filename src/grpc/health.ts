@@ -48,10 +48,20 @@ export class HealthService {
         if (!set) this.watchers.set(service, (set = new Set()));
         set.add(call);
         call.write({ status: this.statuses.get(service) ?? 'SERVICE_UNKNOWN' });
-        call.on('cancelled', () => set!.delete(call));
-        call.on('close', () => set!.delete(call));
+        // The last watcher of a name takes its entry along: names come from unauthenticated callers.
+        const leave = () => {
+          set!.delete(call);
+          if (set!.size === 0 && this.watchers.get(service) === set) this.watchers.delete(service);
+        };
+        call.on('cancelled', leave);
+        call.on('close', leave);
       },
     };
+  }
+
+  /** Names with an open Watch stream (for tests). */
+  watchedNames(): number {
+    return this.watchers.size;
   }
 
   /** Ends open Watch streams so the server can stop without waiting for them. */

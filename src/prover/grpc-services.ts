@@ -112,7 +112,7 @@ export function proverImplementation(service: ProverService, timeoutMs: number, 
       };
     }),
     Prove: unary<ProveRequestMsg>(log, 'Prove', async (req, call) => {
-      const circuitType = FAMILIES[req.circuitType];
+      const circuitType = Object.hasOwn(FAMILIES, req.circuitType) ? FAMILIES[req.circuitType] : undefined;
       if (!circuitType) throw new ProverError('invalid_argument', `circuit_type is required`);
       const accounts = req.inputCompressedAccounts.map((a, i) => ({
         root: value32(a.root, `input_compressed_accounts[${i}].root`),

@@ -4,6 +4,8 @@ import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import { HEALTH_PROTO, HEALTH_SERVICE } from '../../src/grpc/health.js';
 import { clientConstructor } from '../../src/grpc/protos.js';
+import { startGrpcServer } from '../../src/grpc/server.js';
+import { createLogger } from '../../src/obs/log.js';
 import { startTestGateway, type TestGateway } from '../helpers/gateway.js';
 
 type Client = grpc.Client & {
@@ -55,5 +57,35 @@ test('Watch streams the current status, then NOT_SERVING when the gateway shuts 
     assert.deepEqual(seen, ['SERVING', 'NOT_SERVING']);
   } finally {
     c.close();
+  }
+});
+
+test('Watch streams of made-up service names leave nothing behind when they end', async () => {
+  const server = await startGrpcServer(
+    '127.0.0.1',
+    0,
+    createLogger('error', () => {}),
+  );
+  const Ctor = clientConstructor(HEALTH_PROTO, HEALTH_SERVICE);
+  const c = new Ctor(server.address, grpc.credentials.createInsecure()) as unknown as Client;
+  try {
+    const streams = Array.from({ length: 50 }, (_, i) => c.Watch({ service: `made.up.Service${i}` }));
+    const first = await Promise.all(
+      streams.map(
+        (s) => new Promise<string>((resolve) => s.once('data', (m: { status: string }) => resolve(m.status))),
+      ),
+    );
+    assert.deepEqual(new Set(first), new Set(['SERVICE_UNKNOWN']));
+    assert.equal(server.health.watchedNames(), 50);
+    for (const s of streams) {
+      s.on('error', () => {});
+      s.cancel();
+    }
+    const until = Date.now() + 5000;
+    while (server.health.watchedNames() > 0 && Date.now() < until) await new Promise((r) => setTimeout(r, 20));
+    assert.equal(server.health.watchedNames(), 0);
+  } finally {
+    c.close();
+    await server.close(1000);
   }
 });
