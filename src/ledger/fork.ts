@@ -1,13 +1,15 @@
 // Fork mode: an account the ledger does not hold is fetched from an upstream Solana RPC
 // (getMultipleAccounts, base64, batches of 100) the first time a request needs it, and from then on
 // lives locally. Accounts the upstream does not have either are remembered with the slot they were
-// looked up at, so they are not asked for again.
+// looked up at, so they are not asked for again (the last 100,000 of them: callers choose these keys).
 import { parseJsonExact } from '../rpc/json.js';
 import { upstreamCall } from '../rpc/upstream.js';
 import { decodeBase58, encodeBase58 } from '../zk/base58.js';
 import type { Ledger } from './ledger.js';
 
 const BATCH = 100;
+/** Keys remembered as missing upstream; the oldest are forgotten beyond (and asked for again). */
+const MISSING_KEPT = 100_000;
 
 interface UiAccount {
   lamports: number | bigint;
@@ -25,6 +27,7 @@ export class ForkSource {
     private readonly ledger: Ledger,
     private readonly url: string,
     private readonly timeoutMs: number,
+    private readonly missingKept = MISSING_KEPT,
   ) {}
 
   /** Fetches the keys the ledger does not hold yet. */
@@ -50,6 +53,7 @@ export class ForkSource {
           const a = res.value[j];
           if (!a) {
             this.missing.set(id, slot);
+            if (this.missing.size > this.missingKept) this.missing.delete(this.missing.keys().next().value!);
             return [];
           }
           return [

@@ -2,6 +2,8 @@
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import { createSolanaRpc, devnet, lamports } from '@solana/kit';
+import { Keypair } from '@solana/web3.js';
+import { ForkSource } from '../../src/ledger/fork.js';
 import { rpcCall, startTestGateway, type TestGateway } from '../helpers/gateway.js';
 import { generateKeyPairSigner, transfer, type KeyPairSigner } from './helpers.js';
 
@@ -46,6 +48,27 @@ test('fork mode: accounts the ledger lacks come from the upstream once, then liv
     ]);
     assert.equal(res.result.value.summary, 'succeeded');
     assert.equal(res.result.value.transactionResults[0].postExecutionAccounts[0].lamports, 1_000_000);
+  } finally {
+    await fork.stop();
+  }
+});
+
+test('fork mode remembers keys missing upstream, the most recent ones only', async () => {
+  const fork = await startTestGateway({}, {}, { ledger: true });
+  try {
+    const source = new ForkSource(fork.gateway.chain!.ledger, upstream.url, 5000, 3);
+    const calls = async () => {
+      const m = await (await fetch(`${upstream.base}metrics`)).text();
+      return Number(/^zkgate_rpc_calls_total\{method="getMultipleAccounts",outcome="ok"\} (\d+)$/m.exec(m)?.[1] ?? 0);
+    };
+    const keys = Array.from({ length: 4 }, () => Keypair.generate().publicKey.toBytes());
+    const start = await calls();
+    await source.ensure(keys.slice(0, 3));
+    await source.ensure([keys[0]!]);
+    assert.equal((await calls()) - start, 1, 'three missing keys asked once, then remembered');
+    await source.ensure([keys[3]!]);
+    await source.ensure([keys[0]!]);
+    assert.equal((await calls()) - start, 3, 'the oldest forgotten beyond the limit, and asked again');
   } finally {
     await fork.stop();
   }
