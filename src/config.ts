@@ -21,6 +21,7 @@ export interface Config {
   wsPort: number | null;
   wsMaxSubscriptionsPerConnection: number;
   wsMaxSubscriptionsPerKey: number;
+  wsMaxConnectionsPerKey: number;
   wsMaxBufferedBytes: number;
   wsMaxMessageBytes: number;
   wsPingIntervalMs: number;
@@ -105,6 +106,12 @@ export const OPTIONS: readonly OptionSpec[] = [
     kind: 'count',
     default: 10_000,
     help: 'most websocket subscriptions all connections of one API key may hold',
+  },
+  {
+    key: 'wsMaxConnectionsPerKey',
+    kind: 'count',
+    default: 100,
+    help: 'most websocket connections one API key may hold open (the upgrade is refused with 429 beyond)',
   },
   {
     key: 'wsMaxBufferedBytes',

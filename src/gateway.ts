@@ -482,6 +482,7 @@ export async function startGateway({
       keys: keys.keys,
       maxBufferedBytes: config.wsMaxBufferedBytes,
       maxMessageBytes: config.wsMaxMessageBytes,
+      maxConnectionsPerKey: config.wsMaxConnectionsPerKey,
       pingIntervalMs: config.wsPingIntervalMs,
       registry,
       log,

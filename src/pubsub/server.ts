@@ -8,7 +8,14 @@ import { WebSocketServer, type WebSocket } from 'ws';
 import type { Logger } from '../obs/log.js';
 import type { MetricsRegistry } from '../obs/metrics.js';
 import type { ApiKeys } from '../rpc/api-keys.js';
-import { InvalidParamsError, InvalidRequestError, MethodNotFoundError, ParseError, mapError } from '../rpc/errors.js';
+import {
+  InvalidParamsError,
+  InvalidRequestError,
+  MethodNotFoundError,
+  ParseError,
+  SubscriptionLimitError,
+  mapError,
+} from '../rpc/errors.js';
 import { stringifyJson } from '../rpc/json.js';
 import type { Client, Hub } from './hub.js';
 import { checkParamLimits } from '../rpc/limits.js';
@@ -21,6 +28,8 @@ export interface PubSubOptions {
   keys: ApiKeys;
   maxBufferedBytes: number;
   maxMessageBytes: number;
+  /** Open connections one API key may hold; beyond, the upgrade is refused (429). */
+  maxConnectionsPerKey: number;
   pingIntervalMs: number;
   registry?: MetricsRegistry;
   log: Logger;
@@ -39,6 +48,7 @@ export class PubSubServer {
   private readonly http: Server;
   private readonly wss: WebSocketServer;
   private readonly connections = new Set<Connection>();
+  private readonly perKey = new Map<string, number>();
   private readonly ping: NodeJS.Timeout;
   private readonly m;
 
@@ -106,6 +116,21 @@ export class PubSubServer {
       );
       return;
     }
+    // Each connection may hold up to maxBufferedBytes of unread notifications: one key's share is bounded.
+    const open = this.perKey.get(keyId) ?? 0;
+    if (open >= this.o.maxConnectionsPerKey) {
+      this.m?.drops.inc(['connection_limit']);
+      const error = mapError(
+        new SubscriptionLimitError(
+          `Too many websocket connections: this API key holds ${open}, the most allowed (--ws-max-connections-per-key)`,
+        ),
+      ).error;
+      const body = JSON.stringify({ jsonrpc: '2.0', error, id: null });
+      socket.end(
+        `HTTP/1.1 429 Too Many Requests\r\ncontent-type: application/json\r\ncontent-length: ${Buffer.byteLength(body)}\r\nconnection: close\r\n\r\n${body}`,
+      );
+      return;
+    }
     this.wss.handleUpgrade(req, socket, head, (ws) => this.accept(ws, keyId));
   }
 
@@ -120,6 +145,7 @@ export class PubSubServer {
       },
     };
     this.connections.add(conn);
+    this.perKey.set(keyId, (this.perKey.get(keyId) ?? 0) + 1);
     ws.on('pong', () => (conn.alive = true));
     ws.on('message', (data, isBinary) => this.onMessage(conn, data as Buffer, isBinary));
     ws.on('close', () => this.gone(conn));
@@ -131,6 +157,9 @@ export class PubSubServer {
 
   private gone(conn: Connection): void {
     if (!this.connections.delete(conn)) return;
+    const left = (this.perKey.get(conn.keyId) ?? 1) - 1;
+    if (left > 0) this.perKey.set(conn.keyId, left);
+    else this.perKey.delete(conn.keyId);
     this.o.hub.dropClient(conn);
   }
 

@@ -333,3 +333,54 @@ function pendingTransfer(gw: TestGateway): { signature: string; submit: () => Pr
     },
   };
 }
+
+describe('websocket connections per API key', () => {
+  const OTHER = 'other-key-0123456789abcdef';
+  let gw: TestGateway;
+  before(async () => {
+    gw = await startTestGateway({ wsMaxConnectionsPerKey: 2, apiKeys: [TEST_KEY, OTHER] }, {}, { ledger: true });
+  });
+  after(() => gw?.stop());
+
+  const refusal = (url: string) =>
+    new Promise<{ status: number; body: string }>((resolve, reject) => {
+      const ws = new WebSocket(url);
+      ws.on('unexpected-response', (_req, r) => {
+        let body = '';
+        r.on('data', (d: Buffer) => (body += d.toString()));
+        r.on('end', () => resolve({ status: r.statusCode ?? 0, body }));
+      });
+      ws.on('open', () => reject(new Error('opened')));
+      ws.on('error', () => {});
+    });
+
+  test('beyond the limit the upgrade is refused with 429; another key is unaffected; a closed one frees its place', async () => {
+    const url = (k: string) => `${gw.gateway.wsUrl}?api-key=${k}`;
+    const a = await Client.open(url(TEST_KEY));
+    const b = await Client.open(url(TEST_KEY));
+    const res = await refusal(url(TEST_KEY));
+    assert.equal(res.status, 429);
+    assert.equal(
+      res.body,
+      JSON.stringify({
+        jsonrpc: '2.0',
+        error: {
+          code: -32016,
+          message:
+            'Too many websocket connections: this API key holds 2, the most allowed (--ws-max-connections-per-key)',
+        },
+        id: null,
+      }),
+    );
+    const other = await Client.open(url(OTHER));
+    assert.equal(typeof ((await other.call(1, 'slotSubscribe')) as { result: number }).result, 'number');
+    a.close();
+    const until = Date.now() + 5000;
+    let c: Client | undefined;
+    while (!c && Date.now() < until) c = await Client.open(url(TEST_KEY)).catch(() => undefined);
+    assert.ok(c, 'a place freed by a closed connection is taken again');
+    const metrics = await (await fetch(`${gw.base}metrics`)).text();
+    assert.match(metrics, /^zkgate_ws_disconnects_total\{reason="connection_limit"\} [1-9]\d*$/m);
+    for (const x of [b, c, other]) x.close();
+  });
+});
