@@ -113,7 +113,7 @@ describe('admission control', () => {
     });
     const ms = performance.now() - started;
     t.diagnostic(`refused in ${ms.toFixed(2)} ms (its deadline: ${wait.toFixed(0)} ms)`);
-    assert.ok(ms < wait / 2, `refused in ${ms} ms`);
+    assert.ok(ms < 50, `refused in ${ms} ms`);
     // One with the time for it is queued and proved; its wait is reported apart from its proving.
     const ok = await one.run(job, { deadline: deadline() });
     assert.ok(ok.queueMs > ok.proveMs, `queued ${ok.queueMs} ms, proved in ${ok.proveMs} ms`);
