@@ -9,6 +9,7 @@ import { pubsubScenario } from './scenarios/pubsub.js';
 import { simulateScenario } from './scenarios/simulate.js';
 import { soakScenario } from './scenarios/soak.js';
 import { stallsScenario } from './scenarios/stalls.js';
+import { vsLightScenario } from './scenarios/vs-light.js';
 import { zkScenario } from './scenarios/zk.js';
 
 interface Scenario {
@@ -30,6 +31,7 @@ const SCENARIOS: Scenario[] = [
   foresterScenario,
   pubsubScenario,
   stallsScenario,
+  vsLightScenario,
   soakScenario,
 ];
 

@@ -13,10 +13,10 @@ export interface Started {
 export function startProcess(
   args: string[],
   ready: RegExp,
-  opts: { stdoutFile?: string; env?: NodeJS.ProcessEnv; timeoutMs?: number } = {},
+  opts: { stdoutFile?: string; env?: NodeJS.ProcessEnv; timeoutMs?: number; executable?: string } = {},
 ): Promise<Started> {
   const stdout = opts.stdoutFile ? openSync(opts.stdoutFile, 'a') : 'pipe';
-  const child = spawn(process.execPath, args, {
+  const child = spawn(opts.executable ?? process.execPath, args, {
     stdio: ['ignore', stdout, 'pipe'],
     env: { ...process.env, ...opts.env },
   });

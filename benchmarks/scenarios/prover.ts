@@ -145,7 +145,7 @@ export async function startBenchGateway(backend: string) {
       ...['--api-keys', KEY, '--log-level', 'warn', '--rate-limit', '0', '--proof-timeout-ms', '600000'],
       ...['--prover-backend', backend, '--preload-circuits', ''],
     ],
-    /JSON-RPC\s+(http:\/\/\S+\/)\?api-key=[\s\S]*gRPC\s+(\S+)/,
+    /JSON-RPC\s+(http:\/\/\S+\/)\?api-key=[\s\S]*gRPC\s+(\S+)\s+\/prove\s+(http:\S+)/,
     { timeoutMs: 60_000 },
   );
   const url = `${gw.match[1]}?api-key=${KEY}`;
@@ -154,7 +154,7 @@ export async function startBenchGateway(backend: string) {
   await client.registerTree({ pubkey: BMT1, treeType: 3 });
   await client.appendLeaves(SMT1, demoAccountHashes(SMT1, 1, 0, N_ACCOUNTS, 'bench'), 1n);
   await client.appendLeaves(BMT1, demoAccountHashes(BMT1, 2, 0, N_ACCOUNTS, 'bench'), 1n);
-  return { gw, url, client, dataDir };
+  return { gw, url, client, dataDir, proveUrl: gw.match[3]! };
 }
 
 export const proverScenario = {

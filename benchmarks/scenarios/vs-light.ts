@@ -1,0 +1,209 @@
+// zkgate's native prover against Light Protocol's own (gnark) prover on this machine, in one run,
+// with the same Light /prove bodies sent to both (prover-performance.md §9). Light's prover comes
+// from the @lightprotocol/zk-compression-cli 0.27.0 package (its binary and ceremony keys), fetched
+// with `npm pack` into a cache outside the checkout (ZKGATE_LIGHT_CACHE, default
+// ~/.cache/zkgate/light-cli-0.27.0): never a dependency, never in tests. Printed per shape: latency
+// at concurrency 1 (median), proofs/s at concurrency 2, the ratio; then each side's first proof
+// after a start and its RSS with the shapes loaded. BENCH_VS_LIGHT_SHAPES selects shapes
+// (inclusion_26_1, inclusion_26_4, inclusion_32_1, inclusion_32_4), BENCH_VS_LIGHT_RUNS the timed
+// proofs per side.
+import { execFileSync } from 'node:child_process';
+import { chmodSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, symlinkSync } from 'node:fs';
+import { homedir } from 'node:os';
+import { join } from 'node:path';
+import { KeyStore, loadPoseidon, shapeByName } from '../../src/zk/index.js';
+import { BENCH_CACHE as CACHE } from '../lib/paths.js';
+import { startProcess, type Started } from '../lib/processes.js';
+import { envList, table } from '../lib/table.js';
+import { startBenchGateway } from './prover.js';
+
+const LIGHT_VERSION = '0.27.0';
+const LIGHT_CACHE = process.env.ZKGATE_LIGHT_CACHE ?? join(homedir(), '.cache', 'zkgate', `light-cli-${LIGHT_VERSION}`);
+const RUNS = Number(process.env.BENCH_VS_LIGHT_RUNS ?? 20);
+const WARM = 15;
+
+/** Light's shape name → zkgate's circuit of the same statement, and the tree height of its body. */
+const SHAPES: Record<string, { zkgate: string; height: number; accounts: number }> = {
+  inclusion_26_1: { zkgate: 'v1_inclusion_26_1', height: 26, accounts: 1 },
+  inclusion_26_4: { zkgate: 'v1_inclusion_26_4', height: 26, accounts: 4 },
+  inclusion_32_1: { zkgate: 'v2_inclusion_32_1', height: 32, accounts: 1 },
+  inclusion_32_4: { zkgate: 'v2_inclusion_32_4', height: 32, accounts: 4 },
+};
+const WANTED = envList(process.env.BENCH_VS_LIGHT_SHAPES, Object.keys(SHAPES));
+
+/** The package's bin folder, fetched and unpacked on first use. */
+function lightBin(): string {
+  const bin = join(LIGHT_CACHE, 'package', 'bin');
+  const prover = join(bin, 'prover-linux-x64');
+  if (!existsSync(prover)) {
+    if (process.platform !== 'linux' || process.arch !== 'x64')
+      throw new Error(`vs-light runs Light's linux-x64 prover binary; this is ${process.platform}-${process.arch}`);
+    mkdirSync(LIGHT_CACHE, { recursive: true });
+    console.log(`  fetching @lightprotocol/zk-compression-cli@${LIGHT_VERSION} into ${LIGHT_CACHE} (once, ~150 MB)`);
+    const tgz = execFileSync(
+      'npm',
+      ['pack', `@lightprotocol/zk-compression-cli@${LIGHT_VERSION}`, '--pack-destination', LIGHT_CACHE, '--silent'],
+      { encoding: 'utf8' },
+    )
+      .trim()
+      .split('\n')
+      .at(-1)!;
+    execFileSync('tar', ['xzf', join(LIGHT_CACHE, tgz), '-C', LIGHT_CACHE]);
+    rmSync(join(LIGHT_CACHE, tgz));
+  }
+  chmodSync(prover, 0o755);
+  return bin;
+}
+
+/**
+ * A keys folder for Light's server: every key of the package, and a stand-in (a link to a present
+ * key) for each name the server insists on but the package lacks; those shapes are never requested.
+ */
+function lightKeysDir(bin: string, required: readonly string[]): string {
+  const dir = join(LIGHT_CACHE, 'keys');
+  rmSync(dir, { recursive: true, force: true });
+  mkdirSync(dir);
+  const shipped = readdirSync(join(bin, 'proving-keys')).filter((f) => f.endsWith('.key'));
+  for (const f of shipped) symlinkSync(join(bin, 'proving-keys', f), join(dir, f));
+  // The smallest key stands in: Light's server loads every file, so a stand-in costs its memory.
+  const smallest = shipped
+    .map((f) => ({ f, size: statSync(join(bin, 'proving-keys', f)).size }))
+    .sort((a, b) => a.size - b.size)[0]!.f;
+  for (const name of required)
+    if (!shipped.includes(name)) symlinkSync(join(bin, 'proving-keys', smallest), join(dir, name));
+  return dir;
+}
+
+/** Light's prover server on free ports; it loads every key before it answers. */
+async function startLight(bin: string): Promise<{ proc: Started; url: string }> {
+  const port = 30_000 + Math.floor(Math.random() * 20_000);
+  const args = [
+    'start',
+    // Light appends each key's name to this without a separator.
+    ...['--keys-dir', `${lightKeysDir(bin, LIGHT_STANDINS)}/`],
+    ...['--circuit', 'inclusion', '--circuit', 'non-inclusion', '--circuit', 'combined'],
+    ...['--prover-address', `127.0.0.1:${port}`, '--metrics-address', `127.0.0.1:${port + 1}`],
+  ];
+  const proc = await startProcess(args, /listening|started|Starting/i, {
+    timeoutMs: 180_000,
+    executable: join(bin, 'prover-linux-x64'),
+  });
+  const url = `http://127.0.0.1:${port}/prove`;
+  // Ready when /prove answers (the log line comes before the keys are in).
+  for (let i = 0; ; i++) {
+    const ok = await fetch(`http://127.0.0.1:${port}/health`).then(
+      (r) => r.ok,
+      () => false,
+    );
+    if (ok) break;
+    if (i > 600) throw new Error("Light's prover did not become ready");
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  return { proc, url };
+}
+
+/** Names Light's server requires for the three families (the package ships a subset). */
+const LIGHT_STANDINS: readonly string[] = [
+  ...[1, 2, 3, 4, 8].flatMap((n) => [
+    `inclusion_32_${n}.key`,
+    `mainnet_inclusion_26_${n}.key`,
+    `non-inclusion_40_${n}.key`,
+  ]),
+  'non-inclusion_26_1.key',
+  'non-inclusion_26_2.key',
+  ...[1, 2, 3, 4].flatMap((i) => [1, 2].flatMap((j) => [`combined_26_${i}_${j}.key`, `combined_32_40_${i}_${j}.key`])),
+];
+
+/** A valid Light /prove body from Light's own generator (V1: without publicInputHash). */
+function lightBody(bin: string, height: number, accounts: number): string {
+  const out = execFileSync(
+    join(bin, 'prover-linux-x64'),
+    ['gen-test-params', '--compressed-accounts', String(accounts), '--tree-height', String(height)],
+    { encoding: 'utf8', maxBuffer: 64 * 1024 * 1024 },
+  );
+  const body = JSON.parse(out.slice(out.indexOf('{'))) as Record<string, unknown>;
+  if (height === 26) delete body.publicInputHash;
+  return JSON.stringify(body);
+}
+
+async function prove(url: string, body: string): Promise<number> {
+  const t = performance.now();
+  const res = await fetch(url, { method: 'POST', headers: { 'content-type': 'application/json' }, body });
+  const text = await res.text();
+  if (!res.ok || !text.includes('"ar"')) throw new Error(`${url}: ${res.status} ${text.slice(0, 300)}`);
+  return performance.now() - t;
+}
+
+const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
+
+/** c=1 median latency and c=2 proofs/s, after warm-up. */
+async function measure(url: string, body: string): Promise<{ p50: number; rate: number }> {
+  for (let i = 0; i < WARM; i++) await prove(url, body);
+  const lat: number[] = [];
+  for (let i = 0; i < RUNS; i++) lat.push(await prove(url, body));
+  const t = performance.now();
+  await Promise.all(
+    [0, 1].map(async () => {
+      for (let i = 0; i < RUNS; i++) await prove(url, body);
+    }),
+  );
+  return { p50: median(lat), rate: (2 * RUNS) / ((performance.now() - t) / 1000) };
+}
+
+const rssMb = (pid: number) => {
+  const m = readFileSync(`/proc/${pid}/status`, 'utf8').match(/VmRSS:\s+(\d+) kB/);
+  return m ? Number(m[1]) / 1024 : NaN;
+};
+
+export const vsLightScenario = {
+  name: 'vs-light',
+  describe: `zkgate's native prover beside Light's own prover (CLI ${LIGHT_VERSION}'s gnark binary), same /prove bodies, same run`,
+  explicitOnly: true,
+  async run(): Promise<void> {
+    await loadPoseidon();
+    const bin = lightBin();
+    const keys = new KeyStore(CACHE);
+    for (const s of WANTED) await keys.ensure(shapeByName(SHAPES[s]!.zkgate).name);
+    const bodies = new Map(WANTED.map((s) => [s, lightBody(bin, SHAPES[s]!.height, SHAPES[s]!.accounts)]));
+
+    // First proofs after a start: each side fresh, each shape once, in order.
+    const light = await startLight(bin);
+    let zk: Awaited<ReturnType<typeof startBenchGateway>> | undefined;
+    try {
+      zk = await startBenchGateway('native');
+      const zkProve = zk.proveUrl;
+      const first: string[][] = [];
+      for (const s of WANTED) {
+        const l = await prove(light.url, bodies.get(s)!);
+        const z = await prove(zkProve, bodies.get(s)!);
+        first.push([s, `${l.toFixed(0)} ms`, `${z.toFixed(0)} ms`]);
+      }
+      const rows: string[][] = [];
+      for (const s of WANTED) {
+        const l = await measure(light.url, bodies.get(s)!);
+        const z = await measure(zkProve, bodies.get(s)!);
+        rows.push([
+          s,
+          `${l.p50.toFixed(1)} ms`,
+          `${z.p50.toFixed(1)} ms`,
+          l.rate.toFixed(2),
+          z.rate.toFixed(2),
+          `${(z.rate / l.rate).toFixed(2)}×`,
+        ]);
+      }
+      table(['shape', 'Light c=1', 'zkgate c=1', 'Light c=2 proofs/s', 'zkgate c=2 proofs/s', 'zkgate/Light'], rows);
+      console.log('  first proof after a start (each shape once, in order):');
+      table(['shape', 'Light', 'zkgate'], first);
+      console.log(
+        `  RSS with these shapes loaded (Light's: all its keys, stand-ins included): Light ${rssMb(light.proc.child.pid!).toFixed(0)} MB, zkgate ${rssMb(zk.gw.child.pid!).toFixed(0)} MB`,
+      );
+    } finally {
+      await light.proc.stop();
+      if (zk) {
+        zk.client.close();
+        await zk.gw.stop();
+        rmSync(zk.dataDir, { recursive: true, force: true });
+      }
+    }
+  },
+};
