@@ -38,16 +38,7 @@ describe('websocket protocol', () => {
       ['', 'Unauthorized: missing API key; pass it as the query parameter `api-key`'],
       ['?api-key=nope', 'Unauthorized: invalid API key'],
     ] as const) {
-      const ws = new WebSocket(`${gw.gateway.wsUrl}${q}`);
-      const res = await new Promise<{ status: number; body: string }>((resolve, reject) => {
-        ws.on('unexpected-response', (_req, r) => {
-          let body = '';
-          r.on('data', (d: Buffer) => (body += d.toString()));
-          r.on('end', () => resolve({ status: r.statusCode ?? 0, body }));
-        });
-        ws.on('open', () => reject(new Error('opened')));
-        ws.on('error', () => {});
-      });
+      const res = await upgradeRefusal(`${gw.gateway.wsUrl}${q}`);
       assert.equal(res.status, 401);
       assert.equal(res.body, JSON.stringify({ jsonrpc: '2.0', error: { code: -32001, message }, id: null }));
     }
@@ -342,23 +333,11 @@ describe('websocket connections per API key', () => {
   });
   after(() => gw?.stop());
 
-  const refusal = (url: string) =>
-    new Promise<{ status: number; body: string }>((resolve, reject) => {
-      const ws = new WebSocket(url);
-      ws.on('unexpected-response', (_req, r) => {
-        let body = '';
-        r.on('data', (d: Buffer) => (body += d.toString()));
-        r.on('end', () => resolve({ status: r.statusCode ?? 0, body }));
-      });
-      ws.on('open', () => reject(new Error('opened')));
-      ws.on('error', () => {});
-    });
-
   test('beyond the limit the upgrade is refused with 429; another key is unaffected; a closed one frees its place', async () => {
     const url = (k: string) => `${gw.gateway.wsUrl}?api-key=${k}`;
     const a = await Client.open(url(TEST_KEY));
     const b = await Client.open(url(TEST_KEY));
-    const res = await refusal(url(TEST_KEY));
+    const res = await upgradeRefusal(url(TEST_KEY));
     assert.equal(res.status, 429);
     assert.equal(
       res.body,
@@ -384,3 +363,17 @@ describe('websocket connections per API key', () => {
     for (const x of [b, c, other]) x.close();
   });
 });
+
+/** The HTTP answer to a websocket upgrade the server refuses (rejects if the socket opens). */
+function upgradeRefusal(url: string): Promise<{ status: number; body: string }> {
+  return new Promise((resolve, reject) => {
+    const ws = new WebSocket(url);
+    ws.on('unexpected-response', (_req, r) => {
+      let body = '';
+      r.on('data', (d: Buffer) => (body += d.toString()));
+      r.on('end', () => resolve({ status: r.statusCode ?? 0, body }));
+    });
+    ws.on('open', () => reject(new Error('opened')));
+    ws.on('error', () => {});
+  });
+}
