@@ -292,7 +292,7 @@ export const OPTIONS: readonly OptionSpec[] = [
     key: 'proverMemoryMb',
     kind: 'count',
     default: 2048,
-    help: 'per worker: MiB of proving keys kept loaded (least recently used evicted)',
+    help: 'MiB of proving keys and fixed-base tables kept loaded, for the whole process (its workers share them; least recently used evicted)',
   },
   {
     key: 'proverDevices',

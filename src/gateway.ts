@@ -13,7 +13,7 @@ import {
   type ChannelSecurity,
   type GrpcServer,
 } from './grpc/index.js';
-import { HealthRegistry } from './obs/health.js';
+import { HealthRegistry, type ComponentStatus } from './obs/health.js';
 import { join } from 'node:path';
 import {
   bootstrapLocalnetTrees,
@@ -40,7 +40,7 @@ import {
 import type { Keypair } from './ledger/tx-build.js';
 import { openCompression, type Compression } from './compression/index.js';
 import { encodeBase58, loadPoseidon, solanaVerifyingKeyBytes, type SnarkjsVerificationKey } from './zk/index.js';
-import { ProverClient, RemoteWitnessProver, startProver, type Prover } from './prover/index.js';
+import { ProverClient, RemoteWitnessProver, startProver, type Prover, type WarmUpState } from './prover/index.js';
 import { AssetIndex, getAsset, MetadataFetcher, PriceSource } from './das/index.js';
 import type { GetAssetParams } from './rpc/methods/get-asset.js';
 import { BundleSimulator } from './sim/index.js';
@@ -405,7 +405,13 @@ export async function startGateway({
       : { status: 'unavailable', detail: `gRPC server at ${proverAddress} reports ${status}` };
   });
   const notConfigured = { status: 'disabled', detail: 'backend not configured' } as const;
-  health.add('validityProof', () => (backends.validityProof ? { status: 'ready' } : notConfigured));
+  health.add('validityProof', () =>
+    backends.validityProof
+      ? prover
+        ? warmUpHealth(prover.service.warmUpState())
+        : { status: 'ready' }
+      : notConfigured,
+  );
   health.add('simulateBundle', () => (backends.bundleSimulator ? { status: 'ready' } : notConfigured));
   health.add('getAsset', () => (backends.assets ? { status: 'ready' } : notConfigured));
   if (chain) {
@@ -523,4 +529,22 @@ export async function startGateway({
     health,
     stop,
   };
+}
+
+/** The prover's start-up warm-up as a health component: warming until every listed shape is in. */
+export function warmUpHealth(s: WarmUpState): ComponentStatus {
+  if (s.phase === 'warming')
+    return {
+      status: 'warming',
+      detail: `loading proving keys and fixed-base tables in every worker: ${s.done} of ${s.total} circuits${s.current ? ` (now ${s.current})` : ''}`,
+      progress: { done: s.done, total: s.total },
+    };
+  if (s.failed.length > 0)
+    return {
+      status: 'degraded',
+      detail: `preloading failed for ${s.failed.map((f) => `${f.circuit} (${f.error})`).join('; ')}`,
+    };
+  return s.phase === 'ready'
+    ? { status: 'ready', detail: `${s.total} circuits preloaded in ${s.ms} ms` }
+    : { status: 'ready' };
 }

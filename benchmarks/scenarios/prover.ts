@@ -131,30 +131,51 @@ const rssMb = (pid: number) => {
 };
 
 /** A gateway in a child process on the bench key cache, with N_ACCOUNTS accounts in smt1 and bmt1. */
-export async function startBenchGateway(backend: string) {
-  const dataDir = mkdtempSync(join(tmpdir(), 'zkgate-bench-prover-'));
-  for (const sub of ['keys', 'circuits']) {
-    mkdirSync(join(CACHE, sub), { recursive: true });
-    symlinkSync(join(CACHE, sub), join(dataDir, sub), 'dir');
-  }
+/**
+ * A gateway over the bench's key cache. `preload`: shapes loaded in every worker before /health is
+ * ready (the start then waits for that); `dataDir`: reuse one (a restart); `args`: more options.
+ */
+export async function startBenchGateway(
+  backend: string,
+  opts: { preload?: readonly string[]; dataDir?: string; args?: readonly string[] } = {},
+) {
+  const started = performance.now();
+  const dataDir = opts.dataDir ?? mkdtempSync(join(tmpdir(), 'zkgate-bench-prover-'));
+  if (!opts.dataDir)
+    for (const sub of ['keys', 'circuits']) {
+      mkdirSync(join(CACHE, sub), { recursive: true });
+      symlinkSync(join(CACHE, sub), join(dataDir, sub), 'dir');
+    }
   const gw = await startProcess(
     [
       join(root, 'dist/main.js'),
       'start',
       ...['--data-dir', dataDir, '--rpc-port', '0', '--grpc-port', '0', '--prove-port', '0'],
       ...['--api-keys', KEY, '--log-level', 'warn', '--rate-limit', '0', '--proof-timeout-ms', '600000'],
-      ...['--prover-backend', backend, '--preload-circuits', ''],
+      ...['--prover-backend', backend, '--preload-circuits', (opts.preload ?? []).join(',')],
+      ...(opts.args ?? []),
     ],
     /JSON-RPC\s+(http:\/\/\S+\/)\?api-key=[\s\S]*gRPC\s+(\S+)\s+\/prove\s+(http:\S+)/,
     { timeoutMs: 60_000 },
   );
   const url = `${gw.match[1]}?api-key=${KEY}`;
+  // Ready: /health answers 200 (503 "warming" while the preloaded shapes load).
+  for (;;) {
+    const res = await fetch(`${gw.match[1]}health`).catch(() => undefined);
+    if (res?.status === 200) break;
+    await res?.text();
+    if (performance.now() - started > 600_000) throw new Error('the gateway did not become ready in 10 min');
+    await new Promise((r) => setTimeout(r, 20));
+  }
+  const readyMs = performance.now() - started;
   const client = new ProverClient(gw.match[2]!);
-  await client.registerTree({ pubkey: SMT1, treeType: 1 });
-  await client.registerTree({ pubkey: BMT1, treeType: 3 });
-  await client.appendLeaves(SMT1, demoAccountHashes(SMT1, 1, 0, N_ACCOUNTS, 'bench'), 1n);
-  await client.appendLeaves(BMT1, demoAccountHashes(BMT1, 2, 0, N_ACCOUNTS, 'bench'), 1n);
-  return { gw, url, client, dataDir, proveUrl: gw.match[3]! };
+  if (!opts.dataDir) {
+    await client.registerTree({ pubkey: SMT1, treeType: 1 });
+    await client.registerTree({ pubkey: BMT1, treeType: 3 });
+    await client.appendLeaves(SMT1, demoAccountHashes(SMT1, 1, 0, N_ACCOUNTS, 'bench'), 1n);
+    await client.appendLeaves(BMT1, demoAccountHashes(BMT1, 2, 0, N_ACCOUNTS, 'bench'), 1n);
+  }
+  return { gw, url, client, dataDir, proveUrl: gw.match[3]!, readyMs };
 }
 
 export const proverScenario = {

@@ -11,7 +11,7 @@ import { execFileSync } from 'node:child_process';
 import { chmodSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, symlinkSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { join } from 'node:path';
-import { KeyStore, loadPoseidon, shapeByName } from '../../src/zk/index.js';
+import { KeyStore, loadPoseidon, SHAPES as ALL, shapeByName, shutdownZk } from '../../src/zk/index.js';
 import { BENCH_CACHE as CACHE } from '../lib/paths.js';
 import { startProcess, type Started } from '../lib/processes.js';
 import { envList, table } from '../lib/table.js';
@@ -136,6 +136,50 @@ async function prove(url: string, body: string): Promise<number> {
 
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
 
+/** Sets of shapes whose restart time and memory are reported (BENCH_VS_LIGHT_SETS; "" for none). */
+const SETS: Record<string, () => string[]> = {
+  v1: () => ALL.filter((s) => s.version === 1).map((s) => s.name),
+  'v1+v2-8': () => ALL.filter((s) => s.version === 1 || (s.nInclusion <= 8 && s.nNonInclusion <= 8)).map((s) => s.name),
+};
+const WANTED_SETS = envList(process.env.BENCH_VS_LIGHT_SETS, Object.keys(SETS));
+
+/**
+ * Each set preloaded: a first start (tables built and written where missing), then a restart,
+ * measured: time to /health ready and RSS once ready, beside Light's RSS with all of its keys.
+ */
+async function keySets(keys: KeyStore, args: string[], lightRss: number): Promise<void> {
+  const rows: string[][] = [];
+  for (const name of WANTED_SETS) {
+    const shapes = SETS[name]!();
+    for (const s of shapes) {
+      if (keys.status(shapeByName(s)) !== 'ready')
+        console.log(`  building the dev key of ${s} (cached for later runs)`);
+      await keys.ensure(s);
+    }
+    const cold = await startBenchGateway('native', { preload: shapes, args });
+    cold.client.close();
+    await cold.gw.stop();
+    const warm = await startBenchGateway('native', { preload: shapes, args, dataDir: cold.dataDir });
+    try {
+      rows.push([
+        name,
+        String(shapes.length),
+        `${(cold.readyMs / 1000).toFixed(1)} s`,
+        `${(warm.readyMs / 1000).toFixed(2)} s`,
+        `${rssMb(warm.gw.child.pid!).toFixed(0)} MB`,
+        `${lightRss.toFixed(0)} MB`,
+      ]);
+    } finally {
+      warm.client.close();
+      await warm.gw.stop();
+      rmSync(cold.dataDir, { recursive: true, force: true });
+    }
+  }
+  if (rows.length === 0) return;
+  console.log('  key sets preloaded (default --prover-memory-mb; Light: all its keys, in every run):');
+  table(['set', 'shapes', 'first start', 'restart to ready', 'zkgate RSS', 'Light RSS'], rows);
+}
+
 /** c=1 median latency and c=2 proofs/s, after warm-up. */
 async function measure(url: string, body: string): Promise<{ p50: number; rate: number }> {
   for (let i = 0; i < WARM; i++) await prove(url, body);
@@ -184,25 +228,42 @@ export const vsLightScenario = {
     for (const s of WANTED) await keys.ensure(shapeByName(SHAPES[s]!.zkgate).name);
     const bodies = new Map(WANTED.map((s) => [s, lightBody(bin, SHAPES[s]!.height, SHAPES[s]!.accounts)]));
 
-    // First proofs after a start: each side fresh, each shape once, in order.
+    // zkgate starts once to warm its key cache (tables built and written beside the keys), then
+    // restarts: the restart's time to ready and its first proofs are what is measured. Light's
+    // prover loads its keys at every start.
+    const zkShapes = WANTED.map((s) => SHAPES[s]!.zkgate);
+    const zkArgs = ['--forester', 'off'];
     const light = await startLight(bin);
     let zk: Awaited<ReturnType<typeof startBenchGateway>> | undefined;
     try {
-      zk = await startBenchGateway('native');
+      const cold = await startBenchGateway('native', { preload: zkShapes, args: zkArgs });
+      cold.client.close();
+      await cold.gw.stop();
+      zk = await startBenchGateway('native', { preload: zkShapes, args: zkArgs, dataDir: cold.dataDir });
+      console.log(
+        `  zkgate start to /health ready with ${zkShapes.join(', ')} preloaded: first start ${(cold.readyMs / 1000).toFixed(1)} s, restart ${(zk.readyMs / 1000).toFixed(2)} s`,
+      );
       const zkProve = zk.proveUrl;
-      const first: string[][] = [];
+      const firsts = new Map<string, { light: number; zk: number }>();
       for (const s of WANTED) {
         const l = await prove(light.url, bodies.get(s)!);
         const z = await prove(zkProve, bodies.get(s)!);
-        first.push([s, `${l.toFixed(0)} ms`, `${z.toFixed(0)} ms`]);
+        firsts.set(s, { light: l, zk: z });
       }
       const rows: string[][] = [];
+      const first: string[][] = [];
       const pids = [light.proc.child.pid!, zk.gw.child.pid!];
       for (const s of WANTED) {
         await settled(pids);
         const l = await measure(light.url, bodies.get(s)!);
         await settled(pids);
         const z = await measure(zkProve, bodies.get(s)!);
+        const f = firsts.get(s)!;
+        first.push([
+          s,
+          `${f.light.toFixed(0)} ms (${(f.light / l.p50).toFixed(2)}×)`,
+          `${f.zk.toFixed(0)} ms (${(f.zk / z.p50).toFixed(2)}×)`,
+        ]);
         rows.push([
           s,
           `${l.p50.toFixed(1)} ms`,
@@ -213,12 +274,19 @@ export const vsLightScenario = {
         ]);
       }
       table(['shape', 'Light c=1', 'zkgate c=1', 'Light c=2 proofs/s', 'zkgate c=2 proofs/s', 'zkgate/Light'], rows);
-      console.log('  first proof after a start (each shape once, in order):');
-      table(['shape', 'Light', 'zkgate'], first);
+      console.log('  first proof after a (re)start, each shape once, in order (× its steady c=1 latency):');
+      table(['shape', 'Light', 'zkgate (restart)'], first);
+      const lightRss = rssMb(light.proc.child.pid!);
       console.log(
-        `  RSS with these shapes loaded (Light's: all its keys, stand-ins included): Light ${rssMb(light.proc.child.pid!).toFixed(0)} MB, zkgate ${rssMb(zk.gw.child.pid!).toFixed(0)} MB`,
+        `  RSS with these shapes loaded (Light's: all its keys, stand-ins included): Light ${lightRss.toFixed(0)} MB, zkgate ${rssMb(zk.gw.child.pid!).toFixed(0)} MB`,
       );
+      zk.client.close();
+      await zk.gw.stop();
+      rmSync(zk.dataDir, { recursive: true, force: true });
+      zk = undefined;
+      await keySets(keys, zkArgs, lightRss);
     } finally {
+      await shutdownZk();
       await light.proc.stop();
       if (zk) {
         zk.client.close();

@@ -26,18 +26,84 @@ namespace {
 struct KeyHandle {
   std::shared_ptr<ZKey> key;
   size_t planned_table_bytes = 0;
+  /** What became of the key's table file: "loaded", "absent", "invalid" (rebuilt) or "none". */
+  std::atomic<const char*> table_file{"none"};
 };
 
+// The registry owns every named key, within one process-wide budget (bytes of the parsed key and
+// its planned tables): loading a key evicts the least recently used others while the total would
+// exceed it (the new key always stays). JavaScript values of named keys hold only weak references,
+// so an evicted key's memory goes as soon as its last proof in flight ends, not at some later
+// garbage collection; a worker finds out with a "key evicted" error and loads it again.
+struct Entry {
+  std::shared_ptr<KeyHandle> handle;
+  size_t bytes = 0;
+  uint64_t last_use = 0;
+};
 std::mutex registry_mutex;
-std::map<std::string, std::weak_ptr<KeyHandle>> registry;
+std::map<std::string, Entry> registry;
+size_t memory_budget = 0;  // 0: no limit
+size_t registry_bytes = 0;
+uint64_t use_clock = 0, evictions = 0;
 
-napi_value wrap(napi_env env, std::shared_ptr<KeyHandle> shared) {
-  auto* holder = new std::shared_ptr<KeyHandle>(std::move(shared));
+/** Drops least recently used entries (not `keep`) until the total fits; returns them to free unlocked. */
+std::vector<std::shared_ptr<KeyHandle>> evict_locked(const std::string& keep) {
+  std::vector<std::shared_ptr<KeyHandle>> gone;
+  while (memory_budget > 0 && registry_bytes > memory_budget) {
+    auto victim = registry.end();
+    for (auto it = registry.begin(); it != registry.end(); ++it)
+      if (it->first != keep && (victim == registry.end() || it->second.last_use < victim->second.last_use))
+        victim = it;
+    if (victim == registry.end()) break;
+    registry_bytes -= victim->second.bytes;
+    gone.push_back(std::move(victim->second.handle));
+    registry.erase(victim);
+    evictions++;
+  }
+  return gone;
+}
+
+/** What a JavaScript key value holds: the key itself when unnamed, else a weak reference. */
+struct KeyRef {
+  std::shared_ptr<KeyHandle> owned;
+  std::weak_ptr<KeyHandle> weak;
+  std::string name;
+};
+
+napi_value wrap(napi_env env, std::shared_ptr<KeyHandle> shared, const std::string& name = "") {
+  auto* ref = new KeyRef();
+  if (name.empty())
+    ref->owned = std::move(shared);
+  else
+    ref->weak = shared;
+  ref->name = name;
   napi_value ext;
-  napi_create_external(
-      env, holder, [](napi_env, void* d, void*) { delete static_cast<std::shared_ptr<KeyHandle>*>(d); }, nullptr,
-      &ext);
+  napi_create_external(env, ref, [](napi_env, void* d, void*) { delete static_cast<KeyRef*>(d); }, nullptr, &ext);
   return ext;
+}
+
+/** The named key registered (or found registered meanwhile), its budget enforced; null if none. */
+std::shared_ptr<KeyHandle> register_key(const std::string& name, std::shared_ptr<KeyHandle> handle) {
+  std::vector<std::shared_ptr<KeyHandle>> gone;
+  std::shared_ptr<KeyHandle> out;
+  {
+    std::lock_guard<std::mutex> lock(registry_mutex);
+    auto it = registry.find(name);
+    if (it != registry.end()) {
+      it->second.last_use = ++use_clock;
+      return it->second.handle;
+    }
+    Entry e;
+    e.handle = handle;
+    e.bytes = handle->key->bytes + handle->planned_table_bytes;
+    e.last_use = ++use_clock;
+    registry_bytes += e.bytes;
+    registry[name] = std::move(e);
+    gone = evict_locked(name);
+    out = std::move(handle);
+  }
+  gone.clear();  // evicted keys are destroyed here, outside the lock (a table builder may be joined)
+  return out;
 }
 
 bool get_string(napi_env env, napi_value v, std::string& out) {
@@ -47,6 +113,41 @@ bool get_string(napi_env env, napi_value v, std::string& out) {
   if (napi_get_value_string_utf8(env, v, buf.data(), len + 1, &len) != napi_ok) return false;
   out.assign(buf.data(), len);
   return true;
+}
+
+/** A string, or undefined / null as "" (an optional argument). */
+bool optional_string(napi_env env, napi_value v, std::string& out) {
+  napi_valuetype t;
+  if (napi_typeof(env, v, &t) != napi_ok) return false;
+  if (t == napi_undefined || t == napi_null) {
+    out.clear();
+    return true;
+  }
+  return get_string(env, v, out);
+}
+
+/**
+ * The key's fixed-base tables under `budget`: mapped from `tables_path` when that file holds them
+ * (see table_file.cpp), else built (on their own thread when `background`) and saved there.
+ */
+void attach_tables(KeyHandle& h, double budget, int threads, bool background, const std::string& tables_path) {
+  ZKey& key = *h.key;
+  struct Settle {
+    ZKey& k;
+    ~Settle() { k.end_tables(); }
+  } settle{key};  // however this ends, waiters go on
+  if (budget <= 0) return;
+  const TableLoad got = load_tables(key, tables_path, (size_t)budget);
+  h.table_file = tables_path.empty() ? "none"
+                 : got == TableLoad::loaded ? "loaded"
+                 : got == TableLoad::absent ? "absent"
+                                            : "invalid";
+  if (got == TableLoad::loaded) return;
+  key.tables_path = tables_path;
+  if (background)
+    build_tables_in_background(key, (size_t)budget, threads);
+  else
+    build_tables(key, (size_t)budget, threads);
 }
 
 napi_value throw_error(napi_env env, const std::string& msg) {
@@ -84,6 +185,16 @@ bool args(napi_env env, napi_callback_info info, napi_value (&argv)[N]) {
   size_t argc = N;
   napi_get_cb_info(env, info, &argc, argv, nullptr, nullptr);
   return argc == N;
+}
+
+/** Like args, for functions whose arguments from `min` on are optional (absent ones: undefined). */
+template <size_t N>
+bool args_from(napi_env env, napi_callback_info info, napi_value (&argv)[N], size_t min) {
+  size_t argc = N;
+  napi_get_cb_info(env, info, &argc, argv, nullptr, nullptr);
+  if (argc < min || argc > N) return false;
+  for (size_t i = argc; i < N; i++) napi_get_undefined(env, &argv[i]);
+  return true;
 }
 
 int get_int(napi_env env, napi_value v, int fallback) {
@@ -137,14 +248,17 @@ napi_value FindKey(napi_env env, napi_callback_info info) {
   {
     std::lock_guard<std::mutex> lock(registry_mutex);
     auto it = registry.find(name);
-    if (it != registry.end()) found = it->second.lock();
+    if (it != registry.end()) {
+      it->second.last_use = ++use_clock;
+      found = it->second.handle;
+    }
   }
   if (!found) {
     napi_value nul;
     napi_get_null(env, &nul);
     return nul;
   }
-  return wrap(env, std::move(found));
+  return wrap(env, std::move(found), name);
 }
 
 /**
@@ -153,10 +267,10 @@ napi_value FindKey(napi_env env, napi_callback_info info) {
  * they are done); registers it under `cacheKey` (when not empty) for the process's other threads.
  */
 napi_value LoadKey(napi_env env, napi_callback_info info) {
-  napi_value argv[5];
-  std::string name;
-  if (!args(env, info, argv) || !get_string(env, argv[4], name))
-    return throw_error(env, "loadKey(zkey: Uint8Array, tableBudgetBytes, threads, background, cacheKey)");
+  napi_value argv[6];
+  std::string name, tables_path;
+  if (!args_from(env, info, argv, 5) || !get_string(env, argv[4], name) || !optional_string(env, argv[5], tables_path))
+    return throw_error(env, "loadKey(zkey: Uint8Array, tableBudgetBytes, threads, background, cacheKey, tablesPath?)");
   double budget = 0;
   napi_get_value_double(env, argv[1], &budget);
   int threads = get_int(env, argv[2], 1);
@@ -169,29 +283,24 @@ napi_value LoadKey(napi_env env, napi_callback_info info) {
   auto handle = std::make_shared<KeyHandle>();
   handle->key = std::shared_ptr<ZKey>(parse_zkey(data, len));
   handle->planned_table_bytes = budget > 0 ? planned_table_bytes(*handle->key, (size_t)budget) : 0;
+  handle->key->begin_tables();  // settled by attach_tables below
   if (!name.empty()) {
-    std::lock_guard<std::mutex> lock(registry_mutex);
-    auto& slot = registry[name];
     // Another thread loaded it meanwhile: share that one, drop ours before any tables are built.
-    if (auto other = slot.lock()) return wrap(env, std::move(other));
-    slot = handle;
+    std::shared_ptr<KeyHandle> registered = register_key(name, handle);
+    if (registered != handle) return wrap(env, std::move(registered), name);
   }
-  if (budget > 0) {
-    if (background)
-      build_tables_in_background(*handle->key, (size_t)budget, threads);
-    else
-      build_tables(*handle->key, (size_t)budget, threads);
-  }
-  return wrap(env, std::move(handle));
+  attach_tables(*handle, budget, threads, background, tables_path);
+  return wrap(env, std::move(handle), name);
   GUARD_END
 }
 
 /** loadKeyFile(path, tableBudgetBytes, threads, background, cacheKey): loadKey for a key on disk (mapped, any size). */
 napi_value LoadKeyFile(napi_env env, napi_callback_info info) {
-  napi_value argv[5];
-  std::string path, name;
-  if (!args(env, info, argv) || !get_string(env, argv[0], path) || !get_string(env, argv[4], name))
-    return throw_error(env, "loadKeyFile(path, tableBudgetBytes, threads, background, cacheKey)");
+  napi_value argv[6];
+  std::string path, name, tables_path;
+  if (!args_from(env, info, argv, 5) || !get_string(env, argv[0], path) || !get_string(env, argv[4], name) ||
+      !optional_string(env, argv[5], tables_path))
+    return throw_error(env, "loadKeyFile(path, tableBudgetBytes, threads, background, cacheKey, tablesPath?)");
   double budget = 0;
   napi_get_value_double(env, argv[1], &budget);
   int threads = get_int(env, argv[2], 1);
@@ -200,38 +309,89 @@ napi_value LoadKeyFile(napi_env env, napi_callback_info info) {
   GUARD_BEGIN
   if (!name.empty()) {
     std::lock_guard<std::mutex> lock(registry_mutex);
-    if (auto other = registry[name].lock()) return wrap(env, std::move(other));
+    auto it = registry.find(name);
+    if (it != registry.end()) {
+      it->second.last_use = ++use_clock;
+      return wrap(env, it->second.handle, name);
+    }
   }
   auto handle = std::make_shared<KeyHandle>();
   handle->key = std::shared_ptr<ZKey>(parse_zkey_file(path));
   handle->planned_table_bytes = budget > 0 ? planned_table_bytes(*handle->key, (size_t)budget) : 0;
+  handle->key->begin_tables();  // settled by attach_tables below
   if (!name.empty()) {
-    std::lock_guard<std::mutex> lock(registry_mutex);
-    auto& slot = registry[name];
-    if (auto other = slot.lock()) return wrap(env, std::move(other));
-    slot = handle;
+    std::shared_ptr<KeyHandle> registered = register_key(name, handle);
+    if (registered != handle) return wrap(env, std::move(registered), name);
   }
-  if (budget > 0) {
-    if (background)
-      build_tables_in_background(*handle->key, (size_t)budget, threads);
-    else
-      build_tables(*handle->key, (size_t)budget, threads);
-  }
-  return wrap(env, std::move(handle));
+  attach_tables(*handle, budget, threads, background, tables_path);
+  return wrap(env, std::move(handle), name);
   GUARD_END
 }
 
-KeyHandle* get_key(napi_env env, napi_value v) {
+/** The key a JavaScript value refers to, held for the call; null (with the reason thrown) if none. */
+std::shared_ptr<KeyHandle> get_key(napi_env env, napi_value v, const char* fn) {
   void* d = nullptr;
-  if (napi_get_value_external(env, v, &d) != napi_ok || d == nullptr) return nullptr;
-  return static_cast<std::shared_ptr<KeyHandle>*>(d)->get();
+  if (napi_get_value_external(env, v, &d) != napi_ok || d == nullptr) {
+    throw_error(env, std::string(fn) + ": not a key");
+    return nullptr;
+  }
+  KeyRef* ref = static_cast<KeyRef*>(d);
+  if (ref->owned) return ref->owned;
+  std::shared_ptr<KeyHandle> h = ref->weak.lock();
+  if (!h) {
+    throw_error(env, std::string("key evicted: ") + ref->name + " left the memory budget; load it again");
+    return nullptr;
+  }
+  std::lock_guard<std::mutex> lock(registry_mutex);
+  auto it = registry.find(ref->name);
+  if (it != registry.end() && it->second.handle == h) it->second.last_use = ++use_clock;
+  return h;
+}
+
+/** setMemoryBudget(bytes): the process-wide budget of named keys and their tables (0: none). */
+napi_value SetMemoryBudget(napi_env env, napi_callback_info info) {
+  napi_value argv[1];
+  double bytes = 0;
+  if (!args(env, info, argv) || napi_get_value_double(env, argv[0], &bytes) != napi_ok || bytes < 0)
+    return throw_error(env, "setMemoryBudget(bytes: number ≥ 0)");
+  std::vector<std::shared_ptr<KeyHandle>> gone;
+  {
+    std::lock_guard<std::mutex> lock(registry_mutex);
+    memory_budget = (size_t)bytes;
+    gone = evict_locked("");
+  }
+  return nullptr;
+}
+
+/** memoryInfo(): { budget, used, keys, evictions } of the registry. */
+napi_value MemoryInfo(napi_env env, napi_callback_info) {
+  size_t budget, used, keys;
+  uint64_t ev;
+  {
+    std::lock_guard<std::mutex> lock(registry_mutex);
+    budget = memory_budget;
+    used = registry_bytes;
+    keys = registry.size();
+    ev = evictions;
+  }
+  napi_value obj, v;
+  napi_create_object(env, &obj);
+  napi_create_double(env, (double)budget, &v);
+  napi_set_named_property(env, obj, "budget", v);
+  napi_create_double(env, (double)used, &v);
+  napi_set_named_property(env, obj, "used", v);
+  napi_create_double(env, (double)keys, &v);
+  napi_set_named_property(env, obj, "keys", v);
+  napi_create_double(env, (double)ev, &v);
+  napi_set_named_property(env, obj, "evictions", v);
+  return obj;
 }
 
 napi_value KeyInfo(napi_env env, napi_callback_info info) {
   napi_value argv[1];
   if (!args(env, info, argv)) return throw_error(env, "keyInfo(key)");
-  KeyHandle* h = get_key(env, argv[0]);
-  if (!h) return throw_error(env, "keyInfo: not a key");
+  std::shared_ptr<KeyHandle> h = get_key(env, argv[0], "keyInfo");
+  if (!h) return nullptr;
   napi_value obj, v;
   napi_create_object(env, &obj);
   napi_create_uint32(env, h->key->n_vars, &v);
@@ -246,6 +406,10 @@ napi_value KeyInfo(napi_env env, napi_callback_info info) {
   napi_set_named_property(env, obj, "tableBytes", v);
   napi_get_boolean(env, h->key->tables_ready.load(), &v);
   napi_set_named_property(env, obj, "tablesReady", v);
+  napi_create_string_utf8(env, h->table_file.load(), NAPI_AUTO_LENGTH, &v);
+  napi_set_named_property(env, obj, "tableFile", v);
+  napi_get_boolean(env, h->key->tables_saved.load(), &v);
+  napi_set_named_property(env, obj, "tablesSaved", v);
   return obj;
 }
 
@@ -253,8 +417,8 @@ napi_value KeyInfo(napi_env env, napi_callback_info info) {
 napi_value WaitTables(napi_env env, napi_callback_info info) {
   napi_value argv[1];
   if (!args(env, info, argv)) return throw_error(env, "waitTables(key)");
-  KeyHandle* h = get_key(env, argv[0]);
-  if (!h) return throw_error(env, "waitTables: not a key");
+  std::shared_ptr<KeyHandle> h = get_key(env, argv[0], "waitTables");
+  if (!h) return nullptr;
   napi_value v;
   napi_get_boolean(env, h->key->wait_tables(), &v);
   return v;
@@ -264,8 +428,8 @@ napi_value WaitTables(napi_env env, napi_callback_info info) {
 napi_value Prove(napi_env env, napi_callback_info info) {
   napi_value argv[5];
   if (!args(env, info, argv)) return throw_error(env, "prove(key, witness, r, s, threads)");
-  KeyHandle* h = get_key(env, argv[0]);
-  if (!h) return throw_error(env, "prove: not a key");
+  std::shared_ptr<KeyHandle> h = get_key(env, argv[0], "prove");
+  if (!h) return nullptr;
   const uint8_t *w, *r, *s;
   size_t wl, rl, sl;
   if (!get_bytes(env, argv[1], &w, &wl) || wl % 32 != 0) return throw_error(env, "prove: witness must be n × 32 bytes");
@@ -293,8 +457,8 @@ napi_value Prove(napi_env env, napi_callback_info info) {
 napi_value ProveEvals(napi_env env, napi_callback_info info) {
   napi_value argv[7];
   if (!args(env, info, argv)) return throw_error(env, "proveEvals(key, witness, a, b, r, s, threads)");
-  KeyHandle* h = get_key(env, argv[0]);
-  if (!h) return throw_error(env, "proveEvals: not a key");
+  std::shared_ptr<KeyHandle> h = get_key(env, argv[0], "proveEvals");
+  if (!h) return nullptr;
   const uint8_t *w, *a, *b, *r, *s;
   size_t wl, al, bl, rl, sl;
   if (!get_bytes(env, argv[1], &w, &wl) || wl % 32 != 0)
@@ -447,8 +611,8 @@ napi_value EngineConfigure(napi_env env, napi_callback_info info) {
 napi_value EngineProve(napi_env env, napi_callback_info info) {
   napi_value argv[4];
   if (!args(env, info, argv)) return throw_error(env, "engineProve(key, witness, r, s)");
-  KeyHandle* h = get_key(env, argv[0]);
-  if (!h) return throw_error(env, "engineProve: not a key");
+  std::shared_ptr<KeyHandle> h = get_key(env, argv[0], "engineProve");
+  if (!h) return nullptr;
   const uint8_t *w, *r, *s;
   size_t wl, rl, sl;
   if (!get_bytes(env, argv[1], &w, &wl) || wl % 32 != 0)
@@ -808,6 +972,8 @@ napi_value Init(napi_env env, napi_value exports) {
       {"loadKey", nullptr, LoadKey, nullptr, nullptr, nullptr, napi_default, nullptr},
       {"keyInfo", nullptr, KeyInfo, nullptr, nullptr, nullptr, napi_default, nullptr},
       {"findKey", nullptr, FindKey, nullptr, nullptr, nullptr, napi_default, nullptr},
+      {"setMemoryBudget", nullptr, SetMemoryBudget, nullptr, nullptr, nullptr, napi_default, nullptr},
+      {"memoryInfo", nullptr, MemoryInfo, nullptr, nullptr, nullptr, napi_default, nullptr},
       {"waitTables", nullptr, WaitTables, nullptr, nullptr, nullptr, napi_default, nullptr},
       {"prove", nullptr, Prove, nullptr, nullptr, nullptr, napi_default, nullptr},
       {"loadKeyFile", nullptr, LoadKeyFile, nullptr, nullptr, nullptr, napi_default, nullptr},

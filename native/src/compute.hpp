@@ -52,10 +52,10 @@ struct CpuCompute final : Compute {
   explicit CpuCompute(int t) : n_threads(t < 1 ? 1 : t) {}
   const char* name() const override { return "cpu"; }
   G1 msm_g1(const G1Affine* bases, const FixedBaseTable<Fq>* table, const Scalar* scalars, size_t n) override {
-    return table ? msm_fixed(*table, scalars, n, n_threads) : msm(bases, scalars, n, n_threads);
+    return table ? msm_fixed(*table, bases, scalars, n, n_threads) : msm(bases, scalars, n, n_threads);
   }
   G2 msm_g2(const G2Affine* bases, const FixedBaseTable<Fq2>* table, const Scalar* scalars, size_t n) override {
-    return table ? msm_fixed(*table, scalars, n, n_threads) : msm(bases, scalars, n, n_threads);
+    return table ? msm_fixed(*table, bases, scalars, n, n_threads) : msm(bases, scalars, n, n_threads);
   }
   void ntt(Fr* data, const Domain& domain, bool inverse) override { zk::ntt(data, domain, inverse, n_threads); }
   void ntt_unscaled(Fr* data, const Domain& domain, bool inverse) override {

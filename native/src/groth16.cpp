@@ -1,5 +1,7 @@
 #include "groth16.hpp"
 
+#include "ntt_x8.hpp"
+
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
@@ -82,6 +84,9 @@ void prepare_domain(ZKey& key) {
     key.coset_powers[i] = g;
     g = g * key.coset_shift;
   }
+#ifdef ZK_HAVE_X8
+  if (key.domain_size >= 8) key.domain_x8 = x8::domain_x8(*key.domain, key.coset_powers);
+#endif
 }
 
 std::unique_ptr<ZKey> parse_zkey(const uint8_t* data, size_t len) {
@@ -214,6 +219,14 @@ struct Trace {
 std::vector<Scalar> h_from_evals(const ZKey& key, std::vector<Fr> (&abc)[3], Compute& compute) {
   const size_t n = key.domain_size;
   const int threads = compute.threads();
+#ifdef ZK_HAVE_X8
+  // On the CPU, with the eight-lane arithmetic: the whole computation in its form.
+  if (key.domain_x8 && x8_tables() && dynamic_cast<CpuCompute*>(&compute) != nullptr) {
+    std::vector<Scalar> h(n);
+    x8::h_scalars_x8(*key.domain_x8, abc[0].data(), abc[1].data(), h.data(), threads);
+    return h;
+  }
+#endif
   parallel_for((size_t)threads, threads, [&](size_t p) {
     for (size_t i = n * p / threads; i < n * (p + 1) / threads; i++) Fr::mul(abc[2][i], abc[0][i], abc[1][i]);
   });
@@ -305,6 +318,11 @@ void plan(const ZKey& key, size_t budget_bytes, Visit&& visit) {
 }
 }  // namespace
 
+void plan_tables(const ZKey& key, size_t budget_bytes, bool planned[5]) {
+  for (int i = 0; i < 5; i++) planned[i] = false;
+  plan(key, budget_bytes, [&](int which) { planned[which + 1] = true; });
+}
+
 size_t planned_table_bytes(const ZKey& key, size_t budget_bytes) {
   size_t total = 0;
   plan(key, budget_bytes, [&](int which) {
@@ -335,6 +353,8 @@ size_t build_tables(ZKey& key, size_t budget_bytes, int threads) {
   if (!ok) return 0;
   key.table_bytes = used;
   key.tables_ready.store(true, std::memory_order_release);
+  // Nothing planned (a budget too small): keep whatever file is there for a later, larger one.
+  if (used > 0 && !key.tables_path.empty()) key.tables_saved = save_tables(key, key.tables_path);
   return used;
 }
 

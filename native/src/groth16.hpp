@@ -5,6 +5,7 @@
 // H section holds.
 #pragma once
 #include <atomic>
+#include <condition_variable>
 #include <cstdint>
 #include <memory>
 #include <mutex>
@@ -16,6 +17,10 @@
 #include "compute.hpp"
 
 namespace zk {
+
+namespace x8 {
+struct DomainX8;
+}
 
 /** Tells accelerators holding a copy of key `id` that it is gone (defined in engine.cpp). */
 void key_released(uint64_t id);
@@ -46,12 +51,36 @@ struct ZKey {
   std::unique_ptr<FixedBaseTable<Fq2>> table_b2;
   size_t table_bytes = 0;
   std::atomic<bool> tables_ready{false}, cancel_tables{false};
+  /** The tables came from their file (mapped), not built here. */
+  bool tables_from_file = false;
+  /** Where built tables are saved for the next start (empty: not saved); whether that worked. */
+  std::string tables_path;
+  std::atomic<bool> tables_saved{false};
   std::thread table_builder;
   std::mutex builder_mutex;  // joins may come from several threads (keys are shared by workers)
+  std::condition_variable tables_settled;
+  bool tables_pending = false;
 
-  /** Waits for a background table build; true when the tables are ready. */
-  bool wait_tables() {
+  /**
+   * Set while the loader decides where the tables come from (their file, or a build about to
+   * start): a key shared with other threads is visible to them before that is settled.
+   */
+  void begin_tables() {
     std::lock_guard<std::mutex> lock(builder_mutex);
+    tables_pending = true;
+  }
+  void end_tables() {
+    {
+      std::lock_guard<std::mutex> lock(builder_mutex);
+      tables_pending = false;
+    }
+    tables_settled.notify_all();
+  }
+
+  /** Waits for the tables' load or background build; true when the tables are ready. */
+  bool wait_tables() {
+    std::unique_lock<std::mutex> lock(builder_mutex);
+    tables_settled.wait(lock, [this] { return !tables_pending; });
     if (table_builder.joinable()) table_builder.join();
     return tables_ready.load();
   }
@@ -70,6 +99,8 @@ struct ZKey {
   std::unique_ptr<Domain> domain, coset_domain;
   Fr coset_shift;               // ω of order 2 × domain size
   std::vector<Fr> coset_powers;  // shift^i / domain size
+  /** The domain's constants for the eight-lane transforms (ntt_x8.hpp), where the CPU has them. */
+  std::shared_ptr<const x8::DomainX8> domain_x8;
   size_t bytes = 0;
 };
 
@@ -108,6 +139,20 @@ size_t build_tables(ZKey& key, size_t budget_bytes, int threads);
 
 /** What build_tables would use under this budget. */
 size_t planned_table_bytes(const ZKey& key, size_t budget_bytes);
+
+/** Which tables fit the budget, by slot: b2, h, a, b1, c. */
+void plan_tables(const ZKey& key, size_t budget_bytes, bool planned[5]);
+
+enum class TableLoad { loaded, absent, invalid };
+
+/**
+ * The key's tables from their file at `path` (mapped), when it holds exactly the tables this
+ * budget plans, for this key, whole and unchanged (see table_file.cpp); otherwise nothing is used.
+ */
+TableLoad load_tables(ZKey& key, const std::string& path, size_t budget_bytes);
+
+/** Writes the key's ready tables to `path` (a temporary file, synced, then renamed). */
+bool save_tables(const ZKey& key, const std::string& path);
 
 /** Starts build_tables on a thread of its own; the key proves without tables until it is done. */
 void build_tables_in_background(ZKey& key, size_t budget_bytes, int threads);

@@ -19,13 +19,41 @@
 #include <atomic>
 #include <cmath>
 #include <cstdint>
+#include <memory>
 #include <vector>
 
 #include "curve.hpp"
 #include "hd/digits.hpp"
+#include "msm_x8.hpp"
 #include "parallel.hpp"
+#include "scratch.hpp"
 
 namespace zk {
+
+/**
+ * Whether fixed-base tables built from now on use the eight-lane form (field_x8.hpp): where the
+ * build targets a CPU with AVX-512 IFMA, unless ZKGATE_NATIVE_SIMD=0 (or set_x8_tables(false)),
+ * which keeps the 64-bit scalar path (what CPUs without IFMA run) for comparison and tests.
+ */
+inline std::atomic<int>& x8_tables_setting() {
+  static std::atomic<int> setting{-1};  // -1: not decided yet
+  return setting;
+}
+inline bool x8_tables() {
+#ifdef ZK_HAVE_X8
+  int s = x8_tables_setting().load(std::memory_order_relaxed);
+  if (s < 0) {
+    const char* env = std::getenv("ZKGATE_NATIVE_SIMD");
+    s = env && std::string(env) == "0" ? 0 : 1;
+    x8_tables_setting().store(s);
+  }
+  return s == 1;
+#else
+  return false;
+#endif
+}
+/** Overrides ZKGATE_NATIVE_SIMD (false everywhere the CPU lacks IFMA). */
+inline void set_x8_tables(bool on) { x8_tables_setting().store(on ? 1 : 0); }
 
 /** Scalars are canonical integers below r, four little-endian limbs each. */
 struct Scalar {
@@ -44,9 +72,78 @@ inline void signed_digits(const Scalar& s, int c, int windows, int32_t* out, siz
 }
 
 /**
+ * out[k] = in[2k] + in[2k+1] for k < pairs (affine, with the point at infinity as (0, 0)), one
+ * field inversion per run of pairs (Montgomery's trick). Pairs that need more than the chord rule
+ * (an operand at infinity, equal x: a doubling or opposite points) take a slow path; they are
+ * rare (equal bases, or a sum that cancels). `src(k)`/`dst(k)` give the operands and the target of
+ * pair k; den and prefix are scratch of at least `pairs` elements.
+ */
+template <class F, class Src, class Dst>
+void add_pairs(size_t pairs, Src src, Dst dst, F* den, F* prefix) {
+  using A = Affine<F>;
+  using J = Jacobian<F>;
+  constexpr size_t RUN = 1024;
+  for (size_t base = 0; base < pairs; base += RUN) {
+    const size_t k = std::min(RUN, pairs - base);
+    F acc = F::one();
+    bool any_special = false;
+    for (size_t e = 0; e < k; e++) {
+      const A* pq = src(base + e);
+      const A& p = pq[0];
+      const A& q = pq[1];
+      prefix[e] = acc;
+      if (p.x == q.x || p.is_infinity() || q.is_infinity()) {
+        den[e] = F::one();  // kept out of the product: handled below
+        any_special = true;
+        continue;
+      }
+      F::sub(den[e], q.x, p.x);
+      F::mul(acc, acc, den[e]);
+    }
+    F inv = acc.inverse();
+    for (size_t e = k; e-- > 0;) {
+      const A* pq = src(base + e);
+      const A& p = pq[0];
+      const A& q = pq[1];
+      A& r = dst(base + e);
+      if (any_special && (p.x == q.x || p.is_infinity() || q.is_infinity())) {
+        if (p.is_infinity()) {
+          r = q;
+        } else if (q.is_infinity()) {
+          r = p;
+        } else if (p.y == q.y) {
+          J d = J::from_affine(p);
+          J::dbl(d, d);
+          r = d.to_affine();
+        } else {
+          r = A::infinity();
+        }
+        continue;
+      }
+      F inv_e, lambda, t, x3;
+      F::mul(inv_e, inv, prefix[e]);
+      F::mul(inv, inv, den[e]);
+      F::sub(t, q.y, p.y);
+      F::mul(lambda, t, inv_e);
+      F::sqr(x3, lambda);
+      F::sub(x3, x3, p.x);
+      F::sub(x3, x3, q.x);
+      F::sub(t, p.x, x3);
+      F::mul(t, lambda, t);
+      F::sub(r.y, t, p.y);
+      r.x = x3;
+    }
+  }
+}
+
+/**
  * Σ m·B_m for magnitudes m in [lo, hi], where B_m collects ±P for every entry whose digit has
  * magnitude m. Entries come in `groups` runs of `per_group` (the windows of a fixed-base table, or
  * one run); `point(g, i)` gives entry i of run g, `digits[g·per_group + i]` its digit.
+ *
+ * The entries are sorted by bucket (a counting sort, in chunks that bound the scratch memory), and
+ * each bucket's list is summed in rounds of independent pairwise additions: every round is one
+ * batch of affine additions sharing inversions, with no bucket ever waiting on another.
  */
 template <class F, class PointOf>
 Jacobian<F> bucket_sum(size_t groups, size_t per_group, const int32_t* digits, PointOf point, int64_t lo,
@@ -55,155 +152,126 @@ Jacobian<F> bucket_sum(size_t groups, size_t per_group, const int32_t* digits, P
   using J = Jacobian<F>;
   const size_t nb = (size_t)(hi - lo + 1);
   std::vector<A> bucket(nb);
-  std::vector<uint8_t> full(nb, 0), in_batch(nb, 0);
-  std::vector<J> overflow;  // allocated only if many entries pile onto the same buckets
-  const size_t batch_max = std::max<size_t>(16, std::min<size_t>(1024, nb / 2));
-  // A pending addition: bucket b plus the point at q, negated when neg (no copy of the point).
-  struct Pending {
-    uint32_t b;
+  std::vector<uint8_t> full(nb, 0);
+  std::vector<uint32_t> count(nb), start(nb), fill(nb);
+  const size_t total = groups * per_group;
+  const size_t chunk = std::max<size_t>(size_t(1) << 16, nb * 8);
+  Scratch<A> a_buf, b_buf;
+  A* a = nullptr;
+  A* b = nullptr;
+  std::vector<uint32_t> active, pair_src, pair_dst;
+  std::vector<F> den(1024), prefix(1024);
+  constexpr size_t SEGMENT = 16384;
+
+  auto magnitude = [&](size_t e, int64_t& m, bool& neg) -> const A* {
+    const int32_t d = digits[e];
+    if (d == 0) return nullptr;
+    m = d < 0 ? -(int64_t)d : d;
+    if (m < lo || m > hi) return nullptr;
+    const A& p = point(e / per_group, e % per_group);
+    if (p.is_infinity()) return nullptr;
+    neg = d < 0;
+    m -= lo;
+    return &p;
+  };
+
+  for (size_t from = 0; from < total; from += chunk) {
+    const size_t to = std::min(total, from + chunk);
+    // Counting sort: a bucket's list is its sum so far, then the chunk's points.
+    for (size_t k = 0; k < nb; k++) count[k] = full[k];
+    int64_t m;
     bool neg;
-    const A* q;
-  };
-  std::vector<Pending> batch, deferred, retry;
-  std::vector<F> den(batch_max), prefix(batch_max);
-  batch.reserve(batch_max);
-
-  auto flush = [&]() {
-    const size_t k = batch.size();
-    if (k == 0) return;
-    F acc = F::one();
-    for (size_t e = 0; e < k; e++) {
-      const A& p = bucket[batch[e].b];
-      const A& q = *batch[e].q;
-      if (p.x == q.x) {
-        F::dbl(den[e], p.y);  // doubling: λ = 3x² / 2y
-      } else {
-        F::sub(den[e], q.x, p.x);
-      }
-      prefix[e] = acc;
-      F::mul(acc, acc, den[e]);
+    for (size_t e = from; e < to; e++)
+      if (magnitude(e, m, neg)) count[m]++;
+    size_t at = 0;
+    for (size_t k = 0; k < nb; k++) {
+      start[k] = fill[k] = (uint32_t)at;
+      at += count[k];
     }
-    F inv = acc.inverse();
-    for (size_t e = k; e-- > 0;) {
-      F inv_e;
-      F::mul(inv_e, inv, prefix[e]);
-      F::mul(inv, inv, den[e]);
-      A& p = bucket[batch[e].b];
-      const A& q = *batch[e].q;
-      F lambda, t;
-      if (p.x == q.x) {  // same x in a batch means the same point (opposite ones never get here)
-        F::sqr(t, p.x);
-        F::add(lambda, t, t);
-        F::add(lambda, lambda, t);
-        F::mul(lambda, lambda, inv_e);
-      } else {
-        // λ = (±q.y − p.y) / (q.x − p.x)
-        if (batch[e].neg) {
-          F::add(t, q.y, p.y);
-          F::neg(t, t);
-        } else {
-          F::sub(t, q.y, p.y);
+    a = a_buf.reserve(at);
+    b = b_buf.reserve(at);
+    for (size_t k = 0; k < nb; k++)
+      if (full[k]) a[fill[k]++] = bucket[k];
+    for (size_t e = from; e < to; e++) {
+      const A* p = magnitude(e, m, neg);
+      if (!p) continue;
+      A& slot = a[fill[m]++];
+      slot = *p;
+      if (neg) F::neg(slot.y, slot.y);
+    }
+    // Buckets in segments of about SEGMENT points, so that a segment's rounds stay in cache.
+    for (size_t k0 = 0; k0 < nb;) {
+      size_t k1 = k0, points = 0;
+      active.clear();
+      while (k1 < nb && (points < SEGMENT || k1 == k0)) {
+        points += count[k1];
+        if (count[k1] >= 2) {
+          active.push_back((uint32_t)k1);
+        } else if (count[k1] == 1) {
+          bucket[k1] = a[start[k1]];
+          full[k1] = !bucket[k1].is_infinity();
         }
-        F::mul(lambda, t, inv_e);
+        k1++;
       }
-      F x3;
-      F::sqr(x3, lambda);
-      F::sub(x3, x3, p.x);
-      F::sub(x3, x3, q.x);
-      F::sub(t, p.x, x3);
-      F::mul(t, lambda, t);
-      F::sub(p.y, t, p.y);
-      p.x = x3;
-      in_batch[batch[e].b] = 0;
-    }
-    batch.clear();
-  };
-
-  // Puts one addition in place: straight into an empty bucket, cancelled against its negation, or
-  // into the batch. False when its bucket is already in the batch (it must wait).
-  auto place = [&](const Pending& d) -> bool {
-    if (in_batch[d.b]) return false;
-    if (!full[d.b]) {
-      bucket[d.b] = d.neg ? d.q->negated() : *d.q;
-      full[d.b] = 1;
-      return true;
-    }
-    const A& p = bucket[d.b];
-    if (p.x == d.q->x) {
-      // Same x: the bucket holds ±q. Opposite points cancel; equal ones double (batched).
-      F y = d.q->y;
-      if (d.neg) F::neg(y, y);
-      if (p.y != y) {
-        full[d.b] = 0;
-        return true;
+      k0 = k1;
+      // Rounds: each active bucket's list of c points becomes ⌈c/2⌉ (pairs summed, an odd one
+      // carried), a → b, until every list is one point.
+      A* src = a;
+      A* dst = b;
+      while (!active.empty()) {
+        pair_src.clear();
+        pair_dst.clear();
+        for (uint32_t k : active) {
+          const uint32_t s = start[k], c = count[k];
+          for (uint32_t j = 0; j + 1 < c; j += 2) {
+            pair_src.push_back(s + j);
+            pair_dst.push_back(s + j / 2);
+          }
+          if (c & 1) dst[s + c / 2] = src[s + c - 1];
+        }
+        add_pairs<F>(
+            pair_src.size(), [&](size_t i) { return &src[pair_src[i]]; },
+            [&](size_t i) -> A& { return dst[pair_dst[i]]; }, den.data(), prefix.data());
+        size_t kept = 0;
+        for (uint32_t k : active) {
+          count[k] = (count[k] + 1) / 2;
+          if (count[k] >= 2) {
+            active[kept++] = k;
+          } else {
+            bucket[k] = dst[start[k]];
+            full[k] = !bucket[k].is_infinity();
+          }
+        }
+        active.resize(kept);
+        std::swap(src, dst);
       }
-    }
-    in_batch[d.b] = 1;
-    batch.push_back(d);
-    return true;
-  };
-  // A waiting addition goes to the next batch, or, when too many wait, to its bucket's Jacobian
-  // overflow.
-  auto defer = [&](const Pending& d) {
-    if (deferred.size() < batch_max) {
-      deferred.push_back(d);
-      return;
-    }
-    if (overflow.empty()) overflow.assign(nb, J::infinity());
-    J::add_mixed(overflow[d.b], overflow[d.b], d.neg ? d.q->negated() : *d.q);
-  };
-  // Runs the batch, then gives the waiting additions their turn (leaving room, so this never
-  // flushes again from inside).
-  auto flush_and_retry = [&]() {
-    flush();
-    retry.swap(deferred);
-    deferred.clear();
-    for (const Pending& d : retry)
-      if (batch.size() + 1 >= batch_max || !place(d)) deferred.push_back(d);
-    retry.clear();
-  };
-
-  for (size_t g = 0; g < groups; g++) {
-    const int32_t* dg = digits + g * per_group;
-    for (size_t i = 0; i < per_group; i++) {
-      int32_t d = dg[i];
-      if (d == 0) continue;
-      int64_t m = d < 0 ? -(int64_t)d : d;
-      if (m < lo || m > hi) continue;
-      const A& src = point(g, i);
-      if (src.is_infinity()) continue;
-      const Pending e{(uint32_t)(m - lo), d < 0, &src};
-      if (!place(e))
-        defer(e);
-      else if (batch.size() == batch_max)
-        flush_and_retry();
     }
   }
-  // Drain: batches until nothing waits.
-  while (!batch.empty() || !deferred.empty()) flush_and_retry();
 
   // Σ (m − lo + 1)·B_m by running sums from the top, plus (lo − 1)·Σ B_m.
   J running = J::infinity(), sum = J::infinity();
-  for (size_t b = nb; b-- > 0;) {
-    if (full[b]) J::add_mixed(running, running, bucket[b]);
-    if (!overflow.empty()) J::add(running, running, overflow[b]);
+  for (size_t k = nb; k-- > 0;) {
+    if (full[k]) J::add_mixed(running, running, bucket[k]);
     J::add(sum, sum, running);
   }
   if (lo > 1) {
-    u64 k[4] = {(u64)(lo - 1), 0, 0, 0};
-    J::add(sum, sum, running.times(k));
+    u64 kk[4] = {(u64)(lo - 1), 0, 0, 0};
+    J::add(sum, sum, running.times(kk));
   }
   return sum;
 }
 
-/** Splits scalars into zero (skipped), one (summed directly) and the rest (indices returned). */
+/**
+ * Splits scalars into zero or with a base at infinity (skipped), one (summed directly) and the
+ * rest (indices returned).
+ */
 template <class F>
 std::vector<uint32_t> split_scalars(const Affine<F>* bases, const Scalar* scalars, size_t n, Jacobian<F>& ones) {
   std::vector<uint32_t> big;
   big.reserve(n);
   ones = Jacobian<F>::infinity();
   for (size_t i = 0; i < n; i++) {
-    if (scalars[i].is_zero()) continue;
+    if (scalars[i].is_zero() || bases[i].is_infinity()) continue;
     if (scalars[i].is_one()) {
       Jacobian<F>::add_mixed(ones, ones, bases[i]);
       continue;
@@ -256,14 +324,41 @@ Jacobian<F> msm(const Affine<F>* bases, const Scalar* scalars, size_t n, int thr
   return acc;
 }
 
-/** Bases pre-multiplied by 2^(c·j) for every window j: windows × n affine points, window-major. */
+/**
+ * Bases pre-multiplied by 2^(c·j) for every window j: windows × n affine points, window-major.
+ * Points are in the zkey's Montgomery form, or, when `packed`, in the eight-lane path's form
+ * (msm_x8.hpp); the point at infinity is zeros either way.
+ */
 template <class F>
 struct FixedBaseTable {
   int c = 0, windows = 0;
   size_t n = 0;
-  std::vector<Affine<F>> points;
+  bool packed = false;
+  /** windows × n points: `owned`'s when built here, a mapped file's when loaded (see adopt). */
+  const Affine<F>* points = nullptr;
+  AlignedBuffer<Affine<F>> owned;  // 64-byte aligned: rows are loaded whole
+  std::shared_ptr<const void> mapping;
 
-  size_t bytes() const { return points.size() * sizeof(Affine<F>); }
+  size_t bytes() const { return (size_t)windows * n * sizeof(Affine<F>); }
+
+  /** Uses `p` (windows × n points, kept alive by `keep`) as the table of n bases of width c. */
+  void adopt(const Affine<F>* p, size_t count, int width, bool packed_form, std::shared_ptr<const void> keep) {
+    n = count;
+    c = width;
+    windows = window_count(c);
+    packed = packed_form;
+    owned.release();
+    mapping = std::move(keep);
+    points = p;
+  }
+
+  /** A base as this table stores it (what window 0 holds). */
+  static Affine<F> stored_form(const Affine<F>& p, bool packed_form) {
+#ifdef ZK_HAVE_X8
+    if (packed_form) return x8::point_to_packed(p);
+#endif
+    return p;
+  }
 
   /** Window width for a table of n bases: bucket additions plus one bucket sum. */
   static int window_for(size_t n) {
@@ -283,13 +378,20 @@ struct FixedBaseTable {
     return (size_t)window_count(window_for(n)) * n * sizeof(Affine<F>);
   }
 
-  /** Builds the table; returns false (table unusable) when `cancel` was set meanwhile. */
+  /**
+   * Builds the table (in the form x8_tables() chooses); returns false (table unusable) when
+   * `cancel` was set meanwhile.
+   */
   bool build(const Affine<F>* bases, size_t count, int threads, const std::atomic<bool>* cancel = nullptr) {
     using J = Jacobian<F>;
     n = count;
     c = window_for(n);
     windows = window_count(c);
-    points.assign((size_t)windows * n, Affine<F>::infinity());
+    packed = x8_tables();
+    Affine<F>* out_points = owned.reserve(std::max<size_t>(1, (size_t)windows * n));
+    for (size_t i = 0; i < (size_t)windows * n; i++) out_points[i] = Affine<F>::infinity();
+    points = out_points;
+    mapping.reset();
     // Each chunk of bases walks its own doublings; affine conversions are batched per window.
     const size_t chunk = 1024;
     parallel_for((n + chunk - 1) / chunk, threads, [&](size_t ch) {
@@ -314,7 +416,7 @@ struct FixedBaseTable {
           F zi;
           F::mul(zi, inv, prefix[i]);
           F::mul(inv, inv, zs[i]);
-          Affine<F>& out = points[(size_t)w * n + lo + i];
+          Affine<F>& out = out_points[(size_t)w * n + lo + i];
           if (cur[i].is_infinity()) {
             out = Affine<F>::infinity();
             continue;
@@ -322,6 +424,7 @@ struct FixedBaseTable {
           F zi2 = zi.squared();
           out.x = cur[i].X * zi2;
           out.y = cur[i].Y * (zi2 * zi);
+          out = stored_form(out, packed);
         }
       }
     });
@@ -329,24 +432,134 @@ struct FixedBaseTable {
   }
 };
 
-template <class F>
-Jacobian<F> msm_fixed(const FixedBaseTable<F>& table, const Scalar* scalars, size_t n, int threads) {
+/** Σ (m − lo + 1)·B_m over the buckets m = lo..hi that `bucket(k)` (k = m − lo) gives, plus (lo − 1)·Σ B_m. */
+template <class F, class Bucket>
+Jacobian<F> bucket_reduce(size_t nb, int64_t lo, Bucket bucket) {
   using J = Jacobian<F>;
-  const Affine<F>* bases = table.points.data();  // window 0 holds the bases themselves
+  J running = J::infinity(), sum = J::infinity();
+  for (size_t k = nb; k-- > 0;) {
+    const Affine<F>* b = bucket(k);
+    if (b) J::add_mixed(running, running, *b);
+    J::add(sum, sum, running);
+  }
+  if (lo > 1) {
+    u64 kk[4] = {(u64)(lo - 1), 0, 0, 0};
+    J::add(sum, sum, running.times(kk));
+  }
+  return sum;
+}
+
+#ifdef ZK_HAVE_X8
+/**
+ * Σ (k + lo)·B_k over the buckets k of `buckets`, with eight-lane additions: writing k = a + A·b,
+ * X_a = Σ_b B_k and Y_b = Σ_a B_k are two more bucket accumulations (each bucket goes into one
+ * X and one Y), and Σ (k + lo)·B_k = Σ a·X_a + A·Σ b·Y_b + lo·Σ X_a, whose sums run over √N
+ * points only. About 2N batched additions instead of 2N Jacobian ones.
+ */
+template <class F>
+Jacobian<F> bucket_reduce_x8(const x8::BucketAdder<F>& buckets, int64_t lo) {
+  using J = Jacobian<F>;
+  const size_t n = buckets.size();
+  int h = 0;
+  while ((size_t(1) << (2 * h)) < n) h++;
+  const size_t a_count = size_t(1) << h, b_count = (n + a_count - 1) / a_count;
+  x8::BucketAdder<F> sums(a_count + b_count);
+  for (size_t k = 0; k < n; k++) {
+    if (!buckets.full(k)) continue;
+    sums.add((uint32_t)(k % a_count), buckets.row(k), false);
+    sums.add((uint32_t)(a_count + k / a_count), buckets.row(k), false);
+  }
+  sums.flush();
+#ifdef ZK_X8_STATS
+  std::fprintf(stderr, "reduce: batches %zu adds %zu\n", sums.stats_batches, sums.stats_adds);
+#endif
+  // Σ w·P_w for w = 0..count−1 by running sums from the top; `total` gets Σ P_w.
+  auto weighted = [&](size_t first, size_t count, J& total) {
+    J running = J::infinity(), sum = J::infinity();
+    for (size_t w = count; w-- > 1;) {
+      if (sums.full(first + w)) J::add_mixed(running, running, sums.bucket(first + w));
+      J::add(sum, sum, running);
+    }
+    total = running;
+    if (sums.full(first)) J::add_mixed(total, total, sums.bucket(first));
+    return sum;
+  };
+  J total_x, total_y;
+  J out = weighted(0, a_count, total_x);
+  J ys = weighted(a_count, b_count, total_y);
+  for (int i = 0; i < h; i++) J::dbl(ys, ys);
+  J::add(out, out, ys);
+  u64 lo_limbs[4] = {(u64)lo, 0, 0, 0};
+  J::add(out, out, total_x.times(lo_limbs));
+  return out;
+}
+#endif
+
+/**
+ * Σ kᵢ·Pᵢ with the bases' table; `bases` are the key's own (zkey form), for the scalars that skip
+ * the buckets.
+ */
+template <class F>
+Jacobian<F> msm_fixed(const FixedBaseTable<F>& table, const Affine<F>* bases, const Scalar* scalars, size_t n,
+                      int threads) {
+  using J = Jacobian<F>;
   J ones;
   std::vector<uint32_t> big = split_scalars(bases, scalars, n, ones);
   const size_t m = big.size();
   if (m == 0) return ones;
   const int c = table.c, windows = table.windows;
+  const int64_t half = int64_t(1) << (c - 1);
+  const size_t parts = threads > 1 ? (size_t)threads : 1;
+  std::vector<J> sums(parts, J::infinity());
+#ifdef ZK_HAVE_X8
+  if (table.packed) {
+    // Window by window, each scalar's signed digit worked out as it is needed (its carry kept
+    // from the window below); every thread walks all entries and takes its range of buckets.
+    std::vector<Scalar> ks(m);
+    for (size_t j = 0; j < m; j++) ks[j] = scalars[big[j]];
+    parallel_for(parts, threads, [&](size_t t) {
+      const int64_t lo = 1 + half * (int64_t)t / (int64_t)parts, hi = half * (int64_t)(t + 1) / (int64_t)parts;
+      if (lo > hi) return;
+      x8::BucketAdder<F> adder((size_t)(hi - lo + 1));
+      std::vector<uint8_t> carry(m, 0);
+      const u64 mask = (u64(1) << c) - 1;
+      for (int w = 0; w < windows; w++) {
+        const int bit = w * c, limb = bit / 64, off = bit % 64;
+        const bool spans = off + c > 64 && limb + 1 < 4;
+        const Affine<F>* row = table.points + (size_t)w * table.n;
+        for (size_t j = 0; j < m; j++) {
+          // The table streams from memory: ask for rows well before the batch reads them.
+          if (j + 24 < m) {
+            const char* ahead = reinterpret_cast<const char*>(row + big[j + 24]);
+            __builtin_prefetch(ahead);
+            if (sizeof(Affine<F>) > 64) __builtin_prefetch(ahead + 64);
+          }
+          const u64* v = ks[j].v;
+          u64 raw = limb < 4 ? v[limb] >> off : 0;
+          if (spans) raw |= v[limb + 1] << (64 - off);
+          int64_t d = (int64_t)(raw & mask) + carry[j];
+          carry[j] = d > half;
+          d -= (int64_t)carry[j] << c;
+          if (d == 0) continue;
+          const int64_t mag = d < 0 ? -d : d;
+          if (mag < lo || mag > hi) continue;
+          adder.add((uint32_t)(mag - lo), reinterpret_cast<const u64*>(row + big[j]), d < 0);
+        }
+      }
+      adder.flush();
+      sums[t] = bucket_reduce_x8(adder, lo);
+    });
+    J acc = ones;
+    for (auto& s : sums) J::add(acc, acc, s);
+    return acc;
+  }
+#endif
   // Entries are (window, scalar) pairs, window-major: entry e = w·m + j.
   std::vector<int32_t> digits((size_t)windows * m);
   parallel_for((m + 4095) / 4096, threads, [&](size_t chunk) {
     size_t end = std::min(m, (chunk + 1) * 4096);
     for (size_t j = chunk * 4096; j < end; j++) signed_digits(scalars[big[j]], c, windows, &digits[j], m);
   });
-  const int64_t half = int64_t(1) << (c - 1);
-  const size_t parts = threads > 1 ? (size_t)threads : 1;
-  std::vector<J> sums(parts, J::infinity());
   parallel_for(parts, threads, [&](size_t t) {
     int64_t lo = 1 + half * (int64_t)t / (int64_t)parts, hi = half * (int64_t)(t + 1) / (int64_t)parts;
     if (lo > hi) return;

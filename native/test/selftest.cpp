@@ -106,9 +106,11 @@ static void test_group(const Affine<F>& g, const F& b) {
 }
 
 template <class F>
-static void test_msm(const Affine<F>& g) {
+static void test_msm(const Affine<F>& g, bool large) {
   using J = Jacobian<F>;
-  for (size_t n : {size_t(0), size_t(1), size_t(2), size_t(37), size_t(700)}) {
+  // 5000 bases: a fixed-base table's entries then exceed one sorting chunk (65536), so buckets
+  // carry sums from one chunk to the next.
+  for (size_t n : {size_t(0), size_t(1), size_t(2), size_t(37), size_t(700), size_t(large ? 5000 : 0)}) {
     std::vector<Affine<F>> bases(n);
     std::vector<Scalar> scalars(n);
     J acc = J::from_affine(g);
@@ -124,6 +126,8 @@ static void test_msm(const Affine<F>& g) {
         case 3: bases[i] = Affine<F>::infinity(); break;
         case 4: if (i > 5) bases[i] = bases[i - 5]; break;  // repeated bases meet in buckets
         case 5: scalars[i] = scalar_u64(2); break;
+        // −P with P's scalar: the two meet in every bucket and cancel (sums at infinity).
+        case 6: if (i > 1 && !bases[i - 1].is_infinity()) { bases[i] = bases[i - 1].negated(); scalars[i] = scalars[i - 1]; } break;
       }
     }
     J naive = J::infinity();
@@ -132,13 +136,146 @@ static void test_msm(const Affine<F>& g) {
     J two_threads = msm(bases.data(), scalars.data(), n, 2);
     CHECK((same<J, Affine<F>>(naive, one_thread)));
     CHECK((same<J, Affine<F>>(naive, two_threads)));
-    FixedBaseTable<F> table;
-    table.build(bases.data(), n, 2);
-    CHECK((same<J, Affine<F>>(naive, msm_fixed(table, scalars.data(), n, 1))));
-    CHECK((same<J, Affine<F>>(naive, msm_fixed(table, scalars.data(), n, 2))));
-    CHECK((same<J, Affine<F>>(naive, msm_fixed(table, scalars.data(), n, 3))));
+    // Tables in both forms where the CPU has the eight-lane path (field_x8.hpp).
+    for (bool packed : {false, true}) {
+      set_x8_tables(packed);
+      FixedBaseTable<F> table;
+      table.build(bases.data(), n, 2);
+      CHECK(table.packed == (packed && x8_tables()));
+      for (int threads : {1, 2, 3}) {
+        const bool ok = same<J, Affine<F>>(naive, msm_fixed(table, bases.data(), scalars.data(), n, threads));
+        if (!ok) std::fprintf(stderr, "msm_fixed: n %zu, %s table, %d threads\n", n, table.packed ? "packed" : "plain", threads);
+        CHECK(ok);
+      }
+    }
+    set_x8_tables(true);
   }
 }
+
+#ifdef ZK_HAVE_X8
+// The eight-lane arithmetic equals the scalar one, value by value, at the edges of its bounds too.
+static void test_field_x8() {
+  using namespace zk::x8;
+  using E = F8<FqParams>;
+  auto lanes = [](const Fq (&v)[8]) {
+    Fq packed[8];
+    for (int k = 0; k < 8; k++) packed[k] = to_packed(v[k]);
+    return G1Rows::insert(packed);
+  };
+  auto values = [](const E& e) {
+    Fq packed[8], out[8];
+    G1Rows::extract(E::canonical<8>(e), packed);
+    for (int k = 0; k < 8; k++) out[k] = from_packed(packed[k]);
+    return std::vector<Fq>(out, out + 8);
+  };
+  u64 pm1[4] = {FqParams::P[0] - 1, FqParams::P[1], FqParams::P[2], FqParams::P[3]};
+  for (int round = 0; round < 100; round++) {
+    Fq a[8], b[8];
+    for (int k = 0; k < 8; k++) {
+      a[k] = random_field<FqParams>();
+      b[k] = random_field<FqParams>();
+    }
+    if (round == 0)
+      for (int k = 0; k < 8; k++) {
+        a[k] = k % 2 ? Fq::from_canonical(pm1) : Fq::zero();
+        b[k] = k % 3 ? Fq::from_canonical(pm1) : Fq::one();
+      }
+    const E x = lanes(a), y = lanes(b);
+    // Worst cases of the bounds: sub<4> of a canonical from 4p − 1 style values, then mul.
+    const E big = E::sub<4>(E::sub<4>(x, y), y);  // a − 2b + 8p, below 9p: reduce once
+    E big_r = big;
+    E::reduce_by(big_r, E::P4);
+    std::vector<Fq> prod = values(E::mul(x, y)), sum = values(E::add(x, y)), diff = values(E::sub<1>(x, y)),
+                    chain = values(E::mul(big_r, E::sub<4>(x, y))), neg = values(E::neg_where(x, 0x55));
+    for (int k = 0; k < 8; k++) {
+      CHECK(prod[k] == a[k] * b[k]);
+      CHECK(sum[k] == a[k] + b[k]);
+      CHECK(diff[k] == a[k] - b[k]);
+      CHECK(chain[k] == (a[k] - b[k] - b[k]) * (a[k] - b[k]));
+      CHECK(neg[k] == (k % 2 == 0 ? -a[k] : a[k]));
+    }
+    // Fq2 through its lanes.
+    Fq c[8], d[8];
+    for (int k = 0; k < 8; k++) {
+      c[k] = random_field<FqParams>();
+      d[k] = random_field<FqParams>();
+    }
+    const Fq2x8 u{x, lanes(c)}, v{y, lanes(d)};
+    const Fq2x8 uv = Fq2x8::mul(u, v), uu = Fq2x8::sqr(u), w = Fq2x8::mul(Fq2x8::sub<4>(u, v), uv);
+    std::vector<Fq> uv0 = values(uv.c0), uv1 = values(uv.c1), uu0 = values(uu.c0), uu1 = values(uu.c1),
+                    w0 = values(w.c0), w1 = values(w.c1);
+    for (int k = 0; k < 8; k++) {
+      const Fq2 s{a[k], c[k]}, t{b[k], d[k]};
+      const Fq2 st = s * t, ss = s * s, wt = (s - t) * st;
+      CHECK(uv0[k] == st.c0 && uv1[k] == st.c1);
+      CHECK(uu0[k] == ss.c0 && uu1[k] == ss.c1);
+      CHECK(w0[k] == wt.c0 && w1[k] == wt.c1);
+    }
+  }
+  // Packed inversion of eight values, and the forms' round trip.
+  Fq v[8], want[8];
+  for (int k = 0; k < 8; k++) {
+    Fq x = random_field<FqParams>();
+    want[k] = x.inverse();
+    v[k] = to_packed(x);
+    CHECK(from_packed(to_packed(x)) == x);
+  }
+  invert_packed8(v);
+  for (int k = 0; k < 8; k++) CHECK(from_packed(v[k]) == want[k]);
+  Fq2 v2[8], want2[8];
+  for (int k = 0; k < 8; k++) {
+    Fq2 x{random_field<FqParams>(), random_field<FqParams>()};
+    want2[k] = x.inverse();
+    v2[k] = to_packed(x);
+  }
+  invert_packed8(v2);
+  for (int k = 0; k < 8; k++) CHECK(from_packed(v2[k]) == want2[k]);
+}
+
+// The eight-lane bucket adder against Jacobian sums, bucket by bucket: crowds (many points, few
+// buckets: pair sums), the same point many times (doublings), points and their negations
+// (cancellations, emptied buckets, pair sums at infinity).
+template <class F>
+static void test_bucket_adder(const Affine<F>& g) {
+  using A = Affine<F>;
+  using J = Jacobian<F>;
+  for (int round = 0; round < 12; round++) {
+    const size_t buckets = round % 3 == 0 ? 1 : round % 3 == 1 ? 5 : 300;
+    const size_t pool = round % 4 == 0 ? 3 : round % 4 == 1 ? 12 : 4000;
+    const size_t entries = round < 6 ? 700 : 6000;
+    std::vector<A> plain(pool);
+    J acc = J::from_affine(g);
+    for (size_t i = 0; i < pool; i++) {
+      if (i % 2 == 1 && round % 2 == 0) {
+        plain[i] = plain[i - 1].negated();
+      } else {
+        acc = acc.times(random_scalar().v);
+        plain[i] = acc.to_affine();
+      }
+    }
+    AlignedBuffer<A> rows;
+    A* packed = rows.reserve(pool);
+    for (size_t i = 0; i < pool; i++) packed[i] = x8::point_to_packed(plain[i]);
+    x8::BucketAdder<F> adder(buckets);
+    std::vector<J> want(buckets, J::infinity());
+    for (size_t e = 0; e < entries; e++) {
+      const uint32_t b = (uint32_t)(next_u64() % buckets);
+      const size_t i = next_u64() % pool;
+      const bool neg = next_u64() & 1;
+      adder.add(b, reinterpret_cast<const u64*>(&packed[i]), neg);
+      J::add_mixed(want[b], want[b], neg ? plain[i].negated() : plain[i]);
+    }
+    adder.flush();
+    for (size_t b = 0; b < buckets; b++) {
+      CHECK(adder.full(b) == !want[b].is_infinity());
+      if (adder.full(b) && !want[b].is_infinity()) {
+        const A got = adder.bucket(b), w = want[b].to_affine();
+        CHECK(got.x == w.x && got.y == w.y);
+      }
+    }
+  }
+}
+#endif
 
 static void test_ntt() {
   for (int log : {0, 1, 4, 10}) {
@@ -297,6 +434,28 @@ static void test_engine_batching() {
   CHECK(st.largest_batch >= 2 && st.largest_batch <= 4);
 }
 
+// A proof's core with the eight-lane path (tables and transforms) equals the scalar path's.
+static void test_core_paths() {
+  for (uint32_t domain : {8u, 16u, 64u, 1024u}) {
+    auto key = synthetic_key(domain - 3, 2, domain, 3, domain);
+    std::vector<Scalar> w = synthetic_witness(*key, domain);
+    CoreResult got[2];
+    for (int x8 = 0; x8 < 2; x8++) {
+      set_x8_tables(x8 == 1);
+      auto k = synthetic_key(domain - 3, 2, domain, 3, domain);
+      build_tables(*k, size_t(1) << 30, 2);
+      CpuCompute cpu(2);
+      got[x8] = prove_core(*k, w.data(), cpu);
+    }
+    set_x8_tables(true);
+    CHECK((same<G1, G1Affine>(got[0].a, got[1].a)));
+    CHECK((same<G1, G1Affine>(got[0].b1, got[1].b1)));
+    CHECK((same<G1, G1Affine>(got[0].c, got[1].c)));
+    CHECK((same<G1, G1Affine>(got[0].h, got[1].h)));
+    CHECK((same<G2, G2Affine>(got[0].b2, got[1].b2)));
+  }
+}
+
 static std::vector<uint8_t> read_file(const char* path) {
   std::ifstream f(path, std::ios::binary);
   return std::vector<uint8_t>(std::istreambuf_iterator<char>(f), {});
@@ -304,14 +463,23 @@ static std::vector<uint8_t> read_file(const char* path) {
 
 int main(int argc, char** argv) {
   test_fields();
+#ifdef ZK_HAVE_X8
+  test_field_x8();
+  test_bucket_adder(g1_generator());
+  test_bucket_adder(g2_generator());
+  std::printf("eight-lane arithmetic (AVX-512 IFMA) tested\n");
+#else
+  std::printf("no eight-lane arithmetic on this CPU (AVX-512 IFMA): the scalar path only\n");
+#endif
   test_group(g1_generator(), g1_b());
   test_group(g2_generator(), g2_b());
-  test_msm(g1_generator());
-  test_msm(g2_generator());
+  test_msm(g1_generator(), true);
+  test_msm(g2_generator(), false);
   test_ntt();
   test_hd_arithmetic();
   test_emulated_pipeline();
   test_engine_batching();
+  test_core_paths();
   if (argc == 3) {
     std::vector<uint8_t> zkey = read_file(argv[1]), wit = read_file(argv[2]);
     std::vector<Scalar> w(wit.size() / 32);

@@ -1,17 +1,19 @@
 // Readiness of the gateway's parts. 'disabled' parts (a backend not configured) do not make the
-// gateway unhealthy; an 'unavailable' one does; a 'degraded' one (serving, but something is wrong,
-// e.g. an indexed tree differs from the chain) makes the report degraded.
+// gateway unhealthy; an 'unavailable' one does; a 'warming' one (starting: the prover loading its
+// keys and tables) makes the report warming, not ready yet; a 'degraded' one (serving, but
+// something is wrong, e.g. an indexed tree differs from the chain) makes the report degraded.
 
 export type ComponentStatus =
   | { status: 'ready'; detail?: string }
   | { status: 'degraded'; detail: string }
   | { status: 'unavailable'; detail: string }
+  | { status: 'warming'; detail: string; progress: { done: number; total: number } }
   | { status: 'disabled'; detail: string };
 
 export type HealthCheck = () => Promise<ComponentStatus> | ComponentStatus;
 
 export interface HealthReport {
-  status: 'ok' | 'degraded' | 'unavailable';
+  status: 'ok' | 'degraded' | 'warming' | 'unavailable';
   components: Record<string, ComponentStatus>;
 }
 
@@ -44,9 +46,11 @@ export class HealthRegistry {
     const components = Object.fromEntries(entries);
     const status = entries.some(([, s]) => s.status === 'unavailable')
       ? 'unavailable'
-      : entries.some(([, s]) => s.status === 'degraded')
-        ? 'degraded'
-        : 'ok';
+      : entries.some(([, s]) => s.status === 'warming')
+        ? 'warming'
+        : entries.some(([, s]) => s.status === 'degraded')
+          ? 'degraded'
+          : 'ok';
     return { status, components };
   }
 }

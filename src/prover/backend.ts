@@ -26,8 +26,22 @@ export interface BackendProof {
 export interface ProverBackend {
   readonly name: string;
   prove(job: ProveJob): Promise<BackendProof>;
+  /**
+   * Loads the job's key (and its witness calculator and tables) now, so this worker's first proof
+   * of the shape runs at full speed; the job's inputs are not used.
+   */
+  warm(job: ProveJob): Promise<WarmInfo>;
   /** Bytes of keys and witness calculators held in memory. */
   residentBytes(): number;
+}
+
+export interface WarmInfo {
+  loadMs: number;
+  tablesReady: boolean;
+  /** Native: the tables' file at the key's load ("loaded": mapped, nothing built). */
+  tableFile?: string;
+  /** Native: keys the process's memory budget has evicted so far. */
+  evictions?: number;
 }
 
 export interface BackendOptions {

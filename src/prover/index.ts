@@ -27,7 +27,7 @@ import { ProverService } from './service.js';
 
 export { ProverClient, RemoteProverError, type ClientValidityProof, type TreeStateView } from './client.js';
 export { ProverError, type ProverErrorKind } from './errors.js';
-export { ProverService } from './service.js';
+export { ProverService, type WarmUpState } from './service.js';
 export { RemoteWitnessProver } from './remote-witness.js';
 export { ProverPool } from './pool.js';
 export { readGenesisTrees, type GenesisTree } from '../ledger/light-accounts.js';
@@ -157,10 +157,14 @@ export async function startProver(
     };
     if (preload.length > 0) {
       log.info('preloading circuits', { circuits: preload });
-      // In the background: requests for other shapes are served meanwhile.
-      service.preload(preload).then(
-        () => log.info('circuits preloaded', { circuits: preload }),
-        (e: unknown) => log.error('circuit preload failed', { error: String(e) }),
+      // In the background: requests for other shapes are served meanwhile; /health says
+      // "warming" until every listed shape is loaded in every worker.
+      void service.warmUp(preload).then((s) =>
+        log.info('circuits preloaded', {
+          circuits: preload,
+          ms: s.ms,
+          ...(s.failed.length > 0 ? { failed: s.failed.map((f) => f.circuit) } : {}),
+        }),
       );
     }
     return p;

@@ -43,6 +43,12 @@ export class KeyCache<T> {
     return { value, warm: false };
   }
 
+  /** Forgets an entry (its value is stale: the native key behind it was evicted). */
+  delete(key: string): void {
+    this.entries.delete(key);
+    this.sizes.delete(key);
+  }
+
   private makeRoom(incoming: number, keep: string): void {
     for (const key of this.entries.keys()) {
       if (this.residentBytes() + incoming <= this.budgetBytes) return;

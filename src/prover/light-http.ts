@@ -190,7 +190,13 @@ export async function startLightHttp(opts: {
       });
       return res.end();
     }
-    if (url.pathname === '/health' && req.method === 'GET') return send(res, 200, { status: 'ok' });
+    if (url.pathname === '/health' && req.method === 'GET') {
+      // Light's answer once ready; while the preloaded keys load, 503 with the progress.
+      const w = service.warmUpState();
+      return w.phase === 'warming'
+        ? send(res, 503, { status: 'warming', done: w.done, total: w.total })
+        : send(res, 200, { status: 'ok' });
+    }
     if (url.pathname !== '/prove') return send(res, 404, { code: 'not_found', message: `no route ${url.pathname}` });
     if (req.method !== 'POST') return send(res, 405, { code: 'method_not_allowed', message: 'POST /prove' });
     if (!authorized(req))

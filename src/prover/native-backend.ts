@@ -18,6 +18,7 @@ import {
   type BackendProof,
   type ProveJob,
   type ProverBackend,
+  type WarmInfo,
 } from './backend.js';
 import { KeyCache } from './key-cache.js';
 import {
@@ -65,6 +66,12 @@ export function decodeProof(out: Uint8Array): ProofPoints {
   };
 }
 
+const cacheEntry = (job: ProveJob) => `${job.shape}\0${job.zkeyPath}`;
+const isEvicted = (e: unknown) => String((e as Error)?.message ?? e).startsWith('key evicted');
+
+/** Where a key's fixed-base tables are kept between starts. */
+export const tablesPathOf = (zkeyPath: string): string => `${zkeyPath}.tables`;
+
 export class NativeBackend implements ProverBackend {
   readonly name: 'native' | AcceleratorName;
   private readonly addon: NativeAddon;
@@ -78,6 +85,9 @@ export class NativeBackend implements ProverBackend {
     const status = loadNativeAddon();
     if (!status.ok) throw new Error(status.reason);
     this.addon = status.addon;
+    // Keys and tables count against the addon's one budget for the whole process (the workers
+    // share them); this cache holds the worker's own witness calculators, and handles to keys.
+    this.addon.setMemoryBudget(options.memoryBudgetBytes);
     this.keys = new KeyCache(options.memoryBudgetBytes);
     this.budget = options.memoryBudgetBytes;
     this.threads = Math.max(1, options.curveThreads ?? 1);
@@ -94,13 +104,14 @@ export class NativeBackend implements ProverBackend {
     }
   }
 
+  /** The process's keys and tables (shared) and this worker's witness calculators. */
   residentBytes(): number {
-    return this.keys.residentBytes();
+    return this.addon.memoryInfo().used + this.keys.residentBytes();
   }
 
   /** Loads (or finds) a shape's key; loading is its own measured step. */
   async load(job: ProveJob): Promise<{ loaded: Loaded; warm: boolean }> {
-    const { value, warm } = this.keys.get(`${job.shape}\0${job.zkeyPath}`, job.keyBytes, async () => {
+    const { value, warm } = this.keys.get(cacheEntry(job), 0, async () => {
       // The process's workers share parsed keys and tables (the addon is one library): a key
       // another worker loaded from the same file is taken as it is.
       const st = await stat(job.zkeyPath);
@@ -114,7 +125,7 @@ export class NativeBackend implements ProverBackend {
         const info = this.addon.keyInfo(key);
         return {
           value: { key, nPublic: info.nPublic, circuit, loadMs: performance.now() - t, tableBytes: 0 },
-          bytes: info.bytes,
+          bytes: 0,
         };
       }
       const wasm = await readFile(job.wasmPath);
@@ -127,17 +138,49 @@ export class NativeBackend implements ProverBackend {
         // build in the background: the first proofs run without them rather than wait.
         // An accelerator keeps its own resident copy and uses no host tables.
         const tableBudget = this.accelerated ? 0 : Math.max(0, (this.budget - zkey.byteLength - wasm.byteLength) / 2);
-        key = this.addon.loadKey(zkey, tableBudget, this.threads, true, cacheKey);
+        // Tables persist beside the key: a restart maps them instead of building them again.
+        key = this.addon.loadKey(zkey, tableBudget, this.threads, true, cacheKey, tablesPathOf(job.zkeyPath));
       }
       const loadMs = performance.now() - t;
       const info = this.addon.keyInfo(key);
       const wc = await buildWitnessCalculator(wasm);
       return {
         value: { key, nPublic: info.nPublic, wc, loadMs, tableBytes: info.tableBytes },
-        bytes: info.bytes + info.tableBytes + wasm.byteLength,
+        bytes: wasm.byteLength,
       };
     });
     return { loaded: await value, warm };
+  }
+
+  /**
+   * Runs `use` with the job's key; when the process's budget evicted that key since this worker
+   * loaded it (another shape needed the room), forgets it and runs once more with it loaded again.
+   */
+  private async withKey<T>(job: ProveJob, use: (job: ProveJob) => Promise<T>): Promise<T> {
+    try {
+      return await use(job);
+    } catch (e) {
+      if (!isEvicted(e)) throw e;
+      this.keys.delete(cacheEntry(job));
+      return use(job);
+    }
+  }
+
+  warm(job: ProveJob): Promise<WarmInfo> {
+    return this.withKey(job, (j) => this.warmOnce(j));
+  }
+
+  private async warmOnce(job: ProveJob): Promise<WarmInfo> {
+    const t = performance.now();
+    const { loaded } = await this.load(job);
+    // Structured keys have no tables; accelerators keep their own copy of the key.
+    const tablesReady = loaded.circuit || this.accelerated ? false : this.addon.waitTables(loaded.key);
+    return {
+      loadMs: performance.now() - t,
+      tablesReady,
+      tableFile: this.addon.keyInfo(loaded.key).tableFile,
+      evictions: this.addon.memoryInfo().evictions,
+    };
   }
 
   /** Waits until the shape's fixed-base tables are built (benchmarks measure warm keys). */
@@ -146,7 +189,11 @@ export class NativeBackend implements ProverBackend {
     return this.addon.waitTables(loaded.key);
   }
 
-  async prove(job: ProveJob): Promise<BackendProof> {
+  prove(job: ProveJob): Promise<BackendProof> {
+    return this.withKey(job, (j) => this.proveOnce(j));
+  }
+
+  private async proveOnce(job: ProveJob): Promise<BackendProof> {
     const { loaded, warm } = await this.load(job);
     if (loaded.circuit) return this.proveStructured(job, loaded.key, loaded.circuit, warm);
     const t0 = performance.now();

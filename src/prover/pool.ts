@@ -9,7 +9,7 @@ import { workerUrl } from '../util/worker-url.js';
 import { loadNativeAddon } from '../zk/native-addon.js';
 import type { AcceleratorOptions, BackendName, BackendProof, ProveJob } from './backend.js';
 import { ProverError } from './errors.js';
-import type { WorkerConfig, WorkerResult } from './prove.worker.js';
+import type { WarmResult, WorkerConfig, WorkerResult } from './prove.worker.js';
 
 export interface PoolOptions {
   backend: BackendName;
@@ -211,6 +211,44 @@ export class ProverPool {
       queued.push(e);
     }
     return finishAfter(running, this.threads, queued, own);
+  }
+
+  /**
+   * Loads the job's key, witness calculator and tables in every worker (start-up warm-up, beside
+   * the queue). Piscina gives concurrent tasks to idle workers one each; a worker that was busy
+   * may take two, so rounds repeat until every worker has answered.
+   */
+  async warmAll(
+    job: ProveJob,
+  ): Promise<{ workers: number; loadMs: number; tablesReady: boolean; tableFile?: string; evictions?: number }> {
+    const seen = new Set<number>();
+    let loadMs = 0;
+    let tablesReady = true;
+    let tableFile: string | undefined;
+    let evictions: number | undefined;
+    for (let round = 0; round < 8 && seen.size < this.threads; round++) {
+      const results = await Promise.all(
+        Array.from(
+          { length: this.threads - seen.size },
+          () => this.piscina.run({ ...job, inputs: {} }, { name: 'warm' }) as Promise<WarmResult>,
+        ),
+      );
+      for (const r of results) {
+        if (!r.ok) throw new ProverError('prover_internal', `warming ${job.shape} failed: ${r.message}`);
+        seen.add(r.threadId);
+        loadMs = Math.max(loadMs, r.loadMs);
+        tablesReady &&= r.tablesReady;
+        tableFile ??= r.tableFile;
+        if (r.evictions !== undefined) evictions = Math.max(evictions ?? 0, r.evictions);
+      }
+    }
+    return {
+      workers: seen.size,
+      loadMs,
+      tablesReady,
+      ...(tableFile ? { tableFile } : {}),
+      ...(evictions !== undefined ? { evictions } : {}),
+    };
   }
 
   /** Proves `job` on a worker; fails fast when it could not be done in time (see refusal). */

@@ -1,6 +1,6 @@
 // A prover pool worker: one backend per thread, kept for the thread's life so keys and witness
 // calculators stay loaded between proofs.
-import { workerData } from 'node:worker_threads';
+import { threadId, workerData } from 'node:worker_threads';
 import {
   UnsatisfiedWitnessError,
   type AcceleratorOptions,
@@ -8,6 +8,7 @@ import {
   type BackendProof,
   type ProveJob,
   type ProverBackend,
+  type WarmInfo,
 } from './backend.js';
 import { NativeBackend } from './native-backend.js';
 import { SnarkjsBackend } from './snarkjs-backend.js';
@@ -56,5 +57,16 @@ export default async function prove(job: ProveJob): Promise<WorkerResult> {
       unsatisfied: e instanceof UnsatisfiedWitnessError,
       message: String((e as Error)?.message ?? e),
     };
+  }
+}
+
+export type WarmResult = ({ ok: true; threadId: number } & WarmInfo) | { ok: false; message: string };
+
+/** Loads a shape's key, witness calculator and tables in this worker (the pool's warm-up). */
+export async function warm(job: ProveJob): Promise<WarmResult> {
+  try {
+    return { ok: true, threadId, ...(await backend.warm(job)) };
+  } catch (e) {
+    return { ok: false, message: String((e as Error)?.message ?? e) };
   }
 }

@@ -46,7 +46,21 @@ export interface ProverServiceOptions {
   onKey?: (key: ProvingKey) => void;
 }
 
+/** The start-up warm-up of the configured shapes: what /health reports until it is done. */
+export interface WarmUpState {
+  phase: 'idle' | 'warming' | 'ready';
+  total: number;
+  done: number;
+  /** The shape being loaded now. */
+  current?: string;
+  /** Shapes whose key could not be built or loaded, with why. */
+  failed: { circuit: string; error: string }[];
+  /** Start to ready, in ms. */
+  ms?: number;
+}
+
 export class ProverService {
+  private warmState: WarmUpState = { phase: 'idle', total: 0, done: 0, failed: [] };
   /** Keys in use, with the bytes their files take (a worker's memory budget counts them). */
   private readonly loaded = new Map<string, Promise<ProvingKey & { keyBytes: number }>>();
   private readonly building = new Set<string>();
@@ -107,6 +121,56 @@ export class ProverService {
   /** Builds (if needed) and loads the keys of these shapes now rather than on first use. */
   async preload(names: readonly string[]): Promise<void> {
     for (const name of names) await this.key(shapeByName(name), { deadline: Number.MAX_SAFE_INTEGER });
+  }
+
+  /**
+   * Every listed shape, in order: its key built if missing, then loaded with its witness
+   * calculator and fixed-base tables in every worker, so the first proofs run at full speed.
+   * Progress is `warmUp()`'s state; a shape that fails is logged and the others go on.
+   */
+  async warmUp(names: readonly string[]): Promise<WarmUpState> {
+    const started = Date.now();
+    this.warmState = { phase: 'warming', total: names.length, done: 0, failed: [] };
+    let evictions: [number, number] | undefined;
+    for (const name of names) {
+      this.warmState.current = name;
+      try {
+        const shape = shapeByName(name);
+        const key = await this.key(shape, { deadline: Number.MAX_SAFE_INTEGER });
+        const w = await this.o.pool.warmAll({
+          shape: shape.name,
+          zkeyPath: key.zkeyPath,
+          wasmPath: key.wasmPath,
+          keyBytes: key.keyBytes,
+          inputs: {},
+        });
+        this.o.log.info('circuit warm', {
+          circuit: name,
+          workers: w.workers,
+          ms: Math.round(w.loadMs),
+          tables: w.tablesReady,
+          ...(w.tableFile ? { tableFile: w.tableFile } : {}),
+        });
+        if (w.evictions !== undefined) evictions = [evictions?.[0] ?? w.evictions, w.evictions];
+      } catch (e) {
+        this.warmState.failed.push({ circuit: name, error: String((e as Error)?.message ?? e) });
+        this.o.log.error('circuit warm-up failed', { circuit: name, error: String(e) });
+      }
+      this.warmState.done++;
+    }
+    delete this.warmState.current;
+    // The first shapes' keys (with their tables) left to make room for the last ones.
+    if (evictions && evictions[1] > evictions[0])
+      this.o.log.warn('preloaded circuits exceed --prover-memory-mb: the least recently used were evicted', {
+        evicted: evictions[1] - evictions[0],
+      });
+    this.warmState.phase = 'ready';
+    this.warmState.ms = Date.now() - started;
+    return this.warmUpState();
+  }
+
+  warmUpState(): WarmUpState {
+    return { ...this.warmState, failed: [...this.warmState.failed] };
   }
 
   private async proveShape(

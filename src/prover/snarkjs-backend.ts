@@ -7,7 +7,7 @@ import { performance } from 'node:perf_hooks';
 import { isMainThread } from 'node:worker_threads';
 import { importInWorker } from '../util/load-iden3.js';
 import { fromSnarkjs } from '../zk/proof-format.js';
-import type { BackendOptions, BackendProof, ProveJob, ProverBackend } from './backend.js';
+import type { BackendOptions, BackendProof, ProveJob, ProverBackend, WarmInfo } from './backend.js';
 import { KeyCache } from './key-cache.js';
 import { buildWitnessCalculator, calculateWitness, type WitnessCalculator } from './witness-calculator.js';
 
@@ -40,17 +40,27 @@ export class SnarkjsBackend implements ProverBackend {
     return this.keys.residentBytes();
   }
 
-  async prove(job: ProveJob): Promise<BackendProof> {
+  private load(job: ProveJob): { value: Promise<Loaded>; warm: boolean } {
     if (isStructuredShape(job.shape))
       throw new Error(
         `${job.shape} proves only with the native prover (its key has no coefficient section for snarkjs)`,
       );
-    const { groth16 } = await loadSnarkjs();
-    const { value, warm } = this.keys.get(`${job.shape}\0${job.zkeyPath}`, job.keyBytes, async () => {
+    return this.keys.get(`${job.shape}\0${job.zkeyPath}`, job.keyBytes, async () => {
       const [zkey, wasm] = await Promise.all([readFile(job.zkeyPath), readFile(job.wasmPath)]);
       const wc = await buildWitnessCalculator(wasm);
       return { value: { zkey, wc }, bytes: zkey.byteLength + wasm.byteLength };
     });
+  }
+
+  async warm(job: ProveJob): Promise<WarmInfo> {
+    const t = performance.now();
+    await this.load(job).value;
+    return { loadMs: performance.now() - t, tablesReady: false };
+  }
+
+  async prove(job: ProveJob): Promise<BackendProof> {
+    const { groth16 } = await loadSnarkjs();
+    const { value, warm } = this.load(job);
     const { zkey, wc } = await value;
     const t0 = performance.now();
     const wtns = await calculateWitness(wc, job.shape, job.inputs);

@@ -303,13 +303,16 @@ export class RpcHttpServer {
       report.status = 'unavailable';
       report.components.rpc = { status: 'unavailable', detail: 'shutting down' };
     }
-    return { status: report.status === 'unavailable' ? 503 : 200, body: JSON.stringify(report) };
+    // Warming is not ready yet: load balancers hold traffic back until the keys are in.
+    const notReady = report.status === 'unavailable' || report.status === 'warming';
+    return { status: notReady ? 503 : 200, body: JSON.stringify(report) };
   }
 
   /** Photon's GET /liveness and /readiness: `null` with 200, or its internal-error body with 500. */
   private async probeReply(path: '/liveness' | '/readiness'): Promise<Reply> {
     const ready =
-      path === '/liveness' || (!this.draining && (await this.deps.health.report()).status !== 'unavailable');
+      path === '/liveness' ||
+      (!this.draining && !['unavailable', 'warming'].includes((await this.deps.health.report()).status));
     return ready
       ? { status: 200, body: 'null' }
       : { status: 500, body: stringifyJson(errorResponse({ code: -32603, message: 'Internal error' }, null)) };

@@ -23,9 +23,18 @@ export interface NativeAddon {
     background: boolean,
     /** Registers the key for the process's other threads under this name ('' for none). */
     cacheKey: string,
+    /** The tables' file: mapped when it holds this key's tables, else written once they are built. */
+    tablesPath?: string,
   ): NativeKey;
   /** A key another thread of this process loaded under `cacheKey`, or null. */
   findKey(cacheKey: string): NativeKey | null;
+  /**
+   * The process-wide budget of named keys (loaded with a cacheKey) and their tables: loading one
+   * evicts the least recently used others beyond it. A value of an evicted key throws "key evicted"
+   * when used. 0: no limit.
+   */
+  setMemoryBudget(bytes: number): void;
+  memoryInfo(): { budget: number; used: number; keys: number; evictions: number };
   keyInfo(key: NativeKey): {
     nVars: number;
     nPublic: number;
@@ -34,6 +43,10 @@ export interface NativeAddon {
     /** Bytes the key's tables take (or will take once built). */
     tableBytes: number;
     tablesReady: boolean;
+    /** The tables' file at load: mapped ("loaded"), missing, rejected ("invalid": rebuilt), or none given. */
+    tableFile: 'loaded' | 'absent' | 'invalid' | 'none';
+    /** Built tables were written to their file. */
+    tablesSaved: boolean;
   };
   /** Waits for a background table build; true when the tables are ready. */
   waitTables(key: NativeKey): boolean;
@@ -50,6 +63,7 @@ export interface NativeAddon {
     threads: number,
     background: boolean,
     cacheKey: string,
+    tablesPath?: string,
   ): NativeKey;
   /**
    * prove for keys without a coefficient section: A·w and B·w per constraint row come with the

@@ -3,6 +3,7 @@
 import assert from 'node:assert/strict';
 import { rmSync } from 'node:fs';
 import { after, before, describe, test } from 'node:test';
+import type { HealthReport } from '../../src/obs/health.js';
 import { ProverClient, demoAccountHashes, demoAddress } from '../../src/prover/index.js';
 import { TreeStore } from '../../src/state/index.js';
 import { bigIntToBase58, fromRaw, loadPoseidon, toHex32 } from '../../src/zk/index.js';
@@ -174,36 +175,99 @@ describe('per-request timeout', () => {
 });
 
 describe('preload', () => {
-  test('--preload-circuits loads the keys in the background with no deadline of its own', async () => {
-    // A deadline past setTimeout's range used to fire at once (with Node's TimeoutOverflowWarning).
+  test('--preload-circuits: every listed shape loaded in every worker before /health is ready', async () => {
+    // A deadline past setTimeout's range used to fire at once (with Node's TimeoutOverflowWarning),
+    // and only the first listed shape was loaded.
     const warnings: string[] = [];
     const onWarning = (w: Error) => warnings.push(w.name);
     process.on('warning', onWarning);
-    const gw = await startTestGateway(
-      { preloadCircuits: ['v1_inclusion_26_1', 'v1_non-inclusion_26_1'] },
-      {},
-      { prover: true },
-    );
+    const shapes = ['v1_inclusion_26_1', 'v1_non-inclusion_26_1'];
+    const gw = await startTestGateway({ preloadCircuits: shapes }, {}, { prover: true });
     try {
-      const deadline = Date.now() + 120_000;
-      while (!gw.logs.some((l) => l.includes('circuits preloaded') || l.includes('circuit preload failed'))) {
-        assert.ok(Date.now() < deadline, 'the preload ends');
+      const health = async () => {
+        const r = await httpRequest(`${gw.base}health`, { method: 'GET' });
+        return { code: r.status, report: JSON.parse(r.text) as HealthReport };
+      };
+      const deadline = Date.now() + 180_000;
+      for (;;) {
+        const h = await health();
+        if (h.report.status === 'warming') {
+          // Not ready: 503, with the progress (seen when loading takes long enough to look).
+          assert.equal(h.code, 503);
+          const c = h.report.components.validityProof!;
+          assert.equal(c.status, 'warming');
+          assert.match(
+            c.detail ?? '',
+            /^loading proving keys and fixed-base tables in every worker: [0-2] of 2 circuits/,
+          );
+        } else {
+          assert.equal(h.report.status, 'ok', JSON.stringify(h.report));
+          assert.equal(h.code, 200);
+          assert.match(h.report.components.validityProof?.detail ?? '', /^2 circuits preloaded in \d+ ms$/);
+          break;
+        }
+        assert.ok(Date.now() < deadline, 'the warm-up ends');
         await new Promise((r) => setTimeout(r, 50));
       }
-      assert.deepEqual(
-        gw.logs.filter((l) => l.includes('preload failed')),
-        [],
-      );
+      // Each shape's key went to every worker, with its tables (the native backend builds them).
+      const pool = gw.gateway.prover!.pool;
+      for (const name of shapes) {
+        const line = gw.logs.find((l) => l.includes('"circuit warm"') && l.includes(`"circuit":"${name}"`));
+        assert.ok(line, `${name} warmed`);
+        const entry = JSON.parse(line) as { workers: number; tables: boolean };
+        assert.equal(entry.workers, pool.threads, name);
+        if (pool.backend === 'native') assert.equal(entry.tables, true, name);
+      }
+      assert.deepEqual(gw.gateway.prover!.service.warmUpState().failed, []);
       const client = new ProverClient(gw.gateway.grpcAddress);
       const list = await client.listCircuits();
       client.close();
-      for (const name of ['v1_inclusion_26_1', 'v1_non-inclusion_26_1'])
-        assert.equal(list.circuits.find((c) => c.name === name)?.status, 'ready', name);
+      for (const name of shapes) assert.equal(list.circuits.find((c) => c.name === name)?.status, 'ready', name);
       await new Promise((r) => setImmediate(r));
       assert.deepEqual(warnings, []);
     } finally {
       process.off('warning', onWarning);
       await gw.stop();
+    }
+  });
+});
+
+describe('restart', () => {
+  test('a restart maps the persisted tables: warm at once, and the first proof verifies', async () => {
+    const dataDir = tempDir();
+    linkKeyCache(dataDir);
+    const shape = 'v1_inclusion_26_1';
+    const ready = async (gw: ProverGateway) => {
+      const deadline = Date.now() + 180_000;
+      while (gw.gateway.prover!.service.warmUpState().phase !== 'ready') {
+        assert.ok(Date.now() < deadline, 'the warm-up ends');
+        await new Promise((r) => setTimeout(r, 50));
+      }
+      const line = gw.logs.find((l) => l.includes('"circuit warm"'));
+      assert.ok(line, 'warmed');
+      return JSON.parse(line) as { tables: boolean; tableFile?: string };
+    };
+    // The first start writes the tables file (if no earlier run of the shared key cache did).
+    let gw = await startProverGateway({ preloadCircuits: [shape] }, dataDir);
+    const hashes = demoAccountHashes(SMT1, 1, 0, 2, 'tables-restart');
+    try {
+      await ready(gw);
+      await gw.client.appendLeaves(SMT1, hashes, 7n);
+    } finally {
+      await gw.stop();
+    }
+    gw = await startProverGateway({ preloadCircuits: [shape] }, dataDir);
+    try {
+      const warm = await ready(gw);
+      if (gw.gateway.prover!.pool.backend === 'native') {
+        assert.equal(warm.tableFile, 'loaded', 'the tables came from their file, not built again');
+        assert.equal(warm.tables, true);
+      }
+      const r = await gw.rpc('getValidityProof', { hashes: [b58(hashes[1]!)] });
+      await verifyV1(r.result, 1, shape);
+    } finally {
+      await gw.stop();
+      rmSync(dataDir, { recursive: true, force: true });
     }
   });
 });

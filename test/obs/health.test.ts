@@ -1,0 +1,32 @@
+// The health report's aggregation, and the prover warm-up as a health component.
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import { warmUpHealth } from '../../src/gateway.js';
+import { HealthRegistry } from '../../src/obs/health.js';
+
+test('a warming component makes the report warming; unavailable still wins', async () => {
+  const h = new HealthRegistry();
+  h.add('a', () => ({ status: 'ready' }));
+  h.add('b', () => ({ status: 'degraded', detail: 'x' }));
+  h.add('c', () => ({ status: 'warming', detail: 'loading', progress: { done: 1, total: 3 } }));
+  assert.equal((await h.report()).status, 'warming');
+  h.add('d', () => ({ status: 'unavailable', detail: 'down' }));
+  assert.equal((await h.report()).status, 'unavailable');
+});
+
+test('the warm-up state as a component: warming with progress, then ready or degraded', () => {
+  assert.deepEqual(warmUpHealth({ phase: 'warming', total: 3, done: 1, current: 'v1_inclusion_26_2', failed: [] }), {
+    status: 'warming',
+    detail: 'loading proving keys and fixed-base tables in every worker: 1 of 3 circuits (now v1_inclusion_26_2)',
+    progress: { done: 1, total: 3 },
+  });
+  assert.deepEqual(warmUpHealth({ phase: 'ready', total: 3, done: 3, failed: [], ms: 1234 }), {
+    status: 'ready',
+    detail: '3 circuits preloaded in 1234 ms',
+  });
+  assert.deepEqual(
+    warmUpHealth({ phase: 'ready', total: 2, done: 2, failed: [{ circuit: 'v1_inclusion_26_8', error: 'disk full' }] }),
+    { status: 'degraded', detail: 'preloading failed for v1_inclusion_26_8 (disk full)' },
+  );
+  assert.deepEqual(warmUpHealth({ phase: 'idle', total: 0, done: 0, failed: [] }), { status: 'ready' });
+});
