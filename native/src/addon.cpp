@@ -363,6 +363,18 @@ napi_value SetMemoryBudget(napi_env env, napi_callback_info info) {
   return nullptr;
 }
 
+/**
+ * arithmetic(): the CPU arithmetic of tables built from now on: "ifma-x8" (eight lanes of AVX-512
+ * IFMA) or "scalar" (64-bit limbs: mulx/adcx/adox where the CPU has them). ZKGATE_NATIVE_SIMD=0
+ * forces "scalar".
+ */
+napi_value Arithmetic(napi_env env, napi_callback_info) {
+  napi_value v;
+  const char* name = x8_tables() ? "ifma-x8" : "scalar";
+  napi_create_string_utf8(env, name, NAPI_AUTO_LENGTH, &v);
+  return v;
+}
+
 /** memoryInfo(): { budget, used, keys, evictions } of the registry. */
 napi_value MemoryInfo(napi_env env, napi_callback_info) {
   size_t budget, used, keys;
@@ -974,6 +986,7 @@ napi_value Init(napi_env env, napi_value exports) {
       {"findKey", nullptr, FindKey, nullptr, nullptr, nullptr, napi_default, nullptr},
       {"setMemoryBudget", nullptr, SetMemoryBudget, nullptr, nullptr, nullptr, napi_default, nullptr},
       {"memoryInfo", nullptr, MemoryInfo, nullptr, nullptr, nullptr, napi_default, nullptr},
+      {"arithmetic", nullptr, Arithmetic, nullptr, nullptr, nullptr, napi_default, nullptr},
       {"waitTables", nullptr, WaitTables, nullptr, nullptr, nullptr, napi_default, nullptr},
       {"prove", nullptr, Prove, nullptr, nullptr, nullptr, napi_default, nullptr},
       {"loadKeyFile", nullptr, LoadKeyFile, nullptr, nullptr, nullptr, napi_default, nullptr},

@@ -163,26 +163,23 @@ Jacobian<F> bucket_sum(size_t groups, size_t per_group, const int32_t* digits, P
   std::vector<F> den(1024), prefix(1024);
   constexpr size_t SEGMENT = 16384;
 
-  auto magnitude = [&](size_t e, int64_t& m, bool& neg) -> const A* {
+  // The bucket (0-based) of entry e's digit, or −1. Only the digit is read: the counting pass
+  // never touches the points (a base at infinity is an all-zero point, which the additions
+  // take as such).
+  auto bucket_of = [&](size_t e) -> int64_t {
     const int32_t d = digits[e];
-    if (d == 0) return nullptr;
-    m = d < 0 ? -(int64_t)d : d;
-    if (m < lo || m > hi) return nullptr;
-    const A& p = point(e / per_group, e % per_group);
-    if (p.is_infinity()) return nullptr;
-    neg = d < 0;
-    m -= lo;
-    return &p;
+    const int64_t m = d < 0 ? -(int64_t)d : d;
+    return m < lo || m > hi ? -1 : m - lo;
   };
 
   for (size_t from = 0; from < total; from += chunk) {
     const size_t to = std::min(total, from + chunk);
     // Counting sort: a bucket's list is its sum so far, then the chunk's points.
     for (size_t k = 0; k < nb; k++) count[k] = full[k];
-    int64_t m;
-    bool neg;
-    for (size_t e = from; e < to; e++)
-      if (magnitude(e, m, neg)) count[m]++;
+    for (size_t e = from; e < to; e++) {
+      const int64_t m = bucket_of(e);
+      if (m >= 0) count[m]++;
+    }
     size_t at = 0;
     for (size_t k = 0; k < nb; k++) {
       start[k] = fill[k] = (uint32_t)at;
@@ -192,12 +189,19 @@ Jacobian<F> bucket_sum(size_t groups, size_t per_group, const int32_t* digits, P
     b = b_buf.reserve(at);
     for (size_t k = 0; k < nb; k++)
       if (full[k]) a[fill[k]++] = bucket[k];
+    // Entry e is point i of group g; walked without a division per entry.
+    size_t g = from / per_group, i = from % per_group;
     for (size_t e = from; e < to; e++) {
-      const A* p = magnitude(e, m, neg);
-      if (!p) continue;
-      A& slot = a[fill[m]++];
-      slot = *p;
-      if (neg) F::neg(slot.y, slot.y);
+      const int64_t m = bucket_of(e);
+      if (m >= 0) {
+        A& slot = a[fill[m]++];
+        slot = point(g, i);
+        if (digits[e] < 0) F::neg(slot.y, slot.y);  // infinity (0, 0) stays itself
+      }
+      if (++i == per_group) {
+        i = 0;
+        g++;
+      }
     }
     // Buckets in segments of about SEGMENT points, so that a segment's rounds stay in cache.
     for (size_t k0 = 0; k0 < nb;) {

@@ -541,8 +541,8 @@ int cmd_bench(int argc, char** argv) {
     // The gateway proves with the key's fixed-base tables, so the bench does too.
     const auto t0 = Clock::now();
     const size_t bytes = build_tables(*in.key, size_t(1) << 30, threads);
-    std::printf("fixed-base tables: %.1f MiB in %.0f ms (%d threads)\n", (double)bytes / (1 << 20), ms_since(t0),
-                threads);
+    std::printf("fixed-base tables: %.1f MiB in %.0f ms (%d threads; %s arithmetic)\n", (double)bytes / (1 << 20),
+                ms_since(t0), threads, x8_tables() ? "ifma-x8" : "scalar");
   }
   Throughput tp;
   {

@@ -212,6 +212,7 @@ export class ProverService {
       ...(run.background ? { background: true } : {}),
       queueMs: Math.round(r.queueMs),
       proveMs: Math.round(r.proveMs),
+      ...(r.timings ? { witnessMs: Math.round(r.timings.witnessMs), coreMs: Math.round(r.timings.proveMs) } : {}),
     });
     return {
       points: r.points,

@@ -35,6 +35,8 @@ export interface NativeAddon {
    */
   setMemoryBudget(bytes: number): void;
   memoryInfo(): { budget: number; used: number; keys: number; evictions: number };
+  /** The CPU arithmetic of tables built from now on (ZKGATE_NATIVE_SIMD=0 forces "scalar"). */
+  arithmetic(): 'ifma-x8' | 'scalar';
   keyInfo(key: NativeKey): {
     nVars: number;
     nPublic: number;
