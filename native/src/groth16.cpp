@@ -152,10 +152,24 @@ std::unique_ptr<ZKey> parse_zkey(const uint8_t* data, size_t len) {
     }
   }
   // A's coefficients first, then B's, each in constraint order: threads can then take disjoint
-  // constraint ranges of one matrix without sharing an output element.
-  std::stable_sort(key->coefs.begin(), key->coefs.end(), [](const Coef& x, const Coef& y) {
-    return x.matrix != y.matrix ? x.matrix < y.matrix : x.constraint < y.constraint;
-  });
+  // constraint ranges of one matrix without sharing an output element. snarkjs writes them by
+  // constraint, A's and B's interleaved: a stable partition (linear) orders those; a sort is
+  // the fallback for any other order.
+  bool by_constraint = true;
+  uint32_t last[2] = {0, 0};
+  for (const Coef& c : key->coefs) {
+    if (c.constraint < last[c.matrix]) {
+      by_constraint = false;
+      break;
+    }
+    last[c.matrix] = c.constraint;
+  }
+  if (by_constraint)
+    std::stable_partition(key->coefs.begin(), key->coefs.end(), [](const Coef& c) { return c.matrix == 0; });
+  else
+    std::stable_sort(key->coefs.begin(), key->coefs.end(), [](const Coef& x, const Coef& y) {
+      return x.matrix != y.matrix ? x.matrix < y.matrix : x.constraint < y.constraint;
+    });
   key->coefs_a = (size_t)(std::partition_point(key->coefs.begin(), key->coefs.end(),
                                                [](const Coef& c) { return c.matrix == 0; }) -
                           key->coefs.begin());

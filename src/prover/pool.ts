@@ -214,6 +214,15 @@ export class ProverPool {
   }
 
   /**
+   * Loads the job's key and tables on one worker: the process's workers share them, so a start
+   * that loads several shapes parses each key once, on as many workers at a time as there are.
+   */
+  async warmOne(job: ProveJob): Promise<void> {
+    const r = (await this.piscina.run({ ...job, inputs: {} }, { name: 'warm' })) as WarmResult;
+    if (!r.ok) throw new ProverError('prover_internal', `warming ${job.shape} failed: ${r.message}`);
+  }
+
+  /**
    * Loads the job's key, witness calculator and tables in every worker (start-up warm-up, beside
    * the queue). Piscina gives concurrent tasks to idle workers one each; a worker that was busy
    * may take two, so rounds repeat until every worker has answered.

@@ -15,6 +15,7 @@ import type { KeyStore, ProvingKey } from '../zk/keys.js';
 import { compressProof, toRaw } from '../zk/proof-format.js';
 import { findShape, isBatchShape, shapeByName, SHAPES, type CircuitFamily, type Shape } from '../zk/shapes.js';
 import { ProverError } from './errors.js';
+import type { ProveJob } from './backend.js';
 import type { ProverPool, RunOptions } from './pool.js';
 import type { Proof, ProveResult, ValidityProofResult } from './types.js';
 import { buildWitnesses, type ValidityRequest } from './witness.js';
@@ -132,31 +133,25 @@ export class ProverService {
     const started = Date.now();
     this.warmState = { phase: 'warming', total: names.length, done: 0, failed: [] };
     let evictions: [number, number] | undefined;
-    for (const name of names) {
-      this.warmState.current = name;
-      try {
-        const shape = shapeByName(name);
-        const key = await this.key(shape, { deadline: Number.MAX_SAFE_INTEGER });
-        const w = await this.o.pool.warmAll({
-          shape: shape.name,
-          zkeyPath: key.zkeyPath,
-          wasmPath: key.wasmPath,
-          keyBytes: key.keyBytes,
-          inputs: {},
-        });
-        this.o.log.info('circuit warm', {
-          circuit: name,
-          workers: w.workers,
-          ms: Math.round(w.loadMs),
-          tables: w.tablesReady,
-          ...(w.tableFile ? { tableFile: w.tableFile } : {}),
-        });
-        if (w.evictions !== undefined) evictions = [evictions?.[0] ?? w.evictions, w.evictions];
-      } catch (e) {
-        this.warmState.failed.push({ circuit: name, error: String((e as Error)?.message ?? e) });
-        this.o.log.error('circuit warm-up failed', { circuit: name, error: String(e) });
+    const jobOf = async (name: string): Promise<ProveJob> => {
+      const shape = shapeByName(name);
+      const key = await this.key(shape, { deadline: Number.MAX_SAFE_INTEGER });
+      return { shape: shape.name, zkeyPath: key.zkeyPath, wasmPath: key.wasmPath, keyBytes: key.keyBytes, inputs: {} };
+    };
+    // Shapes go as many at a time as there are workers: each key is parsed (and its tables mapped
+    // or built) once, by one worker, beside the others' (the workers share what it loads); then
+    // every worker takes each shape, finding its key loaded. In groups, so that a set beyond the
+    // memory budget evicts in order rather than over and over.
+    const group = Math.max(1, this.o.pool.threads);
+    for (let at = 0; at < names.length; at += group) {
+      const batch = names.slice(at, at + group);
+      const jobs = await Promise.all(batch.map((n) => jobOf(n).catch((e: unknown) => e as Error)));
+      // A failure here shows again, and is recorded, in warmEvery.
+      await Promise.all(jobs.map((j) => (j instanceof Error ? undefined : this.o.pool.warmOne(j).catch(() => {}))));
+      for (let i = 0; i < batch.length; i++) {
+        const ev = await this.warmEvery(batch[i]!, jobs[i]!);
+        if (ev !== undefined) evictions = [evictions?.[0] ?? ev, ev];
       }
-      this.warmState.done++;
     }
     delete this.warmState.current;
     // The first shapes' keys (with their tables) left to make room for the last ones.
@@ -167,6 +162,32 @@ export class ProverService {
     this.warmState.phase = 'ready';
     this.warmState.ms = Date.now() - started;
     return this.warmUpState();
+  }
+
+  /**
+   * One shape in every worker (its key found loaded, or loaded now); returns the addon's eviction
+   * count after it. A failure is recorded and logged.
+   */
+  private async warmEvery(name: string, job: ProveJob | Error): Promise<number | undefined> {
+    this.warmState.current = name;
+    try {
+      if (job instanceof Error) throw job;
+      const w = await this.o.pool.warmAll(job);
+      this.o.log.info('circuit warm', {
+        circuit: name,
+        workers: w.workers,
+        ms: Math.round(w.loadMs),
+        tables: w.tablesReady,
+        ...(w.tableFile ? { tableFile: w.tableFile } : {}),
+      });
+      return w.evictions;
+    } catch (e) {
+      this.warmState.failed.push({ circuit: name, error: String((e as Error)?.message ?? e) });
+      this.o.log.error('circuit warm-up failed', { circuit: name, error: String(e) });
+      return undefined;
+    } finally {
+      this.warmState.done++;
+    }
   }
 
   warmUpState(): WarmUpState {
