@@ -5,17 +5,15 @@
 // file in that form (written by a child process) is detected as the other form and rebuilt.
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
-import { copyFileSync, readFileSync, rmSync } from 'node:fs';
-import { join } from 'node:path';
+import { readFileSync, rmSync } from 'node:fs';
 import { after, before, describe, test } from 'node:test';
 import { decodeProof, tablesPathOf } from '../../src/prover/native-backend.js';
 import { witnessValues } from '../../src/prover/witness-calculator.js';
-import { sampleWitnesses, type SampleWitness } from '../../src/sample-witnesses.js';
+import type { SampleWitness } from '../../src/sample-witnesses.js';
 import { loadNativeAddon, le32, type NativeAddon } from '../../src/zk/native-addon.js';
 import { loadPoseidon, shutdownZk } from '../../src/zk/index.js';
-import { tempDir } from '../helpers/gateway.js';
 import { assertVerifies } from '../helpers/zk.js';
-import { keys } from '../prover/helpers.js';
+import { keyCopy, type KeyCopy } from './key-copy.js';
 
 process.env.ZKGATE_NATIVE_SIMD = '0';
 
@@ -25,7 +23,7 @@ const status = loadNativeAddon();
 let addon: NativeAddon;
 let dir: string;
 let zkeyPath: string;
-let key: Awaited<ReturnType<typeof keys.ensure>>;
+let key: KeyCopy['key'];
 let samples: SampleWitness[];
 
 /** What a process with the default setting uses on this CPU ("ifma-x8" or "scalar"). */
@@ -45,11 +43,7 @@ before(async () => {
   await loadPoseidon();
   if (!status.ok) return;
   addon = status.addon;
-  key = await keys.ensure(SHAPE);
-  samples = await sampleWitnesses(SHAPE, key.wasmPath, 2);
-  dir = tempDir();
-  zkeyPath = join(dir, `${SHAPE}.zkey`);
-  copyFileSync(key.zkeyPath, zkeyPath);
+  ({ key, samples, dir, zkeyPath } = await keyCopy(SHAPE, 2));
 });
 after(async () => {
   if (dir) rmSync(dir, { recursive: true, force: true });

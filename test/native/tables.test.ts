@@ -20,12 +20,11 @@ import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { decodeProof, tablesPathOf } from '../../src/prover/native-backend.js';
 import { witnessValues } from '../../src/prover/witness-calculator.js';
-import { sampleWitnesses, type SampleWitness } from '../../src/sample-witnesses.js';
+import type { SampleWitness } from '../../src/sample-witnesses.js';
 import { loadNativeAddon, le32, type NativeAddon } from '../../src/zk/native-addon.js';
 import { KeyStore, loadPoseidon, shutdownZk } from '../../src/zk/index.js';
-import { tempDir } from '../helpers/gateway.js';
 import { assertVerifies, KEY_CACHE } from '../helpers/zk.js';
-import { keys } from '../prover/helpers.js';
+import { keyCopy, type KeyCopy } from './key-copy.js';
 
 const SHAPE = 'v1_inclusion_26_1';
 const BUDGET = 1 << 30;
@@ -33,18 +32,14 @@ const status = loadNativeAddon();
 let addon: NativeAddon;
 let dir: string;
 let zkeyPath: string;
-let key: Awaited<ReturnType<typeof keys.ensure>>;
+let key: KeyCopy['key'];
 let samples: SampleWitness[];
 
 before(async () => {
   await loadPoseidon();
   if (!status.ok) return;
   addon = status.addon;
-  key = await keys.ensure(SHAPE);
-  samples = await sampleWitnesses(SHAPE, key.wasmPath, 1);
-  dir = tempDir();
-  zkeyPath = join(dir, `${SHAPE}.zkey`);
-  copyFileSync(key.zkeyPath, zkeyPath);
+  ({ key, samples, dir, zkeyPath } = await keyCopy(SHAPE, 1));
 });
 after(async () => {
   if (dir) rmSync(dir, { recursive: true, force: true });
