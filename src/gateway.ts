@@ -48,6 +48,7 @@ import { forwardTo } from './rpc/upstream.js';
 import { Hub, PubSubServer } from './pubsub/index.js';
 import type { NodeEndpoints } from './rpc/methods/solana-cluster.js';
 import type { Logger } from './obs/log.js';
+import type { TreeStore } from './state/index.js';
 import { MetricsRegistry, registerProcessMetrics } from './obs/metrics.js';
 import {
   createMethodTable,
@@ -226,9 +227,25 @@ function validityBackend(
 const verifierOf = (chain: EmbeddedChain, shape: string): PatchedProgram =>
   chain.accountCompression.shapes.includes(shape) ? chain.accountCompression : chain.lightSystem;
 
+type VerifiedKey = { shape: string; sha256: string; vk: SnarkjsVerificationKey };
+
 /** Installs a proving key's verifying key into the ledger's Light program that verifies its proofs. */
-function installKey(chain: EmbeddedChain, key: { shape: string; sha256: string; vk: SnarkjsVerificationKey }): void {
-  verifierOf(chain, key.shape).install([{ shape: key.shape, keyId: key.sha256, vk: solanaVerifyingKeyBytes(key.vk) }]);
+function installKey(chain: EmbeddedChain, key: VerifiedKey): void {
+  installKeys(chain, [key]);
+}
+
+/**
+ * Installs verifying keys, one patch and deploy per program: at start-up every key built earlier
+ * goes in, and patching (with its program file written and synced) once per key cost ~40 ms each.
+ */
+function installKeys(chain: EmbeddedChain, keys: readonly VerifiedKey[]): void {
+  const byProgram = new Map<PatchedProgram, VerifiedKey[]>();
+  for (const k of keys) {
+    const program = verifierOf(chain, k.shape);
+    byProgram.set(program, [...(byProgram.get(program) ?? []), k]);
+  }
+  for (const [program, ks] of byProgram)
+    program.install(ks.map((k) => ({ shape: k.shape, keyId: k.sha256, vk: solanaVerifyingKeyBytes(k.vk) })));
 }
 
 /** Where a client on this machine reaches a server bound to `host`. */
@@ -251,25 +268,42 @@ export async function startGateway({
   const registry = new MetricsRegistry();
   registerProcessMetrics(registry);
 
-  // Opened first: a bad fixture fails the start before any server is up.
-  const chain =
-    config.role !== 'prover' && embeddedLedger && !given.chain ? await openLedger(config, log, registry) : undefined;
+  const withLedger = config.role !== 'prover' && embeddedLedger && !given.chain;
+  const withProver = config.role !== 'rpc' && embeddedProver;
+  // The prover starts first: its workers load the preloaded keys while the ledger opens (~1 s of
+  // this thread). It proves against the ledger's trees, handed over once the ledger is open; both
+  // come before any server, so a bad fixture still fails the start with nothing listening.
+  let chain: EmbeddedChain | undefined;
+  let ledgerTrees: { resolve(t: TreeStore): void; reject(e: unknown): void } | undefined;
+  const trees = withLedger
+    ? new Promise<TreeStore>((resolve, reject) => (ledgerTrees = { resolve, reject }))
+    : undefined;
+  const proverStarting = withProver
+    ? startProver(config, log, registry, {
+        ...(trees
+          ? {
+              onKey: (k) => installKey(chain!, { shape: k.shape.name, sha256: k.entry.sha256, vk: k.vk }),
+              store: trees,
+            }
+          : {}),
+      })
+    : undefined;
+  // Its failure is awaited (and thrown) below, after the ledger: not an unhandled rejection meanwhile.
+  proverStarting?.catch(() => undefined);
+  try {
+    chain = withLedger ? await openLedger(config, log, registry) : undefined;
+  } catch (e) {
+    ledgerTrees?.reject(e);
+    await proverStarting?.catch(() => undefined);
+    throw e;
+  }
+  if (chain) ledgerTrees?.resolve(chain.compression.trees);
   const ledger = chain?.ledger;
   let prover: Prover | undefined;
   try {
-    prover =
-      config.role !== 'rpc' && embeddedProver
-        ? await startProver(config, log, registry, {
-            ...(chain
-              ? {
-                  onKey: (k) => installKey(chain, { shape: k.shape.name, sha256: k.entry.sha256, vk: k.vk }),
-                  store: chain.compression.trees,
-                }
-              : {}),
-          })
-        : undefined;
+    prover = await proverStarting;
     // Keys built in earlier runs: their shapes verify on the ledger from the start.
-    if (chain && prover) for (const k of prover.keys.usableVerificationKeys()) installKey(chain, k);
+    if (chain && prover) installKeys(chain, prover.keys.usableVerificationKeys());
     if (chain && prover && config.forester === 'on')
       chain.forester = startForester({
         ledger: chain.ledger,
@@ -280,6 +314,7 @@ export async function startGateway({
         metrics: registry,
       });
   } catch (e) {
+    await prover?.close();
     await ledger?.close();
     throw e;
   }

@@ -2,8 +2,8 @@
 // the cache key hashes the source files the shape includes (ours and circomlib's), the main
 // component and the compiler version, so editing a circuit or upgrading circom rebuilds the shapes
 // that use it, and only those.
-import { spawn } from 'node:child_process';
-import { createHash } from 'node:crypto';
+import { spawn, type ChildProcess } from 'node:child_process';
+import { createHash, type Hash } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, readdirSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, join, posix } from 'node:path';
@@ -71,17 +71,27 @@ function resolveInclude(files: Map<string, string>, from: string, inc: string): 
   return files.has(beside) || inc.startsWith('.') ? beside : posix.normalize(inc);
 }
 
+/** The include paths written in a file, each source's scanned once (some are megabytes of constants). */
+function includesOf(from: string, text: string): string[] {
+  const scan = () => [...text.matchAll(/include\s+"([^"]+)"/g)].map((m) => m[1]!);
+  if (from === 'main.circom') return scan(); // differs per shape
+  let found = includeLists.get(from);
+  if (!found) includeLists.set(from, (found = scan()));
+  return found;
+}
+const includeLists = new Map<string, string[]>();
+
 /** The source files a main component includes, directly or not. */
 export function includedFiles(main: string): string[] {
   const files = sources();
   const seen = new Set<string>();
   const visit = (from: string, text: string) => {
-    for (const m of text.matchAll(/include\s+"([^"]+)"/g)) {
-      const path = resolveInclude(files, from, m[1]!);
+    for (const inc of includesOf(from, text)) {
+      const path = resolveInclude(files, from, inc);
       if (seen.has(path)) continue;
       seen.add(path);
       const content = files.get(path);
-      if (content === undefined) throw new CompileError(`${from} includes ${m[1]}, which is not a known source`);
+      if (content === undefined) throw new CompileError(`${from} includes ${inc}, which is not a known source`);
       visit(path, content);
     }
   };
@@ -94,11 +104,28 @@ export function includedFiles(main: string): string[] {
  * includes, so that editing one circuit rebuilds only the shapes that use it.
  */
 export function sourcesHash(shape: Shape): string {
-  const main = mainSource(shape);
-  const h = createHash('sha256').update(`circom2@${CIRCOM_VERSION}\0`);
-  for (const path of includedFiles(main)) h.update(path).update('\0').update(sources().get(path)!).update('\0');
-  return h.update(main).digest('hex');
+  // The sources are fixed for the life of the process; start-up asks once per known shape.
+  let h = hashes.get(shape.name);
+  if (h === undefined) hashes.set(shape.name, (h = computeSourcesHash(shape)));
+  return h;
 }
+const hashes = new Map<string, string>();
+
+function computeSourcesHash(shape: Shape): string {
+  const main = mainSource(shape);
+  const files = includedFiles(main);
+  // Shapes of a family include the same files (megabytes, with circomlib's constants): their
+  // hash state after the files is computed once and copied.
+  const id = files.join('\0');
+  let prefix = filesHashes.get(id);
+  if (!prefix) {
+    prefix = createHash('sha256').update(`circom2@${CIRCOM_VERSION}\0`);
+    for (const path of files) prefix.update(path).update('\0').update(sources().get(path)!).update('\0');
+    filesHashes.set(id, prefix);
+  }
+  return prefix.copy().update(main).digest('hex');
+}
+const filesHashes = new Map<string, Hash>();
 
 export function compiledPaths(shape: Shape, dataDir: string): CompiledCircuit {
   const hash = sourcesHash(shape);
@@ -106,7 +133,28 @@ export function compiledPaths(shape: Shape, dataDir: string): CompiledCircuit {
   return { shape, dir, r1cs: join(dir, 'main.r1cs'), wasm: join(dir, 'main_js', 'main.wasm'), sourcesHash: hash };
 }
 
+/**
+ * Compiler processes still running. A gateway that stops (or exits) while a key builds in the
+ * background kills them: left alone they would outlive it and compete for the CPU of the next start.
+ */
+const compilers = new Set<ChildProcess>();
+const stopped = new WeakSet<ChildProcess>();
+let exitHookInstalled = false;
+
+/** Kills every compiler this process started that is still running. */
+export function stopCompilers(): void {
+  for (const c of compilers) {
+    stopped.add(c);
+    c.kill('SIGKILL');
+  }
+  compilers.clear();
+}
+
 function runCircom(cwd: string): Promise<void> {
+  if (!exitHookInstalled) {
+    exitHookInstalled = true;
+    process.once('exit', stopCompilers);
+  }
   return new Promise((resolve, reject) => {
     const child = spawn(
       process.execPath,
@@ -116,11 +164,14 @@ function runCircom(cwd: string): Promise<void> {
         stdio: ['ignore', 'pipe', 'pipe'],
       },
     );
+    compilers.add(child);
     let out = '';
     child.stdout.on('data', (d: Buffer) => (out += d.toString()));
     child.stderr.on('data', (d: Buffer) => (out += d.toString()));
     child.on('error', reject);
     child.on('exit', (code) => {
+      compilers.delete(child);
+      if (stopped.has(child)) return reject(new CompileError('circom was stopped: the prover is shutting down'));
       // circom colours its output; keep the log readable.
       const text = out.replace(/\x1b\[[0-9;]*m/g, '').trim();
       if (code === 0 && existsSync(join(cwd, 'main.r1cs'))) resolve();

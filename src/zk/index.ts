@@ -1,4 +1,5 @@
 // The validity-proof core: hashing, circuits, keys, proofs. See the modules for details.
+import { stopCompilers } from './compile.js';
 import { closeSetupWorkers } from './setup/dev-setup.js';
 
 export * from './field.js';
@@ -20,7 +21,7 @@ export {
   type Shape,
   type CircuitFamily,
 } from './shapes.js';
-export { compileShape, sourcesHash } from './compile.js';
+export { compileShape, sourcesHash, stopCompilers } from './compile.js';
 export {
   KeyStore,
   KeyError,
@@ -48,6 +49,7 @@ export { devSetup, deriveToxicWaste, rootOfUnity } from './setup/dev-setup.js';
 
 /** Stops the worker threads of the setup and of snarkjs' curve so the process can exit. */
 export async function shutdownZk(): Promise<void> {
+  stopCompilers();
   await closeSetupWorkers();
   // snarkjs shares one multi-threaded curve per process (ffjavascript caches it on globalThis);
   // its terminate() also clears that cache, so a later proof builds a fresh one.

@@ -58,7 +58,7 @@ export interface NativeAddon {
   fixedBaseMul(group: 1 | 2, scalars: Uint8Array, threads: number): Uint8Array;
   /** Frees fixedBaseMul's tables (192 MB). */
   fixedBaseRelease(): void;
-  /** loadKey for a key on disk, mapped rather than read into a buffer (keys of several GB). */
+  /** loadKey for a key on disk, parsed from the mapped file (every key: no copy into a buffer first). */
   loadKeyFile(
     path: string,
     tableBudgetBytes: number,

@@ -1,12 +1,14 @@
 // circom-compatible Poseidon over BN254 (circomlib constants, x^5, 8 full rounds). Two
 // implementations: circomlibjs' WebAssembly build (always there; ≈ 90 µs per 2-input hash on these
 // machines) and the native addon's (C++ Montgomery arithmetic, several times faster), used when the
-// addon is built and agrees with the WebAssembly one on a spread of inputs at load; ZKGATE_POSEIDON=wasm
-// forces WebAssembly. Ingest and tree updates hash a lot (26 levels per V1 leaf), hence the choice.
+// addon is built and gives circomlibjs' known answers for every width at load (KNOWN_ANSWERS; a test
+// derives them again from circomlibjs); ZKGATE_POSEIDON=wasm forces WebAssembly. Ingest and tree
+// updates hash a lot (26 levels per V1 leaf), hence the choice. circomlibjs is loaded only when the
+// WebAssembly build is used: building it (its curve, with primality tests) took ~0.7 s of every start.
 import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
-import { buildPoseidon, type Poseidon as WasmPoseidon } from 'circomlibjs';
+import type { Poseidon as WasmPoseidon } from 'circomlibjs';
 import { FR } from './field.js';
 import { loadNativeAddon, type NativeAddon } from './native-addon.js';
 
@@ -94,39 +96,61 @@ function nativeImpl(addon: NativeAddon): Impl {
 /** Why the native Poseidon is not used (undefined when it is). */
 export let nativePoseidonUnavailable: string | undefined;
 
-function chooseImpl(wasm: Impl): Impl {
-  if (process.env.ZKGATE_POSEIDON === 'wasm') {
-    nativePoseidonUnavailable = 'ZKGATE_POSEIDON=wasm';
-    return wasm;
-  }
+/** The inputs of the load-time check for `n` inputs: spread across the field, up to r − 1. */
+export function knownAnswerInputs(n: number): bigint[] {
+  return Array.from({ length: n }, (_, i) => (FR - 1n - BigInt(i) * 0x1234567n * BigInt(n)) % FR);
+}
+
+/** circomlibjs' Poseidon of knownAnswerInputs(n), for n = 1..16. */
+export const KNOWN_ANSWERS: readonly bigint[] = [
+  0x0771743e7ade0f56f51d16544f60059ba3029ba556d63697612900fe5f020b16n,
+  0x1e0734448f54bf60a510881e9d189d528c13e1a8280bdf018f70b25bd579aa49n,
+  0x02e52bf0ca7b5e852ca47f5c3bcfa4f76f5fc14bf3e1560a5283d64dabd3dce9n,
+  0x228d900545c3800ea26f488e742d3702215560acc9157c9190386b698f22a086n,
+  0x0fa9050090d1c74a952d8f5ef12fd0f4c3b26642cbf39871865a743ab48cb895n,
+  0x1f70dbc61717dea57136b29f57621d0b292a8814977c59b3e56c03796132b779n,
+  0x268368d225bdd0f082dc84f09510cc98c6b1906d799d399611e09fd57800f682n,
+  0x16ad0646965a0f99da9b9276038921d6575fed51e9d4a912e22cd83d2c9c766fn,
+  0x23cecee00093fc81bd9f527847404a60c31bec8d01841ff3b3de59638ba47310n,
+  0x2788123e541f1ec29fd65352e27429f4f2d1db0790be18d4a6ae3974aeebcdecn,
+  0x177c085a81d000d3521af9bd029f498f6ec5d2dc167236812b215d3d90d095a6n,
+  0x2021ce628cb964dc16978edb2bf6712740be055a10d5bb1c74b5c7bfe2f4e1d9n,
+  0x1403130546fa1d700470b0fc8ef49a6d07f98ceb3fb9a56aa4268c8f7e69912an,
+  0x0694ad5cfe825c05c61695a874d6ffefd4931b03fc8aba9469c21db2b181ec1bn,
+  0x304104daaff002d83c146cf635018ce7231ef4e2a2121a66c44a791a04329869n,
+  0x2af95bf02a842edd337a5ec6eac898f82d52f4eb326af92447bb7bf964223e8en,
+];
+
+/** The native implementation when it is built and gives the known answers; else why not. */
+function nativeChoice(): Impl | string {
+  if (process.env.ZKGATE_POSEIDON === 'wasm') return 'ZKGATE_POSEIDON=wasm';
   const status = loadNativeAddon();
-  if (!status.ok || typeof status.addon.poseidon !== 'function') {
-    nativePoseidonUnavailable = status.ok ? 'the native addon predates Poseidon' : status.reason;
-    return wasm;
-  }
+  if (!status.ok) return status.reason;
+  if (typeof status.addon.poseidon !== 'function') return 'the native addon predates Poseidon';
   try {
     const native = nativeImpl(status.addon);
-    // Agreement on every width, with inputs across the field, before trusting it.
-    for (let n = 1; n <= 16; n++) {
-      const inputs = Array.from({ length: n }, (_, i) => (FR - 1n - BigInt(i) * 0x1234567n * BigInt(n)) % FR);
-      if (native.one(inputs) !== wasm.one(inputs)) {
-        nativePoseidonUnavailable = `the native Poseidon disagrees with circomlibjs for ${n} inputs`;
-        return wasm;
-      }
-    }
+    for (let n = 1; n <= 16; n++)
+      if (native.one(knownAnswerInputs(n)) !== KNOWN_ANSWERS[n - 1])
+        return `the native Poseidon disagrees with circomlibjs for ${n} inputs`;
     return native;
   } catch (e) {
-    nativePoseidonUnavailable = `the native Poseidon failed to load: ${(e as Error).message}`;
-    return wasm;
+    return `the native Poseidon failed to load: ${(e as Error).message}`;
   }
+}
+
+async function wasmPoseidon(): Promise<Impl> {
+  const { buildPoseidon } = await import('circomlibjs');
+  return wasmImpl((await buildPoseidon()) as WasmPoseidon);
 }
 
 /** Loads the Poseidon implementation once per thread; later calls return the same hasher. */
 export function loadPoseidon(): Promise<Hasher> {
-  loading ??= buildPoseidon().then((p: WasmPoseidon) => {
-    impl = chooseImpl(wasmImpl(p));
+  loading ??= (async () => {
+    const native = nativeChoice();
+    if (typeof native === 'string') nativePoseidonUnavailable = native;
+    impl = typeof native === 'string' ? await wasmPoseidon() : native;
     return impl.one;
-  });
+  })();
   return loading;
 }
 

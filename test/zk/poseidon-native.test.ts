@@ -5,7 +5,14 @@ import { test } from 'node:test';
 import { buildPoseidon } from 'circomlibjs';
 import { FR } from '../../src/zk/field.js';
 import { loadNativeAddon } from '../../src/zk/native-addon.js';
-import { loadPoseidon, poseidon, poseidonImpl, poseidonMany } from '../../src/zk/poseidon.js';
+import {
+  KNOWN_ANSWERS,
+  knownAnswerInputs,
+  loadPoseidon,
+  poseidon,
+  poseidonImpl,
+  poseidonMany,
+} from '../../src/zk/poseidon.js';
 
 test('the native Poseidon equals circomlibjs on 1 to 16 inputs across the field, one by one and in batches', async () => {
   await loadPoseidon();
@@ -32,4 +39,11 @@ test('the native Poseidon equals circomlibjs on 1 to 16 inputs across the field,
   }
   assert.throws(() => poseidon([FR]), /not a field element/);
   assert.throws(() => poseidonMany([[1n], [1n, 2n]]), /same arity/);
+});
+
+test("the load-time known answers are circomlibjs' hashes of their inputs", async () => {
+  const reference = await buildPoseidon();
+  assert.equal(KNOWN_ANSWERS.length, 16);
+  for (let n = 1; n <= 16; n++)
+    assert.equal(KNOWN_ANSWERS[n - 1], reference.F.toObject(reference(knownAnswerInputs(n))), `${n} inputs`);
 });
