@@ -22,6 +22,7 @@
 #include <memory>
 #include <vector>
 
+#include "bucket_adder.hpp"
 #include "curve.hpp"
 #include "hd/digits.hpp"
 #include "msm_x8.hpp"
@@ -436,47 +437,28 @@ struct FixedBaseTable {
   }
 };
 
-/** Σ (m − lo + 1)·B_m over the buckets m = lo..hi that `bucket(k)` (k = m − lo) gives, plus (lo − 1)·Σ B_m. */
-template <class F, class Bucket>
-Jacobian<F> bucket_reduce(size_t nb, int64_t lo, Bucket bucket) {
-  using J = Jacobian<F>;
-  J running = J::infinity(), sum = J::infinity();
-  for (size_t k = nb; k-- > 0;) {
-    const Affine<F>* b = bucket(k);
-    if (b) J::add_mixed(running, running, *b);
-    J::add(sum, sum, running);
-  }
-  if (lo > 1) {
-    u64 kk[4] = {(u64)(lo - 1), 0, 0, 0};
-    J::add(sum, sum, running.times(kk));
-  }
-  return sum;
-}
-
-#ifdef ZK_HAVE_X8
 /**
- * Σ (k + lo)·B_k over the buckets k of `buckets`, with eight-lane additions: writing k = a + A·b,
- * X_a = Σ_b B_k and Y_b = Σ_a B_k are two more bucket accumulations (each bucket goes into one
- * X and one Y), and Σ (k + lo)·B_k = Σ a·X_a + A·Σ b·Y_b + lo·Σ X_a, whose sums run over √N
- * points only. About 2N batched additions instead of 2N Jacobian ones.
+ * Σ (k + lo)·B_k over the buckets k of `buckets` (an affine bucket adder, flushed), with batched
+ * affine additions: writing k = a + A·b, X_a = Σ_b B_k and Y_b = Σ_a B_k are two more bucket
+ * accumulations (each bucket goes into one X and one Y), and Σ (k + lo)·B_k = Σ a·X_a + A·Σ b·Y_b
+ * + lo·Σ X_a, whose sums run over √N points only. About 2N batched additions (six multiplications
+ * each) instead of 2N Jacobian ones (eleven and sixteen). `add(sums, j, k)` adds bucket k into
+ * bucket j of `sums`, an adder of the same kind.
  */
-template <class F>
-Jacobian<F> bucket_reduce_x8(const x8::BucketAdder<F>& buckets, int64_t lo) {
+template <class F, class Adder, class Add>
+Jacobian<F> bucket_reduce_batched(const Adder& buckets, int64_t lo, Add add) {
   using J = Jacobian<F>;
   const size_t n = buckets.size();
   int h = 0;
   while ((size_t(1) << (2 * h)) < n) h++;
   const size_t a_count = size_t(1) << h, b_count = (n + a_count - 1) / a_count;
-  x8::BucketAdder<F> sums(a_count + b_count);
+  Adder sums(a_count + b_count);
   for (size_t k = 0; k < n; k++) {
     if (!buckets.full(k)) continue;
-    sums.add((uint32_t)(k % a_count), buckets.row(k), false);
-    sums.add((uint32_t)(a_count + k / a_count), buckets.row(k), false);
+    add(sums, (uint32_t)(k % a_count), k);
+    add(sums, (uint32_t)(a_count + k / a_count), k);
   }
   sums.flush();
-#ifdef ZK_X8_STATS
-  std::fprintf(stderr, "reduce: batches %zu adds %zu\n", sums.stats_batches, sums.stats_adds);
-#endif
   // Σ w·P_w for w = 0..count−1 by running sums from the top; `total` gets Σ P_w.
   auto weighted = [&](size_t first, size_t count, J& total) {
     J running = J::infinity(), sum = J::infinity();
@@ -497,7 +479,44 @@ Jacobian<F> bucket_reduce_x8(const x8::BucketAdder<F>& buckets, int64_t lo) {
   J::add(out, out, total_x.times(lo_limbs));
   return out;
 }
-#endif
+
+/**
+ * Window by window, each scalar's signed digit worked out as it is needed (its carry kept from the
+ * window below); `add(bucket, row, negative)` gets each entry whose magnitude is in [lo, hi], with
+ * its table row (the bucket counted from lo).
+ */
+template <class F, class Add>
+void walk_fixed_digits(const FixedBaseTable<F>& table, const std::vector<uint32_t>& big, const std::vector<Scalar>& ks,
+                       int64_t lo, int64_t hi, Add add) {
+  const size_t m = big.size();
+  const int c = table.c;
+  const int64_t half = int64_t(1) << (c - 1);
+  std::vector<uint8_t> carry(m, 0);
+  const u64 mask = (u64(1) << c) - 1;
+  for (int w = 0; w < table.windows; w++) {
+    const int bit = w * c, limb = bit / 64, off = bit % 64;
+    const bool spans = off + c > 64 && limb + 1 < 4;
+    const Affine<F>* row = table.points + (size_t)w * table.n;
+    for (size_t j = 0; j < m; j++) {
+      // The table streams from memory: ask for rows well before the batch reads them.
+      if (j + 24 < m) {
+        const char* ahead = reinterpret_cast<const char*>(row + big[j + 24]);
+        __builtin_prefetch(ahead);
+        if (sizeof(Affine<F>) > 64) __builtin_prefetch(ahead + 64);
+      }
+      const u64* v = ks[j].v;
+      u64 raw = limb < 4 ? v[limb] >> off : 0;
+      if (spans) raw |= v[limb + 1] << (64 - off);
+      int64_t d = (int64_t)(raw & mask) + carry[j];
+      carry[j] = d > half;
+      d -= (int64_t)carry[j] << c;
+      if (d == 0) continue;
+      const int64_t mag = d < 0 ? -d : d;
+      if (mag < lo || mag > hi) continue;
+      add((uint32_t)(mag - lo), row + big[j], d < 0);
+    }
+  }
+}
 
 /**
  * Σ kᵢ·Pᵢ with the bases' table; `bases` are the key's own (zkey form), for the scalars that skip
@@ -511,65 +530,36 @@ Jacobian<F> msm_fixed(const FixedBaseTable<F>& table, const Affine<F>* bases, co
   std::vector<uint32_t> big = split_scalars(bases, scalars, n, ones);
   const size_t m = big.size();
   if (m == 0) return ones;
-  const int c = table.c, windows = table.windows;
-  const int64_t half = int64_t(1) << (c - 1);
+  const int64_t half = int64_t(1) << (table.c - 1);
   const size_t parts = threads > 1 ? (size_t)threads : 1;
   std::vector<J> sums(parts, J::infinity());
-#ifdef ZK_HAVE_X8
-  if (table.packed) {
-    // Window by window, each scalar's signed digit worked out as it is needed (its carry kept
-    // from the window below); every thread walks all entries and takes its range of buckets.
-    std::vector<Scalar> ks(m);
-    for (size_t j = 0; j < m; j++) ks[j] = scalars[big[j]];
-    parallel_for(parts, threads, [&](size_t t) {
-      const int64_t lo = 1 + half * (int64_t)t / (int64_t)parts, hi = half * (int64_t)(t + 1) / (int64_t)parts;
-      if (lo > hi) return;
-      x8::BucketAdder<F> adder((size_t)(hi - lo + 1));
-      std::vector<uint8_t> carry(m, 0);
-      const u64 mask = (u64(1) << c) - 1;
-      for (int w = 0; w < windows; w++) {
-        const int bit = w * c, limb = bit / 64, off = bit % 64;
-        const bool spans = off + c > 64 && limb + 1 < 4;
-        const Affine<F>* row = table.points + (size_t)w * table.n;
-        for (size_t j = 0; j < m; j++) {
-          // The table streams from memory: ask for rows well before the batch reads them.
-          if (j + 24 < m) {
-            const char* ahead = reinterpret_cast<const char*>(row + big[j + 24]);
-            __builtin_prefetch(ahead);
-            if (sizeof(Affine<F>) > 64) __builtin_prefetch(ahead + 64);
-          }
-          const u64* v = ks[j].v;
-          u64 raw = limb < 4 ? v[limb] >> off : 0;
-          if (spans) raw |= v[limb + 1] << (64 - off);
-          int64_t d = (int64_t)(raw & mask) + carry[j];
-          carry[j] = d > half;
-          d -= (int64_t)carry[j] << c;
-          if (d == 0) continue;
-          const int64_t mag = d < 0 ? -d : d;
-          if (mag < lo || mag > hi) continue;
-          adder.add((uint32_t)(mag - lo), reinterpret_cast<const u64*>(row + big[j]), d < 0);
-        }
-      }
-      adder.flush();
-      sums[t] = bucket_reduce_x8(adder, lo);
-    });
-    J acc = ones;
-    for (auto& s : sums) J::add(acc, acc, s);
-    return acc;
-  }
-#endif
-  // Entries are (window, scalar) pairs, window-major: entry e = w·m + j.
-  std::vector<int32_t> digits((size_t)windows * m);
-  parallel_for((m + 4095) / 4096, threads, [&](size_t chunk) {
-    size_t end = std::min(m, (chunk + 1) * 4096);
-    for (size_t j = chunk * 4096; j < end; j++) signed_digits(scalars[big[j]], c, windows, &digits[j], m);
-  });
+  std::vector<Scalar> ks(m);
+  for (size_t j = 0; j < m; j++) ks[j] = scalars[big[j]];
+  // Every thread walks all entries and takes its range of buckets; points go from the table's
+  // rows straight into the buckets.
   parallel_for(parts, threads, [&](size_t t) {
-    int64_t lo = 1 + half * (int64_t)t / (int64_t)parts, hi = half * (int64_t)(t + 1) / (int64_t)parts;
+    const int64_t lo = 1 + half * (int64_t)t / (int64_t)parts, hi = half * (int64_t)(t + 1) / (int64_t)parts;
     if (lo > hi) return;
-    sums[t] = bucket_sum<F>(
-        (size_t)windows, m, digits.data(),
-        [&](size_t w, size_t i) -> const Affine<F>& { return table.points[w * table.n + big[i]]; }, lo, hi);
+#ifdef ZK_HAVE_X8
+    if (table.packed) {
+      x8::BucketAdder<F> adder((size_t)(hi - lo + 1));
+      walk_fixed_digits(table, big, ks, lo, hi, [&](uint32_t b, const Affine<F>* row, bool neg) {
+        adder.add(b, reinterpret_cast<const u64*>(row), neg);
+      });
+      adder.flush();
+      sums[t] = bucket_reduce_batched<F>(adder, lo, [&](x8::BucketAdder<F>& into, uint32_t j, size_t k) {
+        into.add(j, adder.row(k), false);
+      });
+      return;
+    }
+#endif
+    AffineBucketAdder<F> adder((size_t)(hi - lo + 1));
+    walk_fixed_digits(table, big, ks, lo, hi,
+                      [&](uint32_t b, const Affine<F>* row, bool neg) { adder.add(b, row, neg); });
+    adder.flush();
+    sums[t] = bucket_reduce_batched<F>(adder, lo, [&](AffineBucketAdder<F>& into, uint32_t j, size_t k) {
+      into.add(j, &adder.bucket(k), false);
+    });
   });
   J acc = ones;
   for (auto& s : sums) J::add(acc, acc, s);
