@@ -189,8 +189,11 @@ __attribute__((visibility("default"))) void zkc_close(void* ctx) {
   if (!c) return;
   cudaSetDevice(c->x.device);
   {
+    // No check(): after a kernel fault the stream reports it again here, and an exception out of this
+    // C function would end the process (seen on an H200: "terminate called … CudaError"); the call that
+    // met the fault has reported it already.
     std::lock_guard<std::mutex> lock(c->run);
-    c->x.sync();
+    cudaStreamSynchronize(c->x.stream);
   }
   cudaStream_t s = c->x.stream;
   delete c;
