@@ -48,7 +48,6 @@ import { forwardTo } from './rpc/upstream.js';
 import { Hub, PubSubServer } from './pubsub/index.js';
 import type { NodeEndpoints } from './rpc/methods/solana-cluster.js';
 import type { Logger } from './obs/log.js';
-import type { TreeStore } from './state/index.js';
 import { MetricsRegistry, registerProcessMetrics } from './obs/metrics.js';
 import {
   createMethodTable,
@@ -268,40 +267,23 @@ export async function startGateway({
   const registry = new MetricsRegistry();
   registerProcessMetrics(registry);
 
-  const withLedger = config.role !== 'prover' && embeddedLedger && !given.chain;
-  const withProver = config.role !== 'rpc' && embeddedProver;
-  // The prover starts first: its workers load the preloaded keys while the ledger opens (~1 s of
-  // this thread). It proves against the ledger's trees, handed over once the ledger is open; both
-  // come before any server, so a bad fixture still fails the start with nothing listening.
-  let chain: EmbeddedChain | undefined;
-  let ledgerTrees: { resolve(t: TreeStore): void; reject(e: unknown): void } | undefined;
-  const trees = withLedger
-    ? new Promise<TreeStore>((resolve, reject) => (ledgerTrees = { resolve, reject }))
-    : undefined;
-  const proverStarting = withProver
-    ? startProver(config, log, registry, {
-        ...(trees
-          ? {
-              onKey: (k) => installKey(chain!, { shape: k.shape.name, sha256: k.entry.sha256, vk: k.vk }),
-              store: trees,
-            }
-          : {}),
-      })
-    : undefined;
-  // Its failure is awaited (and thrown) below, after the ledger: not an unhandled rejection meanwhile.
-  proverStarting?.catch(() => undefined);
-  try {
-    chain = withLedger ? await openLedger(config, log, registry) : undefined;
-  } catch (e) {
-    ledgerTrees?.reject(e);
-    await proverStarting?.catch(() => undefined);
-    throw e;
-  }
-  if (chain) ledgerTrees?.resolve(chain.compression.trees);
+  // Opened first: a bad fixture fails the start before any server is up.
+  const chain =
+    config.role !== 'prover' && embeddedLedger && !given.chain ? await openLedger(config, log, registry) : undefined;
   const ledger = chain?.ledger;
   let prover: Prover | undefined;
   try {
-    prover = await proverStarting;
+    prover =
+      config.role !== 'rpc' && embeddedProver
+        ? await startProver(config, log, registry, {
+            ...(chain
+              ? {
+                  onKey: (k) => installKey(chain, { shape: k.shape.name, sha256: k.entry.sha256, vk: k.vk }),
+                  store: chain.compression.trees,
+                }
+              : {}),
+          })
+        : undefined;
     // Keys built in earlier runs: their shapes verify on the ledger from the start.
     if (chain && prover) installKeys(chain, prover.keys.usableVerificationKeys());
     if (chain && prover && config.forester === 'on')

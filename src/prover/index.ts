@@ -84,10 +84,9 @@ export interface ProverHooks {
   /**
    * The trees to prove against when this process holds them already (the embedded ledger's,
    * fed by its ingest, which registers Light's localnet trees in them); otherwise the prover opens
-   * its own store in the data dir. A promise while the ledger opens: the workers start and load
-   * the preloaded keys meanwhile.
+   * its own store in the data dir.
    */
-  store?: TreeStore | Promise<TreeStore>;
+  store?: TreeStore;
 }
 
 export async function startProver(
@@ -97,95 +96,84 @@ export async function startProver(
   hooks: ProverHooks = {},
 ): Promise<Prover> {
   const preload = expandShapeList(config.preloadCircuits);
-  const keys = new KeyStore(config.dataDir, config.devKeySeed);
-  const backend = chooseBackend(config.proverBackend, log, config.proverDevices);
-  log.info('prover: proving backend', { backend });
-  const pool = new ProverPool({
-    backend,
-    ...(backend === 'cuda'
-      ? {
-          accelerator: {
-            devices: config.proverDevices,
-            deviceBudgetBytes: config.proverDeviceMemoryMb * 1024 * 1024,
-            batchMax: Math.max(1, config.proverBatchMax),
-            batchWaitUs: config.proverBatchWaitUs,
-          },
-        }
-      : {}),
-    ...(config.proverThreads > 0 ? { threads: config.proverThreads } : {}),
-    ...(config.proverCurveThreads > 0 ? { curveThreads: config.proverCurveThreads } : {}),
-    maxQueue: config.proverQueue,
-    ...(config.proverQueuePerKey > 0 ? { maxQueuePerCaller: config.proverQueuePerKey } : {}),
-    memoryBudgetBytes: config.proverMemoryMb * 1024 * 1024,
-    ...(metrics ? { metrics } : {}),
-  });
-  const ownStore = hooks.store === undefined;
-  const storeReady = Promise.resolve(hooks.store ?? TreeStore.open(join(config.dataDir, 'trees'))).then((store) => {
-    if (ownStore) {
-      if (store.recovered)
-        log.warn('tree store: finished a large write a crash interrupted', { write: store.recovered });
-      bootstrapLocalnetTrees(store, log);
-    }
-    return store;
-  });
-  const service = new ProverService({
-    store: storeReady,
-    keys,
-    pool,
-    log,
-    ...(hooks.onKey ? { onKey: hooks.onKey } : {}),
-  });
-  if (preload.length > 0) {
-    log.info('preloading circuits', { circuits: preload });
-    // In the background, from before the trees are open: requests for other shapes are served
-    // meanwhile; /health says "warming" until every listed shape is loaded in every worker.
-    void service.warmUp(preload).then((s) =>
-      log.info('circuits preloaded', {
-        circuits: preload,
-        ms: s.ms,
-        ...(s.failed.length > 0 ? { failed: s.failed.map((f) => f.circuit) } : {}),
-      }),
-    );
-  }
-  let store: TreeStore;
+  const store = hooks.store ?? (await TreeStore.open(join(config.dataDir, 'trees')));
+  let pool: ProverPool | undefined;
+  let http: LightHttpServer | undefined;
   try {
-    store = await storeReady;
+    if (store.recovered) log.warn('tree store: finished a large write a crash interrupted', { write: store.recovered });
+    // The embedded ledger's trees were registered by its ingest when it opened.
+    if (!hooks.store) bootstrapLocalnetTrees(store, log);
+    const keys = new KeyStore(config.dataDir, config.devKeySeed);
+    const backend = chooseBackend(config.proverBackend, log, config.proverDevices);
+    log.info('prover: proving backend', { backend });
+    pool = new ProverPool({
+      backend,
+      ...(backend === 'cuda'
+        ? {
+            accelerator: {
+              devices: config.proverDevices,
+              deviceBudgetBytes: config.proverDeviceMemoryMb * 1024 * 1024,
+              batchMax: Math.max(1, config.proverBatchMax),
+              batchWaitUs: config.proverBatchWaitUs,
+            },
+          }
+        : {}),
+      ...(config.proverThreads > 0 ? { threads: config.proverThreads } : {}),
+      ...(config.proverCurveThreads > 0 ? { curveThreads: config.proverCurveThreads } : {}),
+      maxQueue: config.proverQueue,
+      ...(config.proverQueuePerKey > 0 ? { maxQueuePerCaller: config.proverQueuePerKey } : {}),
+      memoryBudgetBytes: config.proverMemoryMb * 1024 * 1024,
+      ...(metrics ? { metrics } : {}),
+    });
+    const service = new ProverService({ store, keys, pool, log, ...(hooks.onKey ? { onKey: hooks.onKey } : {}) });
+    const p: Prover = {
+      service,
+      store,
+      keys,
+      pool,
+      grpcServices: [
+        {
+          proto: PROVER_PROTO,
+          service: PROVER_SERVICE,
+          implementation: proverImplementation(service, config.proofTimeoutMs, log),
+        },
+        { proto: STATE_SYNC_PROTO, service: STATE_SYNC_SERVICE, implementation: stateSyncImplementation(store, log) },
+      ],
+      async startHttp(host: string) {
+        http = await startLightHttp({
+          host,
+          port: config.provePort,
+          service,
+          apiKey: config.proverApiKey,
+          timeoutMs: config.proofTimeoutMs,
+          log,
+        });
+        p.provePort = http.port;
+      },
+      async close() {
+        await http?.close();
+        await pool!.close();
+        await store.close();
+        await shutdownZk();
+      },
+    };
+    if (preload.length > 0) {
+      log.info('preloading circuits', { circuits: preload });
+      // In the background: requests for other shapes are served meanwhile; /health says
+      // "warming" until every listed shape is loaded in every worker.
+      void service.warmUp(preload).then((s) =>
+        log.info('circuits preloaded', {
+          circuits: preload,
+          ms: s.ms,
+          ...(s.failed.length > 0 ? { failed: s.failed.map((f) => f.circuit) } : {}),
+        }),
+      );
+    }
+    return p;
   } catch (e) {
-    await pool.close();
+    await pool?.close();
+    await store.close();
     throw e;
   }
-  let http: LightHttpServer | undefined;
-  const p: Prover = {
-    service,
-    store,
-    keys,
-    pool,
-    grpcServices: [
-      {
-        proto: PROVER_PROTO,
-        service: PROVER_SERVICE,
-        implementation: proverImplementation(service, config.proofTimeoutMs, log),
-      },
-      { proto: STATE_SYNC_PROTO, service: STATE_SYNC_SERVICE, implementation: stateSyncImplementation(store, log) },
-    ],
-    async startHttp(host: string) {
-      http = await startLightHttp({
-        host,
-        port: config.provePort,
-        service,
-        apiKey: config.proverApiKey,
-        timeoutMs: config.proofTimeoutMs,
-        log,
-      });
-      p.provePort = http.port;
-    },
-    async close() {
-      await http?.close();
-      await pool.close();
-      await store.close();
-      await shutdownZk();
-    },
-  };
-  return p;
 }
 export { demoAccountHashes, demoAddress } from './demo-data.js';

@@ -36,11 +36,7 @@ export interface CircuitStatus {
 }
 
 export interface ProverServiceOptions {
-  /**
-   * The trees. A promise while the embedded ledger, whose ingest feeds them, is still opening: the
-   * warm-up (which needs no trees) runs meanwhile.
-   */
-  store: TreeStore | Promise<TreeStore>;
+  store: TreeStore;
   keys: KeyStore;
   pool: ProverPool;
   log: Logger;
@@ -256,9 +252,8 @@ export class ProverService {
 
   async getValidityProof(req: ValidityRequest, run: RunOptions): Promise<ValidityProofResult> {
     // A large StateSync write in progress leaves nodes ahead of the root: witnesses wait for it.
-    const store = await this.o.store;
-    await store.settled();
-    const w = buildWitnesses(store, req);
+    await this.o.store.settled();
+    const w = buildWitnesses(this.o.store, req);
     const base = { accounts: w.accounts, addresses: w.addresses, slot: w.slot };
     if (!w.shape) return { ...base, circuit: '' };
     try {
