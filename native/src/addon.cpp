@@ -197,6 +197,20 @@ bool args_from(napi_env env, napi_callback_info info, napi_value (&argv)[N], siz
   return true;
 }
 
+/** An optional blinding argument: undefined or "snarkjs", or "rerandomized" (groth16.hpp). */
+bool get_blinding(napi_env env, napi_value v, Blinding* out) {
+  napi_valuetype t;
+  napi_typeof(env, v, &t);
+  *out = Blinding::snarkjs;
+  if (t == napi_undefined) return true;
+  char buf[16];
+  size_t len = 0;
+  if (t != napi_string || napi_get_value_string_utf8(env, v, buf, sizeof buf, &len) != napi_ok) return false;
+  const std::string name(buf, len);
+  if (name == "rerandomized") *out = Blinding::rerandomized;
+  return name == "snarkjs" || name == "rerandomized";
+}
+
 int get_int(napi_env env, napi_value v, int fallback) {
   int32_t out;
   if (napi_get_value_int32(env, v, &out) != napi_ok) return fallback;
@@ -436,10 +450,15 @@ napi_value WaitTables(napi_env env, napi_callback_info info) {
   return v;
 }
 
-/** prove(key, witness (n × 32 bytes), r (32), s (32), threads) → a ‖ b ‖ c (256 bytes). */
+/**
+ * prove(key, witness (n × 32 bytes), r (32), s (32), threads, blinding?) → a ‖ b ‖ c (256 bytes);
+ * blinding "snarkjs" (default) or "rerandomized" (r, s are then u, v: groth16.hpp's Blinding).
+ */
 napi_value Prove(napi_env env, napi_callback_info info) {
-  napi_value argv[5];
-  if (!args(env, info, argv)) return throw_error(env, "prove(key, witness, r, s, threads)");
+  napi_value argv[6];
+  if (!args_from(env, info, argv, 5)) return throw_error(env, "prove(key, witness, r, s, threads, blinding?)");
+  Blinding blinding;
+  if (!get_blinding(env, argv[5], &blinding)) return throw_error(env, "prove: blinding must be \"snarkjs\" or \"rerandomized\"");
   std::shared_ptr<KeyHandle> h = get_key(env, argv[0], "prove");
   if (!h) return nullptr;
   const uint8_t *w, *r, *s;
@@ -456,7 +475,7 @@ napi_value Prove(napi_env env, napi_callback_info info) {
   std::memcpy(ss.v, s, 32);
   if (!Fr::is_canonical(rs.v) || !Fr::is_canonical(ss.v)) throw std::runtime_error("r and s must be below r");
   CpuCompute cpu(threads);
-  Proof p = zk::prove(*h->key, witness.data(), witness.size(), rs, ss, cpu);
+  Proof p = zk::prove(*h->key, witness.data(), witness.size(), rs, ss, cpu, nullptr, blinding);
   uint8_t out[256];
   g1_out(p.a, out);
   g2_out(p.b, out + 64);
@@ -465,10 +484,16 @@ napi_value Prove(napi_env env, napi_callback_info info) {
   GUARD_END
 }
 
-/** proveEvals(key, witness, a, b, r, s, threads): prove with A·w and B·w per row given (keys without coefficients). */
+/**
+ * proveEvals(key, witness, a, b, r, s, threads, blinding?): prove with A·w and B·w per row given
+ * (keys without coefficients); blinding as prove's.
+ */
 napi_value ProveEvals(napi_env env, napi_callback_info info) {
-  napi_value argv[7];
-  if (!args(env, info, argv)) return throw_error(env, "proveEvals(key, witness, a, b, r, s, threads)");
+  napi_value argv[8];
+  if (!args_from(env, info, argv, 7)) return throw_error(env, "proveEvals(key, witness, a, b, r, s, threads, blinding?)");
+  Blinding blinding;
+  if (!get_blinding(env, argv[7], &blinding))
+    return throw_error(env, "proveEvals: blinding must be \"snarkjs\" or \"rerandomized\"");
   std::shared_ptr<KeyHandle> h = get_key(env, argv[0], "proveEvals");
   if (!h) return nullptr;
   const uint8_t *w, *a, *b, *r, *s;
@@ -490,7 +515,7 @@ napi_value ProveEvals(napi_env env, napi_callback_info info) {
     throw std::runtime_error("proveEvals: buffers must be 8-byte aligned");
   Evals ev{reinterpret_cast<const Scalar*>(a), reinterpret_cast<const Scalar*>(b), al / 32};
   CpuCompute cpu(threads);
-  Proof p = zk::prove(*h->key, reinterpret_cast<const Scalar*>(w), wl / 32, rs, ss, cpu, &ev);
+  Proof p = zk::prove(*h->key, reinterpret_cast<const Scalar*>(w), wl / 32, rs, ss, cpu, &ev, blinding);
   uint8_t out[256];
   g1_out(p.a, out);
   g2_out(p.b, out + 64);
@@ -619,10 +644,13 @@ napi_value EngineConfigure(napi_env env, napi_callback_info info) {
   GUARD_END
 }
 
-/** engineProve(key, witness, r, s) → a ‖ b ‖ c, through the engine's batcher (blocks this thread). */
+/** engineProve(key, witness, r, s, blinding?) → a ‖ b ‖ c, through the engine's batcher (blocks this thread). */
 napi_value EngineProve(napi_env env, napi_callback_info info) {
-  napi_value argv[4];
-  if (!args(env, info, argv)) return throw_error(env, "engineProve(key, witness, r, s)");
+  napi_value argv[5];
+  if (!args_from(env, info, argv, 4)) return throw_error(env, "engineProve(key, witness, r, s, blinding?)");
+  Blinding blinding;
+  if (!get_blinding(env, argv[4], &blinding))
+    return throw_error(env, "engineProve: blinding must be \"snarkjs\" or \"rerandomized\"");
   std::shared_ptr<KeyHandle> h = get_key(env, argv[0], "engineProve");
   if (!h) return nullptr;
   const uint8_t *w, *r, *s;
@@ -640,7 +668,7 @@ napi_value EngineProve(napi_env env, napi_callback_info info) {
   std::memcpy(rs.v, r, 32);
   std::memcpy(ss.v, s, 32);
   if (!Fr::is_canonical(rs.v) || !Fr::is_canonical(ss.v)) throw std::runtime_error("r and s must be below r");
-  Proof p = engine->prove(*h->key, witness.data(), witness.size(), rs, ss);
+  Proof p = engine->prove(*h->key, witness.data(), witness.size(), rs, ss, blinding);
   uint8_t out[256];
   g1_out(p.a, out);
   g2_out(p.b, out + 64);

@@ -78,11 +78,12 @@ Compute& Engine::pick_compute(size_t& index) {
   return *accel_[index];
 }
 
-Proof Engine::prove(const ZKey& key, const Scalar* witness, size_t n_witness, const Scalar& r, const Scalar& s) {
+Proof Engine::prove(const ZKey& key, const Scalar* witness, size_t n_witness, const Scalar& r, const Scalar& s,
+                    Blinding blinding) {
   // A bad witness fails alone, before it can join (and spoil) a batch.
   check_witness(key, witness, n_witness);
   if (cpu_) {
-    Proof p = finish_proof(key, prove_core(key, witness, *cpu_), r, s);
+    Proof p = zk::prove(key, witness, n_witness, r, s, *cpu_, nullptr, blinding);
     std::lock_guard<std::mutex> lock(mutex_);
     stats_.proofs++;
     stats_.batches++;
@@ -105,7 +106,11 @@ Proof Engine::prove(const ZKey& key, const Scalar* witness, size_t n_witness, co
     }
   }
   if (!me.error.empty()) throw std::runtime_error(me.error);
-  return finish_proof(key, me.core->take(me.index), r, s);
+  // Accelerators compute B₁ with the rest (it costs them little): either blinding finishes.
+  const CoreResult core = me.core->take(me.index);
+  if (blinding == Blinding::rerandomized)
+    if (std::optional<Proof> p = finish_rerandomized(key, core, r, s)) return *p;
+  return finish_proof(key, core, r, s);
 }
 
 // The leader waits (bounded) for its batch to fill, takes it, hands leadership on, runs it.

@@ -43,7 +43,8 @@ class Engine {
 
   const EngineOptions& options() const { return options_; }
   /** One proof; blocks while its batch gathers and runs. Throws for a bad witness or a failed pass. */
-  Proof prove(const ZKey& key, const Scalar* witness, size_t n_witness, const Scalar& r, const Scalar& s);
+  Proof prove(const ZKey& key, const Scalar* witness, size_t n_witness, const Scalar& r, const Scalar& s,
+              Blinding blinding = Blinding::snarkjs);
   EngineStats stats() const;
   std::string describe() const;
   /** Drops a released key's resident copies (see key_released). */

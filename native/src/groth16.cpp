@@ -316,7 +316,11 @@ std::vector<Scalar> h_scalars(const ZKey& key, const Scalar* witness, Compute& c
 }  // namespace
 
 namespace {
-/** The tables that fit, in order of benefit per byte: G2 first, then H, A, B1, C. */
+/**
+ * The tables that fit, in order of benefit per byte: G2 first, then H, A, C. B₁ gets none: the
+ * served proofs are rerandomized (Blinding) and skip its MSM; snarkjs-blinded ones, asked for with
+ * explicit r and s, run it without a table.
+ */
 template <class Visit>
 void plan(const ZKey& key, size_t budget_bytes, Visit&& visit) {
   size_t used = 0;
@@ -327,6 +331,7 @@ void plan(const ZKey& key, size_t budget_bytes, Visit&& visit) {
   }
   const std::vector<G1Affine>* g1[4] = {&key.h, &key.a, &key.b1, &key.c};
   for (int i = 0; i < 4; i++) {
+    if (i == 2) continue;  // B₁
     size_t b = FixedBaseTable<Fq>::bytes_for(g1[i]->size());
     if (used + b > budget_bytes) continue;
     used += b;
@@ -388,7 +393,7 @@ void check_witness(const ZKey& key, const Scalar* witness, size_t n_witness) {
 }
 
 Proof prove(const ZKey& key, const Scalar* witness, size_t n_witness, const Scalar& r, const Scalar& s,
-            Compute& compute, const Evals* evals) {
+            Compute& compute, const Evals* evals, Blinding blinding) {
   check_witness(key, witness, n_witness);
   if (evals != nullptr) {
     if (evals->count > key.domain_size)
@@ -398,10 +403,15 @@ Proof prove(const ZKey& key, const Scalar* witness, size_t n_witness, const Scal
       if (!Fr::is_canonical(evals->a[i].v) || !Fr::is_canonical(evals->b[i].v))
         throw std::runtime_error("constraint evaluation out of range");
   }
-  return finish_proof(key, prove_core(key, witness, compute, evals), r, s);
+  if (blinding == Blinding::snarkjs) return finish_proof(key, prove_core(key, witness, compute, evals), r, s);
+  if (r.is_zero()) throw std::runtime_error("rerandomized blinding needs u ≠ 0");
+  CoreResult core = prove_core(key, witness, compute, evals, false);
+  if (std::optional<Proof> p = finish_rerandomized(key, core, r, s)) return *p;
+  core.b1 = compute.msm_g1(key.b1.data(), nullptr, witness, key.n_vars);
+  return finish_proof(key, core, r, s);
 }
 
-CoreResult prove_core(const ZKey& key, const Scalar* witness, Compute& compute, const Evals* evals) {
+CoreResult prove_core(const ZKey& key, const Scalar* witness, Compute& compute, const Evals* evals, bool with_b1) {
   Trace trace;
   // First the H scalars (QAP evaluation and six NTTs) on every thread; then the five MSMs as
   // concurrent tasks, each with its share of the threads, longest first: every core stays busy
@@ -417,6 +427,7 @@ CoreResult prove_core(const ZKey& key, const Scalar* witness, Compute& compute, 
   const FixedBaseTable<Fq2>* t_b2 = tables ? key.table_b2.get() : nullptr;
   const double qap_ms = t0.lap();
   CoreResult out;
+  out.b1 = G1::infinity();  // stays so without B₁'s task
   double ms[5] = {0, 0, 0, 0, 0};
   const char* names[5] = {"msm b2", "msm h", "msm a", "msm c", "msm b1"};
   auto job = [&](size_t task, Compute& c) {
@@ -440,21 +451,22 @@ CoreResult prove_core(const ZKey& key, const Scalar* witness, Compute& compute, 
     }
     ms[task] = t.lap();
   };
-  const int concurrent = std::min(5, compute.threads());
+  const size_t tasks = with_b1 ? 5 : 4;  // B₁ is the last task
+  const int concurrent = std::min((int)tasks, compute.threads());
   // A backend that cannot run tasks side by side returns no part: the tasks then run in turn.
   const bool side_by_side = concurrent > 1 && compute.part(concurrent) != nullptr;
   if (side_by_side) {
-    parallel_for(5, concurrent, [&](size_t task) {
+    parallel_for(tasks, concurrent, [&](size_t task) {
       // Each task gets its own Compute: they are not shared between threads.
       std::unique_ptr<Compute> mine = compute.part(concurrent);
       job(task, *mine);
     });
   } else {
-    for (size_t task = 0; task < 5; task++) job(task, compute);
+    for (size_t task = 0; task < tasks; task++) job(task, compute);
   }
   if (trace.on) {
     std::fprintf(stderr, "qap+ntt %.2f ms\n", qap_ms);
-    for (int i = 0; i < 5; i++) std::fprintf(stderr, "%s %.2f ms\n", names[i], ms[i]);
+    for (size_t i = 0; i < tasks; i++) std::fprintf(stderr, "%s %.2f ms\n", names[i], ms[i]);
     std::fprintf(stderr, "total %.2f ms\n", trace.lap());
   }
   return out;
@@ -478,6 +490,23 @@ Proof finish_proof(const ZKey& key, const CoreResult& core, const Scalar& r, con
   (-rs).to_canonical(neg_rs.v);
   G1::add(pi_c, pi_c, delta1.times(neg_rs.v));
   return {pi_a.to_affine(), pi_b.to_affine(), pi_c.to_affine()};
+}
+
+std::optional<Proof> finish_rerandomized(const ZKey& key, const CoreResult& core, const Scalar& u, const Scalar& v) {
+  const Fr uf = Fr::from_canonical(u.v);
+  if (uf.is_zero()) return std::nullopt;
+  G1 a0 = core.a;
+  G1::add_mixed(a0, a0, key.alpha1);
+  if (a0.is_infinity()) return std::nullopt;
+  G2 b0 = core.b2;
+  G2::add_mixed(b0, b0, key.beta2);
+  G1 c0 = core.c;
+  G1::add(c0, c0, core.h);
+  Scalar u_inv;
+  uf.inverse().to_canonical(u_inv.v);
+  G2::add(b0, b0, G2::from_affine(key.delta2).times(v.v));
+  G1::add(c0, c0, a0.times(v.v));
+  return Proof{a0.times(u_inv.v).to_affine(), b0.times(u.v).to_affine(), c0.to_affine()};
 }
 
 }  // namespace zk

@@ -8,6 +8,7 @@
 #include <condition_variable>
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <mutex>
 #include <stdexcept>
 #include <thread>
@@ -158,19 +159,42 @@ bool save_tables(const ZKey& key, const std::string& path);
 void build_tables_in_background(ZKey& key, size_t budget_bytes, int threads);
 
 /**
+ * How a proof is blinded. Both give proofs distributed alike (uniform among the statement's valid
+ * proofs); they differ in cost and in what a caller can reproduce.
+ *  - `snarkjs`: r·δ in A, s·δ in B, and their terms in C, exactly as snarkjs blinds; given r and s
+ *    the proof is byte-equal to snarkjs'. C's r·B₁ term needs the B₁ MSM.
+ *  - `rerandomized`: the unblinded proof (A₀, B₀, C₀) rerandomized with u ≠ 0 and v:
+ *    A = A₀/u, B = u·(B₀ + v·δ₂), C = C₀ + v·A₀. e(A, B) = e(A₀, B₀)·e(v·A₀, δ₂), so the proof
+ *    verifies; A is uniform (u) and B uniform given A (v), as in snarkjs' blinding. No B₁ MSM:
+ *    about a tenth of a proof's work.
+ */
+enum class Blinding { snarkjs, rerandomized };
+
+/**
  * Proves with a witness of n_vars canonical scalars (the .wtns section-2 layout: 32-byte little-
- * endian each). `r` and `s` are the blinding scalars (canonical); callers pass fresh random ones.
+ * endian each). `r` and `s` are the blinding scalars (canonical; for `rerandomized`, u and v);
+ * callers pass fresh random ones.
  */
 Proof prove(const ZKey& key, const Scalar* witness, size_t n_witness, const Scalar& r, const Scalar& s,
-            Compute& compute, const Evals* evals = nullptr);
+            Compute& compute, const Evals* evals = nullptr, Blinding blinding = Blinding::snarkjs);
 
 /** Throws std::runtime_error naming what is wrong with a witness for this key. */
 void check_witness(const ZKey& key, const Scalar* witness, size_t n_witness);
 
-/** The five MSMs of one proof on `compute` (QAP, NTTs and MSMs; the witness already checked). */
-CoreResult prove_core(const ZKey& key, const Scalar* witness, Compute& compute, const Evals* evals = nullptr);
+/**
+ * The MSMs of one proof on `compute` (QAP, NTTs and MSMs; the witness already checked); B₁ only
+ * when `with_b1` (snarkjs' blinding needs it, rerandomization does not).
+ */
+CoreResult prove_core(const ZKey& key, const Scalar* witness, Compute& compute, const Evals* evals = nullptr,
+                      bool with_b1 = true);
 
 /** The proof from its core and the blinding scalars (host work, the same for every backend). */
 Proof finish_proof(const ZKey& key, const CoreResult& core, const Scalar& r, const Scalar& s);
+
+/**
+ * The rerandomized proof from a core (B₁ unused) and u, v (see Blinding); nullopt when u = 0 or
+ * A₀ is the point at infinity (probability about 2⁻²⁵⁴), where callers blind as snarkjs does.
+ */
+std::optional<Proof> finish_rerandomized(const ZKey& key, const CoreResult& core, const Scalar& u, const Scalar& v);
 
 }  // namespace zk

@@ -478,6 +478,49 @@ static void test_core_paths() {
   }
 }
 
+// Rerandomized blinding: the unblinded proof (snarkjs' blinding with r = s = 0) moved by u and v,
+// with or without the B1 MSM in the core; u = 0 refused; the engine's CPU path the same.
+static void test_rerandomized() {
+  auto key = synthetic_key(200, 2, 256, 2, 5);
+  build_tables(*key, size_t(1) << 30, 2);
+  CpuCompute cpu(2);
+  const std::vector<Scalar> w = synthetic_witness(*key, 77);
+  const CoreResult full = prove_core(*key, w.data(), cpu);
+  const CoreResult lean = prove_core(*key, w.data(), cpu, nullptr, false);
+  CHECK(lean.b1.is_infinity());
+  CHECK((same<G1, G1Affine>(full.a, lean.a)) && (same<G1, G1Affine>(full.c, lean.c)));
+  CHECK((same<G1, G1Affine>(full.h, lean.h)) && (same<G2, G2Affine>(full.b2, lean.b2)));
+  const Scalar zero = scalar_u64(0), u = random_scalar(), v = random_scalar();
+  const Proof p0 = finish_proof(*key, full, zero, zero);
+  const std::optional<Proof> p = finish_rerandomized(*key, lean, u, v);
+  CHECK(p.has_value());
+  Scalar u_inv;
+  Fr::from_canonical(u.v).inverse().to_canonical(u_inv.v);
+  const G1 a0 = G1::from_affine(p0.a);
+  G2 b = G2::from_affine(p0.b);
+  G2::add(b, b, G2::from_affine(key->delta2).times(v.v));
+  G1 c = G1::from_affine(p0.c);
+  G1::add(c, c, a0.times(v.v));
+  CHECK((same<G1, G1Affine>(a0.times(u_inv.v), G1::from_affine(p->a))));
+  CHECK((same<G2, G2Affine>(b.times(u.v), G2::from_affine(p->b))));
+  CHECK((same<G1, G1Affine>(c, G1::from_affine(p->c))));
+  const Proof via_prove = prove(*key, w.data(), w.size(), u, v, cpu, nullptr, Blinding::rerandomized);
+  CHECK(std::memcmp(&via_prove, &*p, sizeof via_prove) == 0);
+  CHECK(!finish_rerandomized(*key, lean, zero, v).has_value());
+  bool refused = false;
+  try {
+    prove(*key, w.data(), w.size(), zero, v, cpu, nullptr, Blinding::rerandomized);
+  } catch (const std::runtime_error& e) {
+    refused = std::string(e.what()).find("u ≠ 0") != std::string::npos;
+  }
+  CHECK(refused);
+  EngineOptions o;
+  o.threads = 2;
+  Engine engine(o);
+  const Proof via_engine = engine.prove(*key, w.data(), w.size(), u, v, Blinding::rerandomized);
+  CHECK(std::memcmp(&via_engine, &*p, sizeof via_engine) == 0);
+}
+
 static std::vector<uint8_t> read_file(const char* path) {
   std::ifstream f(path, std::ios::binary);
   return std::vector<uint8_t>(std::istreambuf_iterator<char>(f), {});
@@ -502,6 +545,7 @@ int main(int argc, char** argv) {
   test_emulated_pipeline();
   test_engine_batching();
   test_core_paths();
+  test_rerandomized();
   if (argc == 3) {
     std::vector<uint8_t> zkey = read_file(argv[1]), wit = read_file(argv[2]);
     std::vector<Scalar> w(wit.size() / 32);
@@ -518,7 +562,9 @@ int main(int argc, char** argv) {
     Proof before = prove(*key, w.data(), w.size(), random_scalar(), random_scalar(), cpu);
     CHECK(key->wait_tables());
     Proof after = prove(*key, w.data(), w.size(), random_scalar(), random_scalar(), cpu);
-    for (const Proof* p : {&before, &after}) {
+    Proof rerandomized = prove(*key, w.data(), w.size(), random_scalar(), random_scalar(), cpu, nullptr,
+                               Blinding::rerandomized);
+    for (const Proof* p : {&before, &after, &rerandomized}) {
       const Fq* coords[8] = {&p->a.x, &p->a.y, &p->b.x.c0, &p->b.x.c1, &p->b.y.c0, &p->b.y.c1, &p->c.x, &p->c.y};
       std::printf("proof ");
       for (const Fq* c : coords) {

@@ -42,12 +42,14 @@ Groth16 proofs (BN254; snarkjs .zkey, circom .wtns) with zkgate's native prover.
       (default: all).
   bench (--zkey K.zkey --wtns W.wtns [W2.wtns ...] | --random VARS:DOMAIN:PUBLIC[:PERROW])
         [--n N] [--batch B] [--backend cpu|cuda|emulate] [--threads T] [--devices 0,1]
-        [--wait-us U]
+        [--wait-us U] [--blinding rerandomized|snarkjs]
       N proofs (default 32) from B concurrent callers (default 1), witnesses round-robin;
       accelerators gather the callers into batches of up to B, waiting up to U µs (default
       2000). Prints throughput, latency, the engine's batches, a one-proof phase breakdown and a
       final line RESULT {json}. --random proves a synthetic key (PERROW default 3). --threads:
       per proof on cpu (default: all / B), of the emulation for emulate (default: all).
+      --blinding: rerandomized (default; what the gateway serves, without the B1 MSM) or
+      snarkjs (r and s as snarkjs adds them).
   check --zkey K.zkey --wtns W.wtns [W2.wtns ...] [--backend cuda|emulate] [--devices 0,1]
         [--proof proof.json]
       Proves each witness with fixed r and s on the CPU and on the accelerator (default cuda),
@@ -455,7 +457,7 @@ struct Throughput {
 };
 
 /** n proofs from `batch` caller threads sharing one counter, each timing its own calls. */
-Throughput run_callers(Engine& engine, const BenchInput& in, int n, int batch) {
+Throughput run_callers(Engine& engine, const BenchInput& in, int n, int batch, Blinding blinding) {
   std::vector<std::pair<Scalar, Scalar>> rs(n);
   for (auto& x : rs) x = {random_scalar(), random_scalar()};
   std::vector<double> latency(n);
@@ -471,7 +473,7 @@ Throughput run_callers(Engine& engine, const BenchInput& in, int n, int batch) {
         const std::vector<Scalar>& w = in.witnesses[(size_t)i % in.witnesses.size()];
         const auto t = Clock::now();
         try {
-          engine.prove(*in.key, w.data(), w.size(), rs[i].first, rs[i].second);
+          engine.prove(*in.key, w.data(), w.size(), rs[i].first, rs[i].second, blinding);
         } catch (const std::exception& e) {
           std::lock_guard<std::mutex> lock(error_mutex);
           if (error.empty()) error = e.what();
@@ -496,7 +498,7 @@ struct Phases {
 
 /** One proof with each step timed alone; accelerators opened directly, their key already resident. */
 Phases phase_breakdown(const BenchInput& in, const std::string& backend, const std::vector<int>& devices,
-                       int threads) {
+                       int threads, Blinding blinding) {
   Phases ph;
   const std::vector<Scalar>& w = in.witnesses.front();
   const Scalar r = random_scalar(), s = random_scalar();
@@ -507,7 +509,7 @@ Phases phase_breakdown(const BenchInput& in, const std::string& backend, const s
   if (backend == "cpu") {
     CpuCompute cpu(threads);
     t = Clock::now();
-    core = prove_core(*in.key, w.data(), cpu);
+    core = prove_core(*in.key, w.data(), cpu, nullptr, blinding == Blinding::snarkjs);
     ph.core = ms_since(t);
   } else {
     const auto accel = open_accel(backend, devices, threads);
@@ -521,13 +523,18 @@ Phases phase_breakdown(const BenchInput& in, const std::string& backend, const s
     ph.take = ms_since(t);
   }
   t = Clock::now();
-  finish_proof(*in.key, core, r, s);
+  if (blinding == Blinding::snarkjs || !finish_rerandomized(*in.key, core, r, s)) finish_proof(*in.key, core, r, s);
   ph.finish = ms_since(t);
   return ph;
 }
 
 int cmd_bench(int argc, char** argv) {
-  const Args a(argc, argv, {"zkey", "random", "n", "batch", "backend", "threads", "devices", "wait-us"}, {"wtns"});
+  const Args a(argc, argv, {"zkey", "random", "n", "batch", "backend", "threads", "devices", "wait-us", "blinding"},
+               {"wtns"});
+  const std::string blinding_name = a.has("blinding") ? a.get("blinding") : "rerandomized";
+  if (blinding_name != "rerandomized" && blinding_name != "snarkjs")
+    throw UsageError("--blinding must be rerandomized or snarkjs");
+  const Blinding blinding = blinding_name == "snarkjs" ? Blinding::snarkjs : Blinding::rerandomized;
   const std::string backend = backend_arg(a, "cpu", false);
   const int n = (int)a.integer("n", 32, 1, 1 << 24);
   const int batch = (int)a.integer("batch", 1, 1, 4096);
@@ -553,9 +560,9 @@ int cmd_bench(int argc, char** argv) {
     std::printf("engine: %s, %d threads\n", engine.describe().c_str(), threads);
     const std::vector<Scalar>& w = in.witnesses.front();
     const auto t0 = Clock::now();
-    engine.prove(*in.key, w.data(), w.size(), random_scalar(), random_scalar());
+    engine.prove(*in.key, w.data(), w.size(), random_scalar(), random_scalar(), blinding);
     std::printf("warm-up proof: %.1f ms (accelerators upload the key here)\n", ms_since(t0));
-    tp = run_callers(engine, in, n, batch);
+    tp = run_callers(engine, in, n, batch, blinding);
   }  // the engine lets go of its devices before the breakdown opens one again
   const double pps = n / tp.total_s;
   std::printf("%d proofs, %d callers: %.3f s, %.2f proofs/s; latency p50 %.1f ms, p99 %.1f ms\n", n, batch, tp.total_s,
@@ -563,7 +570,7 @@ int cmd_bench(int argc, char** argv) {
   std::printf("engine: %llu proofs (with the warm-up) in %llu batches, largest %llu, %llu failed\n",
               (unsigned long long)tp.stats.proofs, (unsigned long long)tp.stats.batches,
               (unsigned long long)tp.stats.largest_batch, (unsigned long long)tp.stats.failed);
-  const Phases ph = phase_breakdown(in, backend, devices, threads);
+  const Phases ph = phase_breakdown(in, backend, devices, threads, blinding);
   const double core_ms = ph.core + ph.take;
   if (backend == "cpu")
     std::printf("one proof: check_witness %.2f ms, prove_core %.1f ms, finish_proof %.2f ms\n", ph.check, ph.core,
@@ -572,9 +579,9 @@ int cmd_bench(int argc, char** argv) {
     std::printf("one proof: check_witness %.2f ms, prove_core_batch %.1f ms, take %.2f ms, finish_proof %.2f ms\n",
                 ph.check, ph.core, ph.take, ph.finish);
   std::printf(
-      "RESULT {\"backend\":\"%s\",\"n\":%d,\"batch\":%d,\"proofs_per_s\":%.3f,\"p50_ms\":%.3f,\"p99_ms\":%.3f,"
+      "RESULT {\"backend\":\"%s\",\"blinding\":\"%s\",\"n\":%d,\"batch\":%d,\"proofs_per_s\":%.3f,\"p50_ms\":%.3f,\"p99_ms\":%.3f,"
       "\"core_ms\":%.3f,\"finish_ms\":%.3f}\n",
-      backend.c_str(), n, batch, pps, tp.p50, tp.p99, core_ms, ph.finish);
+      backend.c_str(), blinding_name.c_str(), n, batch, pps, tp.p50, tp.p99, core_ms, ph.finish);
   return 0;
 }
 

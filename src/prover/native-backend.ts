@@ -207,8 +207,8 @@ export class NativeBackend implements ProverBackend {
     const witness = witnessValues(await calculateWitness(loaded.wc!, job.shape, job.inputs));
     const t1 = performance.now();
     const out = this.accelerated
-      ? this.addon.engineProve(loaded.key, witness, randomScalar(), randomScalar())
-      : this.addon.prove(loaded.key, witness, randomScalar(), randomScalar(), job.threads ?? this.threads);
+      ? this.addon.engineProve(loaded.key, witness, randomScalar(), randomScalar(), 'rerandomized')
+      : this.addon.prove(loaded.key, witness, randomScalar(), randomScalar(), job.threads ?? this.threads, 'rerandomized');
     const t2 = performance.now();
     const publicSignals = Array.from({ length: loaded.nPublic }, (_, i) => fromLe32(witness, (i + 1) * 32));
     return {
@@ -243,6 +243,7 @@ export class NativeBackend implements ProverBackend {
       randomScalar(),
       randomScalar(),
       job.threads ?? this.threads,
+      'rerandomized',
     );
     const t2 = performance.now();
     return {

@@ -10,6 +10,8 @@ import { rootOfUnity } from './setup/dev-setup.js';
 
 /** An opaque handle to a parsed key living in native memory. */
 export type NativeKey = { readonly __nativeKey: unique symbol };
+/** How a proof is blinded (native/src/groth16.hpp's Blinding); served proofs are rerandomized. */
+export type Blinding = 'snarkjs' | 'rerandomized';
 
 export interface NativeAddon {
   /**
@@ -52,8 +54,19 @@ export interface NativeAddon {
   };
   /** Waits for a background table build; true when the tables are ready. */
   waitTables(key: NativeKey): boolean;
-  /** a ‖ b ‖ c affine coordinates (8 × 32 bytes); r and s are the blinding scalars. */
-  prove(key: NativeKey, witness: Uint8Array, r: Uint8Array, s: Uint8Array, threads: number): Uint8Array;
+  /**
+   * a ‖ b ‖ c affine coordinates (8 × 32 bytes); r and s are the blinding scalars: snarkjs' (the
+   * default: byte-equal to snarkjs given the same r and s), or, for "rerandomized", u ≠ 0 and v of
+   * an unblinded proof rerandomized (no B₁ MSM; native/src/groth16.hpp).
+   */
+  prove(
+    key: NativeKey,
+    witness: Uint8Array,
+    r: Uint8Array,
+    s: Uint8Array,
+    threads: number,
+    blinding?: Blinding,
+  ): Uint8Array;
   /** scalars[i] · the generator of G1 (1) or G2 (2), in the zkey encoding (a dev setup's points). */
   fixedBaseMul(group: 1 | 2, scalars: Uint8Array, threads: number): Uint8Array;
   /** Frees fixedBaseMul's tables (192 MB). */
@@ -79,6 +92,7 @@ export interface NativeAddon {
     r: Uint8Array,
     s: Uint8Array,
     threads: number,
+    blinding?: Blinding,
   ): Uint8Array;
   /** field 0 Fq, 1 Fr, 2 Fq2; op 0 add, 1 sub, 2 mul, 3 square, 4 inverse, 5 negate. */
   fieldOp(field: number, op: number, a: Uint8Array, b: Uint8Array): Uint8Array;
@@ -118,7 +132,7 @@ export interface NativeAddon {
     threads: number,
   ): string;
   /** A proof through the engine's batcher (blocks the calling thread while its batch runs). */
-  engineProve(key: NativeKey, witness: Uint8Array, r: Uint8Array, s: Uint8Array): Uint8Array;
+  engineProve(key: NativeKey, witness: Uint8Array, r: Uint8Array, s: Uint8Array, blinding?: Blinding): Uint8Array;
   engineStats(): EngineStats | null;
   /** '' when a synthetic key's proofs on the accelerator equal the CPU's with the same r and s. */
   accelSelfCheck(backend: AcceleratorName, device: number, threads: number): string;

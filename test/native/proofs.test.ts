@@ -133,7 +133,8 @@ test('the C++ core under AddressSanitizer + UBSan: self-test passes; proofs with
     env: { ...process.env, ASAN_OPTIONS: 'detect_leaks=1' },
   });
   assert.match(stdout, /selftest ok/);
-  // Two proofs: one made while the key's tables were still being built, one with them.
+  // Three proofs: one made while the key's tables were still being built, one with them, and one
+  // rerandomized (the gateway's blinding) with them.
   const proofs = stdout
     .split('\n')
     .filter((l) => l.startsWith('proof '))
@@ -149,7 +150,7 @@ test('the C++ core under AddressSanitizer + UBSan: self-test passes; proofs with
         c: { x: f[6]!, y: f[7]! },
       };
     });
-  assert.equal(proofs.length, 2);
+  assert.equal(proofs.length, 3);
   const publicSignals = [1, 2].map((i) => {
     let v = 0n;
     for (let b = 31; b >= 0; b--) v = (v << 8n) | BigInt(witness[i * 32 + b]!);

@@ -56,10 +56,12 @@ const load = () => {
 };
 
 async function assertProves(handle: ReturnType<typeof load>['handle'], threads: number): Promise<void> {
-  for (const s of samples) {
-    const points = decodeProof(addon.prove(handle, witnessValues(s.wtns), le32(0xabcdefn), le32(0xfedcban), threads));
-    await assertVerifies(key.vk, s.publicSignals, points);
-  }
+  for (const s of samples)
+    for (const blinding of ['snarkjs', 'rerandomized'] as const) {
+      const w = witnessValues(s.wtns);
+      const points = decodeProof(addon.prove(handle, w, le32(0xabcdefn), le32(0xfedcban), threads, blinding));
+      await assertVerifies(key.vk, s.publicSignals, points);
+    }
 }
 
 describe(

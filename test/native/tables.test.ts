@@ -1,6 +1,7 @@
 // Fixed-base tables persisted beside their key: built and written once, mapped at the next load,
 // and never used when the file is truncated, changed, or another key's: then rebuilt and written
-// again. Every proof along the way verifies (snarkjs and the independent verifier).
+// again. Every proof along the way verifies (snarkjs and the independent verifier), with either
+// blinding.
 import assert from 'node:assert/strict';
 import {
   copyFileSync,
@@ -56,8 +57,10 @@ async function assertProves(handle: ReturnType<typeof load>['handle']): Promise<
   const s = samples[0]!;
   const r = le32(0x1234567n);
   const sv = le32(0x7654321n);
-  const points = decodeProof(addon.prove(handle, witnessValues(s.wtns), r, sv, 2));
-  await assertVerifies(key.vk, s.publicSignals, points);
+  for (const blinding of ['snarkjs', 'rerandomized'] as const) {
+    const points = decodeProof(addon.prove(handle, witnessValues(s.wtns), r, sv, 2, blinding));
+    await assertVerifies(key.vk, s.publicSignals, points);
+  }
 }
 
 /** Overwrites `count` bytes at `at` with their complement. */
