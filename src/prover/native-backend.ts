@@ -208,7 +208,14 @@ export class NativeBackend implements ProverBackend {
     const t1 = performance.now();
     const out = this.accelerated
       ? this.addon.engineProve(loaded.key, witness, randomScalar(), randomScalar(), 'rerandomized')
-      : this.addon.prove(loaded.key, witness, randomScalar(), randomScalar(), job.threads ?? this.threads, 'rerandomized');
+      : this.addon.prove(
+          loaded.key,
+          witness,
+          randomScalar(),
+          randomScalar(),
+          job.threads ?? this.threads,
+          'rerandomized',
+        );
     const t2 = performance.now();
     const publicSignals = Array.from({ length: loaded.nPublic }, (_, i) => fromLe32(witness, (i + 1) * 32));
     return {
