@@ -12,6 +12,7 @@
 #include <cstdint>
 #include <vector>
 
+#include "batch_chords.hpp"
 #include "curve.hpp"
 
 namespace zk {
@@ -48,6 +49,7 @@ class AffineBucketAdder {
     ops_.reserve(BATCH);
     den_.resize(BATCH);
     prefix_.resize(BATCH);
+    special_.resize(BATCH);
   }
 
   size_t size() const { return n_; }
@@ -140,51 +142,20 @@ class AffineBucketAdder {
   }
 
   /**
-   * slots[op.dst] += ±*op.p for every op, one inversion for all (Montgomery's trick). Operands
-   * that need more than the chord rule (a spare's start at infinity, equal x: a doubling or a
-   * cancellation) are rare and done one by one.
+   * slots[op.dst] += ±*op.p for every op, one inversion for all (batch_chords). Operands that need
+   * more than the chord rule (a spare's start at infinity, equal x: a doubling or a cancellation)
+   * are rare and done one by one.
    */
   void compute() {
     const size_t k = ops_.size();
-    F acc = F::one();
-    bool special = false;
-    for (size_t e = 0; e < k; e++) {
+    auto chord = [&](size_t e) {
       const Op& op = ops_[e];
-      const A& b = slots_[op.dst];
-      const A& p = *op.p;
-      prefix_[e] = acc;
-      if (b.x == p.x || b.is_infinity() || p.is_infinity()) {
-        den_[e] = F::one();  // kept out of the product
-        special = true;
-        continue;
-      }
-      F::sub(den_[e], p.x, b.x);
-      F::mul(acc, acc, den_[e]);
-    }
-    F inv = acc.inverse();
-    for (size_t e = k; e-- > 0;) {
-      const Op& op = ops_[e];
-      A& b = slots_[op.dst];
-      const A& p = *op.p;
-      if (special && (b.x == p.x || b.is_infinity() || p.is_infinity())) {
-        finish_special(op);
-        continue;
-      }
-      F py = p.y;
-      if (op.neg) F::neg(py, py);
-      F inv_e, lambda, t, x3;
-      F::mul(inv_e, inv, prefix_[e]);
-      F::mul(inv, inv, den_[e]);
-      F::sub(t, py, b.y);
-      F::mul(lambda, t, inv_e);
-      F::sqr(x3, lambda);
-      F::sub(x3, x3, b.x);
-      F::sub(x3, x3, p.x);
-      F::sub(t, b.x, x3);
-      F::mul(t, lambda, t);
-      F::sub(b.y, t, b.y);
-      b.x = x3;
-    }
+      A* b = &slots_[op.dst];
+      return Chord<F>{b, op.p, b, op.neg};
+    };
+    if (batch_chords<F>(k, chord, den_.data(), prefix_.data(), special_.data()))
+      for (size_t e = 0; e < k; e++)
+        if (special_[e]) finish_special(ops_[e]);
   }
 
   void finish_special(const Op& op) {
@@ -208,6 +179,7 @@ class AffineBucketAdder {
   std::vector<uint32_t> free_spares_, to_release_;
   std::vector<uint8_t> paired_;
   std::vector<F> den_, prefix_;
+  std::vector<uint8_t> special_;
 };
 
 }  // namespace zk

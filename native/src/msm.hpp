@@ -74,65 +74,40 @@ inline void signed_digits(const Scalar& s, int c, int windows, int32_t* out, siz
 
 /**
  * out[k] = in[2k] + in[2k+1] for k < pairs (affine, with the point at infinity as (0, 0)), one
- * field inversion per run of pairs (Montgomery's trick). Pairs that need more than the chord rule
- * (an operand at infinity, equal x: a doubling or opposite points) take a slow path; they are
- * rare (equal bases, or a sum that cancels). `src(k)`/`dst(k)` give the operands and the target of
- * pair k; den and prefix are scratch of at least `pairs` elements.
+ * field inversion per run of pairs (batch_chords). Pairs that need more than the chord rule (an
+ * operand at infinity, equal x: a doubling or opposite points) take a slow path; they are rare
+ * (equal bases, or a sum that cancels). `src(k)`/`dst(k)` give the operands and the target of
+ * pair k; den, prefix and special are scratch of at least min(pairs, 1024) elements.
  */
 template <class F, class Src, class Dst>
-void add_pairs(size_t pairs, Src src, Dst dst, F* den, F* prefix) {
+void add_pairs(size_t pairs, Src src, Dst dst, F* den, F* prefix, uint8_t* special) {
   using A = Affine<F>;
   using J = Jacobian<F>;
   constexpr size_t RUN = 1024;
   for (size_t base = 0; base < pairs; base += RUN) {
     const size_t k = std::min(RUN, pairs - base);
-    F acc = F::one();
-    bool any_special = false;
-    for (size_t e = 0; e < k; e++) {
+    auto chord = [&](size_t e) {
       const A* pq = src(base + e);
-      const A& p = pq[0];
-      const A& q = pq[1];
-      prefix[e] = acc;
-      if (p.x == q.x || p.is_infinity() || q.is_infinity()) {
-        den[e] = F::one();  // kept out of the product: handled below
-        any_special = true;
-        continue;
-      }
-      F::sub(den[e], q.x, p.x);
-      F::mul(acc, acc, den[e]);
-    }
-    F inv = acc.inverse();
-    for (size_t e = k; e-- > 0;) {
+      return Chord<F>{&pq[0], &pq[1], &dst(base + e), false};
+    };
+    if (!batch_chords<F>(k, chord, den, prefix, special)) continue;
+    for (size_t e = 0; e < k; e++) {
+      if (!special[e]) continue;
       const A* pq = src(base + e);
       const A& p = pq[0];
       const A& q = pq[1];
       A& r = dst(base + e);
-      if (any_special && (p.x == q.x || p.is_infinity() || q.is_infinity())) {
-        if (p.is_infinity()) {
-          r = q;
-        } else if (q.is_infinity()) {
-          r = p;
-        } else if (p.y == q.y) {
-          J d = J::from_affine(p);
-          J::dbl(d, d);
-          r = d.to_affine();
-        } else {
-          r = A::infinity();
-        }
-        continue;
+      if (p.is_infinity()) {
+        r = q;
+      } else if (q.is_infinity()) {
+        r = p;
+      } else if (p.y == q.y) {
+        J d = J::from_affine(p);
+        J::dbl(d, d);
+        r = d.to_affine();
+      } else {
+        r = A::infinity();
       }
-      F inv_e, lambda, t, x3;
-      F::mul(inv_e, inv, prefix[e]);
-      F::mul(inv, inv, den[e]);
-      F::sub(t, q.y, p.y);
-      F::mul(lambda, t, inv_e);
-      F::sqr(x3, lambda);
-      F::sub(x3, x3, p.x);
-      F::sub(x3, x3, q.x);
-      F::sub(t, p.x, x3);
-      F::mul(t, lambda, t);
-      F::sub(r.y, t, p.y);
-      r.x = x3;
     }
   }
 }
@@ -162,6 +137,7 @@ Jacobian<F> bucket_sum(size_t groups, size_t per_group, const int32_t* digits, P
   A* b = nullptr;
   std::vector<uint32_t> active, pair_src, pair_dst;
   std::vector<F> den(1024), prefix(1024);
+  std::vector<uint8_t> special(1024);
   constexpr size_t SEGMENT = 16384;
 
   // The bucket (0-based) of entry e's digit, or −1. Only the digit is read: the counting pass
@@ -236,7 +212,7 @@ Jacobian<F> bucket_sum(size_t groups, size_t per_group, const int32_t* digits, P
         }
         add_pairs<F>(
             pair_src.size(), [&](size_t i) { return &src[pair_src[i]]; },
-            [&](size_t i) -> A& { return dst[pair_dst[i]]; }, den.data(), prefix.data());
+            [&](size_t i) -> A& { return dst[pair_dst[i]]; }, den.data(), prefix.data(), special.data());
         size_t kept = 0;
         for (uint32_t k : active) {
           count[k] = (count[k] + 1) / 2;
