@@ -6,8 +6,9 @@
 // hundred instructions, so one step at a time leaves the core waiting on latency (measured on Zen
 // 3: about 470 cycles per addition, for six products that take about 46 cycles each when
 // independent). Here the inverses are worked out in a pass of their own (two independent products
-// per step), and the chord steps run two at a time, their statements interleaved, so that each
-// product has an independent neighbour in flight.
+// per step), and the chord steps run four at a time, their statements interleaved, so that each
+// product has independent neighbours in flight (two at a time measured 0.80× the one-by-one time
+// for G2 and 0.87–0.95× for G1; four at a time 0.95× and 0.97× of that).
 #pragma once
 #include <cstddef>
 #include <cstdint>
@@ -44,6 +45,25 @@ ZK_INLINE void chord_slope_numerator(F& t, const Chord<F>& c) {
 }
 }  // namespace detail
 
+/** The chord steps of N additions with their inverses inv[i], statement by statement over all N. */
+template <class F, size_t N>
+ZK_INLINE void chord_steps(const Chord<F>* c, const F* inv) {
+  F t[N], l[N], x[N];
+  for (size_t i = 0; i < N; i++) detail::chord_slope_numerator(t[i], c[i]);
+  for (size_t i = 0; i < N; i++) F::mul(l[i], t[i], inv[i]);
+  for (size_t i = 0; i < N; i++) F::sqr(x[i], l[i]);
+  for (size_t i = 0; i < N; i++) {
+    F::sub(x[i], x[i], c[i].p->x);
+    F::sub(x[i], x[i], c[i].q->x);
+    F::sub(t[i], c[i].p->x, x[i]);
+  }
+  for (size_t i = 0; i < N; i++) F::mul(t[i], l[i], t[i]);
+  for (size_t i = 0; i < N; i++) {
+    F::sub(c[i].r->y, t[i], c[i].p->y);  // p.y read before r.y (which may be it) is written
+    c[i].r->x = x[i];
+  }
+}
+
 /**
  * Runs the k additions `chord(e)` (e < k) that the chord rule covers and returns whether any did
  * not: those are left untouched for the caller (`special[e]` is 1 for them), who adds them some
@@ -52,7 +72,6 @@ ZK_INLINE void chord_slope_numerator(F& t, const Chord<F>& c) {
  */
 template <class F, class ChordOf>
 bool batch_chords(size_t k, ChordOf chord, F* den, F* prefix, uint8_t* special) {
-  using A = Affine<F>;
   if (k == 0) return false;
   F acc = F::one();
   bool any_special = false;
@@ -69,55 +88,37 @@ bool batch_chords(size_t k, ChordOf chord, F* den, F* prefix, uint8_t* special) 
     F::mul(acc, acc, den[e]);
   }
   // den[e] becomes 1 / (q.x − p.x): the product of the others' differences over the product of all.
+  // (Two interleaved running products measured alike: within 2 %.)
   F inv = acc.inverse();
   for (size_t e = k; e-- > 0;) {
     const F d = den[e];
     F::mul(den[e], inv, prefix[e]);
     F::mul(inv, inv, d);
   }
-  // λ = (q.y' − p.y)/(q.x − p.x), x₃ = λ² − p.x − q.x, y₃ = λ·(p.x − x₃) − p.y.
-  auto one = [&](const Chord<F>& c, const F& inv_e) {
-    F t, lambda, x3;
-    detail::chord_slope_numerator(t, c);
-    F::mul(lambda, t, inv_e);
-    F::sqr(x3, lambda);
-    F::sub(x3, x3, c.p->x);
-    F::sub(x3, x3, c.q->x);
-    F::sub(t, c.p->x, x3);
-    F::mul(t, lambda, t);
-    A& r = *c.r;
-    F::sub(r.y, t, c.p->y);
-    r.x = x3;
-  };
+  // λ = (q.y' − p.y)/(q.x − p.x), x₃ = λ² − p.x − q.x, y₃ = λ·(p.x − x₃) − p.y; LANES steps at a
+  // time, each statement over all of them before the next.
+  constexpr size_t LANES = 4;
   size_t e = 0;
-  for (; e + 1 < k; e += 2) {
-    const Chord<F> c0 = chord(e), c1 = chord(e + 1);
-    if (special[e] | special[e + 1]) {
-      if (!special[e]) one(c0, den[e]);
-      if (!special[e + 1]) one(c1, den[e + 1]);
+  for (; e + LANES <= k; e += LANES) {
+    bool any = false;
+    for (size_t i = 0; i < LANES; i++) any |= special[e + i] != 0;
+    if (any) {
+      for (size_t i = 0; i < LANES; i++)
+        if (!special[e + i]) {
+          const Chord<F> c = chord(e + i);
+          chord_steps<F, 1>(&c, &den[e + i]);
+        }
       continue;
     }
-    F t0, t1, l0, l1, x0, x1;
-    detail::chord_slope_numerator(t0, c0);
-    detail::chord_slope_numerator(t1, c1);
-    F::mul(l0, t0, den[e]);
-    F::mul(l1, t1, den[e + 1]);
-    F::sqr(x0, l0);
-    F::sqr(x1, l1);
-    F::sub(x0, x0, c0.p->x);
-    F::sub(x1, x1, c1.p->x);
-    F::sub(x0, x0, c0.q->x);
-    F::sub(x1, x1, c1.q->x);
-    F::sub(t0, c0.p->x, x0);
-    F::sub(t1, c1.p->x, x1);
-    F::mul(t0, l0, t0);
-    F::mul(t1, l1, t1);
-    F::sub(c0.r->y, t0, c0.p->y);
-    F::sub(c1.r->y, t1, c1.p->y);
-    c0.r->x = x0;
-    c1.r->x = x1;
+    Chord<F> c[LANES];
+    for (size_t i = 0; i < LANES; i++) c[i] = chord(e + i);
+    chord_steps<F, LANES>(c, &den[e]);
   }
-  if (e < k && !special[e]) one(chord(e), den[e]);
+  for (; e < k; e++)
+    if (!special[e]) {
+      const Chord<F> c = chord(e);
+      chord_steps<F, 1>(&c, &den[e]);
+    }
   return any_special;
 }
 
