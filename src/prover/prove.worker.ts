@@ -1,5 +1,6 @@
 // A prover pool worker: one backend per thread, kept for the thread's life so keys and witness
 // calculators stay loaded between proofs.
+import { setFlagsFromString } from 'node:v8';
 import { threadId, workerData } from 'node:worker_threads';
 import {
   UnsatisfiedWitnessError,
@@ -25,6 +26,16 @@ export type WorkerResult =
   ({ ok: true; residentBytes: number } & BackendProof) | { ok: false; unsatisfied: boolean; message: string };
 
 const config = workerData as WorkerConfig;
+
+// Native backends run only the circuits' witness code in WebAssembly. V8 would compile it with
+// Liftoff and later tier its hot functions up with TurboFan on background threads, which then
+// compete with the first proofs for the cores: after a restart each worker's first proofs ran
+// 1.3–1.6× their steady time. Liftoff only: the first proofs ran 1.0–1.2×, and the witness costs
+// a few ms more (v1_inclusion_26_4: about 40 instead of 30 ms, beside a 600–800 ms proof at c=2).
+// The flag is the process's (set before any circuit compiles; zstd's module, compiled at start,
+// keeps its code); ZKGATE_WASM_TIERUP=1 keeps V8's default. snarkjs' backend proves in
+// WebAssembly and keeps TurboFan.
+if (config.backend !== 'snarkjs' && process.env.ZKGATE_WASM_TIERUP !== '1') setFlagsFromString('--liftoff-only');
 
 function createBackend(c: WorkerConfig): ProverBackend {
   switch (c.backend) {
