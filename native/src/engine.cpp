@@ -80,16 +80,17 @@ Compute& Engine::pick_compute(size_t& index) {
 
 Proof Engine::prove(const ZKey& key, const Scalar* witness, size_t n_witness, const Scalar& r, const Scalar& s,
                     Blinding blinding) {
-  // A bad witness fails alone, before it can join (and spoil) a batch.
-  check_witness(key, witness, n_witness);
   if (cpu_) {
-    Proof p = zk::prove(key, witness, n_witness, r, s, *cpu_, nullptr, blinding);
+    Proof p = zk::prove(key, witness, n_witness, r, s, *cpu_, nullptr, blinding);  // checks its arguments
     std::lock_guard<std::mutex> lock(mutex_);
     stats_.proofs++;
     stats_.batches++;
     stats_.largest_batch = std::max<uint64_t>(stats_.largest_batch, 1);
     return p;
   }
+  // A bad witness fails alone, before it can join (and spoil) a batch.
+  check_witness(key, witness, n_witness);
+  check_blinding(r, blinding);
   Pending me;
   me.key = &key;
   me.witness = witness;

@@ -392,6 +392,10 @@ void check_witness(const ZKey& key, const Scalar* witness, size_t n_witness) {
     if (!Fr::is_canonical(witness[i].v)) throw std::runtime_error("witness value out of range");
 }
 
+void check_blinding(const Scalar& r, Blinding blinding) {
+  if (blinding == Blinding::rerandomized && r.is_zero()) throw std::runtime_error("rerandomized blinding needs u ≠ 0");
+}
+
 Proof prove(const ZKey& key, const Scalar* witness, size_t n_witness, const Scalar& r, const Scalar& s,
             Compute& compute, const Evals* evals, Blinding blinding) {
   check_witness(key, witness, n_witness);
@@ -404,7 +408,7 @@ Proof prove(const ZKey& key, const Scalar* witness, size_t n_witness, const Scal
         throw std::runtime_error("constraint evaluation out of range");
   }
   if (blinding == Blinding::snarkjs) return finish_proof(key, prove_core(key, witness, compute, evals), r, s);
-  if (r.is_zero()) throw std::runtime_error("rerandomized blinding needs u ≠ 0");
+  check_blinding(r, blinding);
   CoreResult core = prove_core(key, witness, compute, evals, false);
   if (std::optional<Proof> p = finish_rerandomized(key, core, r, s)) return *p;
   core.b1 = compute.msm_g1(key.b1.data(), nullptr, witness, key.n_vars);

@@ -178,6 +178,9 @@ enum class Blinding { snarkjs, rerandomized };
 Proof prove(const ZKey& key, const Scalar* witness, size_t n_witness, const Scalar& r, const Scalar& s,
             Compute& compute, const Evals* evals = nullptr, Blinding blinding = Blinding::snarkjs);
 
+/** Throws std::runtime_error when the blinding scalars do not suit the blinding (u = 0 for rerandomized). */
+void check_blinding(const Scalar& r, Blinding blinding);
+
 /** Throws std::runtime_error naming what is wrong with a witness for this key. */
 void check_witness(const ZKey& key, const Scalar* witness, size_t n_witness);
 

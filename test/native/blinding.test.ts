@@ -4,8 +4,7 @@
 // its verifying key; every proof verifies (snarkjs and the independent verifier), and the
 // arguments a caller controls are refused with a message.
 import assert from 'node:assert/strict';
-import { rmSync } from 'node:fs';
-import { readFileSync } from 'node:fs';
+import { readFileSync, rmSync } from 'node:fs';
 import { after, before, describe, test } from 'node:test';
 import { bn254 } from '@noble/curves/bn254.js';
 import { decodeProof } from '../../src/prover/native-backend.js';
