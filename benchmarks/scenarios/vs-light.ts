@@ -5,8 +5,9 @@
 // ~/.cache/zkgate/light-cli-0.27.0): never a dependency, never in tests. Printed per shape: latency
 // at concurrency 1 (median), proofs/s at concurrency 2, the ratio; then each side's first proof
 // after a start and its RSS with the shapes loaded. BENCH_VS_LIGHT_SHAPES selects shapes
-// (inclusion_26_1, inclusion_26_4, inclusion_32_1, inclusion_32_4), BENCH_VS_LIGHT_RUNS the timed
-// proofs per side.
+// (inclusion_26_1, inclusion_26_4, inclusion_32_1, inclusion_32_4), BENCH_VS_LIGHT_ROUNDS the
+// rounds (each side measured once per round, the order alternating), BENCH_VS_LIGHT_RUNS the timed
+// proofs per side and round.
 import { execFileSync } from 'node:child_process';
 import { chmodSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, symlinkSync } from 'node:fs';
 import { homedir } from 'node:os';
@@ -19,7 +20,11 @@ import { startBenchGateway } from './prover.js';
 
 const LIGHT_VERSION = '0.27.0';
 const LIGHT_CACHE = process.env.ZKGATE_LIGHT_CACHE ?? join(homedir(), '.cache', 'zkgate', `light-cli-${LIGHT_VERSION}`);
-const RUNS = Number(process.env.BENCH_VS_LIGHT_RUNS ?? 20);
+const RUNS = Number(process.env.BENCH_VS_LIGHT_RUNS ?? 12);
+// Shared machines drift by tens of percent from one minute to the next: one measurement per side
+// compares two different minutes. The sides alternate over rounds instead, and each round gives
+// its own ratio; the table prints their median and range.
+const ROUNDS = Number(process.env.BENCH_VS_LIGHT_ROUNDS ?? 3);
 const WARM = 15;
 
 /** Light's shape name → zkgate's circuit of the same statement, and the tree height of its body. */
@@ -180,9 +185,8 @@ async function keySets(keys: KeyStore, args: string[], lightRss: number): Promis
   table(['set', 'shapes', 'first start', 'restart to ready', 'zkgate RSS', 'Light RSS'], rows);
 }
 
-/** c=1 median latency and c=2 proofs/s, after warm-up. */
+/** c=1 median latency and c=2 proofs/s (warm: see warm()). */
 async function measure(url: string, body: string): Promise<{ p50: number; rate: number }> {
-  for (let i = 0; i < WARM; i++) await prove(url, body);
   const lat: number[] = [];
   for (let i = 0; i < RUNS; i++) lat.push(await prove(url, body));
   const t = performance.now();
@@ -195,6 +199,10 @@ async function measure(url: string, body: string): Promise<{ p50: number; rate: 
 }
 
 /** CPU seconds a process has used (utime + stime, /proc/PID/stat). */
+async function warm(url: string, body: string): Promise<void> {
+  for (let i = 0; i < WARM; i++) await prove(url, body);
+}
+
 const cpuSeconds = (pid: number): number => {
   const f = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
   return (Number(f[11]) + Number(f[12])) / 100;
@@ -254,10 +262,22 @@ export const vsLightScenario = {
       const first: string[][] = [];
       const pids = [light.proc.child.pid!, zk.gw.child.pid!];
       for (const s of WANTED) {
-        await settled(pids);
-        const l = await measure(light.url, bodies.get(s)!);
-        await settled(pids);
-        const z = await measure(zkProve, bodies.get(s)!);
+        const body = bodies.get(s)!;
+        await warm(light.url, body);
+        await warm(zkProve, body);
+        const rounds: { l: { p50: number; rate: number }; z: { p50: number; rate: number } }[] = [];
+        for (let r = 0; r < ROUNDS; r++) {
+          const sides = r % 2 === 0 ? [light.url, zkProve] : [zkProve, light.url];
+          const got = new Map<string, { p50: number; rate: number }>();
+          for (const url of sides) {
+            await settled(pids);
+            got.set(url, await measure(url, body));
+          }
+          rounds.push({ l: got.get(light.url)!, z: got.get(zkProve)! });
+        }
+        const l = { p50: median(rounds.map((x) => x.l.p50)), rate: median(rounds.map((x) => x.l.rate)) };
+        const z = { p50: median(rounds.map((x) => x.z.p50)), rate: median(rounds.map((x) => x.z.rate)) };
+        const ratios = rounds.map((x) => x.z.rate / x.l.rate);
         const f = firsts.get(s)!;
         first.push([
           s,
@@ -270,10 +290,16 @@ export const vsLightScenario = {
           `${z.p50.toFixed(1)} ms`,
           l.rate.toFixed(2),
           z.rate.toFixed(2),
-          `${(z.rate / l.rate).toFixed(2)}×`,
+          `${median(ratios).toFixed(2)}× (${Math.min(...ratios).toFixed(2)}–${Math.max(...ratios).toFixed(2)})`,
         ]);
       }
-      table(['shape', 'Light c=1', 'zkgate c=1', 'Light c=2 proofs/s', 'zkgate c=2 proofs/s', 'zkgate/Light'], rows);
+      console.log(
+        `  ${ROUNDS} rounds, the sides alternating; medians over the rounds, and the c=2 ratio's median (range) over the rounds' own ratios:`,
+      );
+      table(
+        ['shape', 'Light c=1', 'zkgate c=1', 'Light c=2 proofs/s', 'zkgate c=2 proofs/s', 'zkgate/Light c=2'],
+        rows,
+      );
       console.log('  first proof after a (re)start, each shape once, in order (× its steady c=1 latency):');
       table(['shape', 'Light', 'zkgate (restart)'], first);
       const lightRss = rssMb(light.proc.child.pid!);
