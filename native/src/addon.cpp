@@ -4,8 +4,6 @@
 #include <node_api.h>
 
 #include <cstring>
-#include <exception>
-#include <thread>
 #include <map>
 #include <memory>
 #include <mutex>
@@ -17,11 +15,6 @@
 #include "hd/curve_hd.hpp"
 #include "groth16.hpp"
 #include "poseidon.hpp"
-#ifdef __linux__
-#include <sys/resource.h>
-#include <sys/syscall.h>
-#include <unistd.h>
-#endif
 
 using namespace zk;
 
@@ -458,46 +451,12 @@ napi_value WaitTables(napi_env env, napi_callback_info info) {
 }
 
 /**
- * Runs `fn` (a proof) on a thread of its own at the OS's lowest priority (nice 19) when `low`, so
- * that background work (the forester's batch proofs) gives its core to a client's proof whenever
- * both run. A thread of its own rather than the caller's lowered and raised again: without
- * CAP_SYS_NICE a thread cannot raise its priority back. Threads it starts inherit the priority.
- */
-template <class Fn>
-Proof prove_at_priority(bool low, Fn fn) {
-  if (!low) return fn();
-  Proof p;
-  std::exception_ptr failed;
-  std::thread t([&] {
-#ifdef __linux__
-    setpriority(PRIO_PROCESS, (id_t)syscall(SYS_gettid), 19);  // best effort: a failure leaves it as it is
-#endif
-    try {
-      p = fn();
-    } catch (...) {
-      failed = std::current_exception();
-    }
-  });
-  t.join();
-  if (failed) std::rethrow_exception(failed);
-  return p;
-}
-
-/** Whether v is true (undefined: false). */
-bool get_flag(napi_env env, napi_value v) {
-  bool b = false;
-  return napi_get_value_bool(env, v, &b) == napi_ok && b;
-}
-
-/**
- * prove(key, witness (n × 32 bytes), r (32), s (32), threads, blinding?, lowPriority?) → a ‖ b ‖ c
- * (256 bytes); blinding "snarkjs" (default) or "rerandomized" (r, s are then u, v: groth16.hpp's
- * Blinding); lowPriority: prove at the OS's lowest priority (prove_at_priority).
+ * prove(key, witness (n × 32 bytes), r (32), s (32), threads, blinding?) → a ‖ b ‖ c (256 bytes);
+ * blinding "snarkjs" (default) or "rerandomized" (r, s are then u, v: groth16.hpp's Blinding).
  */
 napi_value Prove(napi_env env, napi_callback_info info) {
-  napi_value argv[7];
-  if (!args_from(env, info, argv, 5))
-    return throw_error(env, "prove(key, witness, r, s, threads, blinding?, lowPriority?)");
+  napi_value argv[6];
+  if (!args_from(env, info, argv, 5)) return throw_error(env, "prove(key, witness, r, s, threads, blinding?)");
   Blinding blinding;
   if (!get_blinding(env, argv[5], &blinding)) return throw_error(env, "prove: blinding must be \"snarkjs\" or \"rerandomized\"");
   std::shared_ptr<KeyHandle> h = get_key(env, argv[0], "prove");
@@ -508,7 +467,6 @@ napi_value Prove(napi_env env, napi_callback_info info) {
   if (!get_bytes(env, argv[2], &r, &rl) || rl != 32 || !get_bytes(env, argv[3], &s, &sl) || sl != 32)
     return throw_error(env, "prove: r and s must be 32 bytes");
   int threads = get_int(env, argv[4], 1);
-  const bool low = get_flag(env, argv[6]);
   GUARD_BEGIN
   std::vector<Scalar> witness(wl / 32);
   std::memcpy(witness.data(), w, wl);
@@ -516,10 +474,8 @@ napi_value Prove(napi_env env, napi_callback_info info) {
   std::memcpy(rs.v, r, 32);
   std::memcpy(ss.v, s, 32);
   if (!Fr::is_canonical(rs.v) || !Fr::is_canonical(ss.v)) throw std::runtime_error("r and s must be below r");
-  Proof p = prove_at_priority(low, [&] {
-    CpuCompute cpu(threads);
-    return zk::prove(*h->key, witness.data(), witness.size(), rs, ss, cpu, nullptr, blinding);
-  });
+  CpuCompute cpu(threads);
+  Proof p = zk::prove(*h->key, witness.data(), witness.size(), rs, ss, cpu, nullptr, blinding);
   uint8_t out[256];
   g1_out(p.a, out);
   g2_out(p.b, out + 64);
@@ -529,13 +485,12 @@ napi_value Prove(napi_env env, napi_callback_info info) {
 }
 
 /**
- * proveEvals(key, witness, a, b, r, s, threads, blinding?, lowPriority?): prove with A·w and B·w
- * per row given (keys without coefficients); blinding and lowPriority as prove's.
+ * proveEvals(key, witness, a, b, r, s, threads, blinding?): prove with A·w and B·w per row given
+ * (keys without coefficients); blinding as prove's.
  */
 napi_value ProveEvals(napi_env env, napi_callback_info info) {
-  napi_value argv[9];
-  if (!args_from(env, info, argv, 7))
-    return throw_error(env, "proveEvals(key, witness, a, b, r, s, threads, blinding?, lowPriority?)");
+  napi_value argv[8];
+  if (!args_from(env, info, argv, 7)) return throw_error(env, "proveEvals(key, witness, a, b, r, s, threads, blinding?)");
   Blinding blinding;
   if (!get_blinding(env, argv[7], &blinding))
     return throw_error(env, "proveEvals: blinding must be \"snarkjs\" or \"rerandomized\"");
@@ -550,7 +505,6 @@ napi_value ProveEvals(napi_env env, napi_callback_info info) {
   if (!get_bytes(env, argv[4], &r, &rl) || rl != 32 || !get_bytes(env, argv[5], &s, &sl) || sl != 32)
     return throw_error(env, "proveEvals: r and s must be 32 bytes");
   int threads = get_int(env, argv[6], 1);
-  const bool low = get_flag(env, argv[8]);
   GUARD_BEGIN
   // The caller's buffers stay alive for the call (it is synchronous): no copies of the large ones.
   Scalar rs, ss;
@@ -560,10 +514,8 @@ napi_value ProveEvals(napi_env env, napi_callback_info info) {
   if ((uintptr_t)w % alignof(Scalar) || (uintptr_t)a % alignof(Scalar) || (uintptr_t)b % alignof(Scalar))
     throw std::runtime_error("proveEvals: buffers must be 8-byte aligned");
   Evals ev{reinterpret_cast<const Scalar*>(a), reinterpret_cast<const Scalar*>(b), al / 32};
-  Proof p = prove_at_priority(low, [&] {
-    CpuCompute cpu(threads);
-    return zk::prove(*h->key, reinterpret_cast<const Scalar*>(w), wl / 32, rs, ss, cpu, &ev, blinding);
-  });
+  CpuCompute cpu(threads);
+  Proof p = zk::prove(*h->key, reinterpret_cast<const Scalar*>(w), wl / 32, rs, ss, cpu, &ev, blinding);
   uint8_t out[256];
   g1_out(p.a, out);
   g2_out(p.b, out + 64);

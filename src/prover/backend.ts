@@ -14,11 +14,6 @@ export interface ProveJob {
   inputs: CircuitInputs;
   /** Threads this proof may use, when not the worker's default (background work takes fewer). */
   threads?: number;
-  /**
-   * Background work: proved at the OS's lowest priority, so that a client's proof running beside it
-   * gets the cores first (backends that can; the native one does).
-   */
-  lowPriority?: boolean;
 }
 
 export interface BackendProof {

@@ -215,7 +215,6 @@ export class NativeBackend implements ProverBackend {
           randomScalar(),
           job.threads ?? this.threads,
           'rerandomized',
-          job.lowPriority === true,
         );
     const t2 = performance.now();
     const publicSignals = Array.from({ length: loaded.nPublic }, (_, i) => fromLe32(witness, (i + 1) * 32));
@@ -252,7 +251,6 @@ export class NativeBackend implements ProverBackend {
       randomScalar(),
       job.threads ?? this.threads,
       'rerandomized',
-      job.lowPriority === true,
     );
     const t2 = performance.now();
     return {

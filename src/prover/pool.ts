@@ -266,10 +266,9 @@ export class ProverPool {
     const refused = background ? undefined : this.refusal(job, deadline, caller);
     if (refused) return Promise.reject(refused);
     return new Promise<TimedProof>((resolve, reject) => {
-      // Background proofs use one thread at the lowest priority: a client's proof on the other
-      // workers keeps its cores.
+      // Background proofs use one thread: a client's proof on the other workers keeps its cores.
       const entry: Waiting = {
-        job: background ? { ...job, threads: 1, lowPriority: true } : job,
+        job: background ? { ...job, threads: 1 } : job,
         background,
         caller,
         enqueued: performance.now(),

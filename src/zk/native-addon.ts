@@ -57,8 +57,7 @@ export interface NativeAddon {
   /**
    * a ‖ b ‖ c affine coordinates (8 × 32 bytes); r and s are the blinding scalars: snarkjs' (the
    * default: byte-equal to snarkjs given the same r and s), or, for "rerandomized", u ≠ 0 and v of
-   * an unblinded proof rerandomized (no B₁ MSM; native/src/groth16.hpp). lowPriority: on a thread
-   * of its own at the OS's lowest priority (nice 19), for background work.
+   * an unblinded proof rerandomized (no B₁ MSM; native/src/groth16.hpp).
    */
   prove(
     key: NativeKey,
@@ -67,7 +66,6 @@ export interface NativeAddon {
     s: Uint8Array,
     threads: number,
     blinding?: Blinding,
-    lowPriority?: boolean,
   ): Uint8Array;
   /** scalars[i] · the generator of G1 (1) or G2 (2), in the zkey encoding (a dev setup's points). */
   fixedBaseMul(group: 1 | 2, scalars: Uint8Array, threads: number): Uint8Array;
@@ -95,7 +93,6 @@ export interface NativeAddon {
     s: Uint8Array,
     threads: number,
     blinding?: Blinding,
-    lowPriority?: boolean,
   ): Uint8Array;
   /** field 0 Fq, 1 Fr, 2 Fq2; op 0 add, 1 sub, 2 mul, 3 square, 4 inverse, 5 negate. */
   fieldOp(field: number, op: number, a: Uint8Array, b: Uint8Array): Uint8Array;

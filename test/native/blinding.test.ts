@@ -84,34 +84,5 @@ describe(
       );
       assert.throws(() => addon.prove(handle, w, le32(R), le32(5n), 1, 'rerandomized'), /r and s must be below r/);
     });
-
-    test('at the lowest priority (background work, on a thread of its own): the same proof; errors come back the same', async () => {
-      const handle = addon.loadKey(readFileSync(copy.zkeyPath), 0, 1, false, '');
-      const s = samples[0]!;
-      const w = witnessValues(s.wtns);
-      const normal = addon.prove(handle, w, le32(0n), le32(0n), 1, 'snarkjs');
-      const low = addon.prove(handle, w, le32(0n), le32(0n), 1, 'snarkjs', true);
-      assert.deepEqual(low, normal);
-      const p = decodeProof(addon.prove(handle, w, le32(5n), le32(6n), 2, 'rerandomized', true));
-      await assertVerifies(copy.key.vk, s.publicSignals, p);
-      // A witness value out of the field: the error thrown on the prover's thread reaches the
-      // caller as the normal path's does.
-      const bad = Uint8Array.from(w);
-      bad.fill(0xff, bad.length - 32);
-      const message = (f: () => unknown) => {
-        try {
-          f();
-        } catch (e) {
-          return (e as Error).message;
-        }
-        return 'no error';
-      };
-      const normalError = message(() => addon.prove(handle, bad, le32(5n), le32(6n), 1, 'rerandomized'));
-      assert.notEqual(normalError, 'no error');
-      assert.equal(
-        message(() => addon.prove(handle, bad, le32(5n), le32(6n), 1, 'rerandomized', true)),
-        normalError,
-      );
-    });
   },
 );
