@@ -185,7 +185,7 @@ async function keySets(keys: KeyStore, args: string[], lightRss: number): Promis
   table(['set', 'shapes', 'first start', 'restart to ready', 'zkgate RSS', 'Light RSS'], rows);
 }
 
-/** c=1 median latency and c=2 proofs/s (warm: see warm()). */
+/** c=1 median latency and c=2 proofs/s of a warmed-up side. */
 async function measure(url: string, body: string): Promise<{ p50: number; rate: number }> {
   const lat: number[] = [];
   for (let i = 0; i < RUNS; i++) lat.push(await prove(url, body));
@@ -198,11 +198,12 @@ async function measure(url: string, body: string): Promise<{ p50: number; rate: 
   return { p50: median(lat), rate: (2 * RUNS) / ((performance.now() - t) / 1000) };
 }
 
-/** CPU seconds a process has used (utime + stime, /proc/PID/stat). */
+/** WARM proofs before a side is measured (its first round). */
 async function warm(url: string, body: string): Promise<void> {
   for (let i = 0; i < WARM; i++) await prove(url, body);
 }
 
+/** CPU seconds a process has used (utime + stime, /proc/PID/stat). */
 const cpuSeconds = (pid: number): number => {
   const f = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
   return (Number(f[11]) + Number(f[12])) / 100;
