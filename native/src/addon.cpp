@@ -15,6 +15,7 @@
 #include "hd/curve_hd.hpp"
 #include "groth16.hpp"
 #include "poseidon.hpp"
+#include "preempt.hpp"
 
 using namespace zk;
 
@@ -209,6 +210,20 @@ bool get_blinding(napi_env env, napi_value v, Blinding* out) {
   const std::string name(buf, len);
   if (name == "rerandomized") *out = Blinding::rerandomized;
   return name == "snarkjs" || name == "rerandomized";
+}
+
+/** "client" (the default) or "background": a background proof steps aside for client proofs (preempt.hpp). */
+bool get_background(napi_env env, napi_value v, bool* out) {
+  napi_valuetype t;
+  napi_typeof(env, v, &t);
+  *out = false;
+  if (t == napi_undefined) return true;
+  char buf[16];
+  size_t len = 0;
+  if (t != napi_string || napi_get_value_string_utf8(env, v, buf, sizeof buf, &len) != napi_ok) return false;
+  const std::string name(buf, len);
+  *out = name == "background";
+  return name == "client" || name == "background";
 }
 
 int get_int(napi_env env, napi_value v, int fallback) {
@@ -413,6 +428,26 @@ napi_value MemoryInfo(napi_env env, napi_callback_info) {
   return obj;
 }
 
+/**
+ * preemptStats() → { pauses, pausedMs, slices, clients }: how often background proofs stepped aside
+ * for client proofs (and for how long in all), how often one ran a slice after waiting its longest,
+ * and client proofs in the prover now.
+ */
+napi_value PreemptStatsInfo(napi_env env, napi_callback_info info) {
+  const PreemptStats st = preempt_stats();
+  napi_value obj, v;
+  napi_create_object(env, &obj);
+  napi_create_double(env, (double)st.pauses, &v);
+  napi_set_named_property(env, obj, "pauses", v);
+  napi_create_double(env, (double)st.paused_us / 1000.0, &v);
+  napi_set_named_property(env, obj, "pausedMs", v);
+  napi_create_double(env, (double)st.slices, &v);
+  napi_set_named_property(env, obj, "slices", v);
+  napi_create_int32(env, st.clients, &v);
+  napi_set_named_property(env, obj, "clients", v);
+  return obj;
+}
+
 napi_value KeyInfo(napi_env env, napi_callback_info info) {
   napi_value argv[1];
   if (!args(env, info, argv)) return throw_error(env, "keyInfo(key)");
@@ -451,14 +486,18 @@ napi_value WaitTables(napi_env env, napi_callback_info info) {
 }
 
 /**
- * prove(key, witness (n × 32 bytes), r (32), s (32), threads, blinding?) → a ‖ b ‖ c (256 bytes);
- * blinding "snarkjs" (default) or "rerandomized" (r, s are then u, v: groth16.hpp's Blinding).
+ * prove(key, witness (n × 32 bytes), r (32), s (32), threads, blinding?, priority?) → a ‖ b ‖ c
+ * (256 bytes); blinding "snarkjs" (default) or "rerandomized" (r, s are then u, v: groth16.hpp's
+ * Blinding); priority "client" (default) or "background".
  */
 napi_value Prove(napi_env env, napi_callback_info info) {
-  napi_value argv[6];
-  if (!args_from(env, info, argv, 5)) return throw_error(env, "prove(key, witness, r, s, threads, blinding?)");
+  napi_value argv[7];
+  if (!args_from(env, info, argv, 5)) return throw_error(env, "prove(key, witness, r, s, threads, blinding?, priority?)");
   Blinding blinding;
   if (!get_blinding(env, argv[5], &blinding)) return throw_error(env, "prove: blinding must be \"snarkjs\" or \"rerandomized\"");
+  bool background;
+  if (!get_background(env, argv[6], &background))
+    return throw_error(env, "prove: priority must be \"client\" or \"background\"");
   std::shared_ptr<KeyHandle> h = get_key(env, argv[0], "prove");
   if (!h) return nullptr;
   const uint8_t *w, *r, *s;
@@ -475,6 +514,7 @@ napi_value Prove(napi_env env, napi_callback_info info) {
   std::memcpy(ss.v, s, 32);
   if (!Fr::is_canonical(rs.v) || !Fr::is_canonical(ss.v)) throw std::runtime_error("r and s must be below r");
   CpuCompute cpu(threads);
+  ProofPriority priority(background);
   Proof p = zk::prove(*h->key, witness.data(), witness.size(), rs, ss, cpu, nullptr, blinding);
   uint8_t out[256];
   g1_out(p.a, out);
@@ -485,15 +525,19 @@ napi_value Prove(napi_env env, napi_callback_info info) {
 }
 
 /**
- * proveEvals(key, witness, a, b, r, s, threads, blinding?): prove with A·w and B·w per row given
- * (keys without coefficients); blinding as prove's.
+ * proveEvals(key, witness, a, b, r, s, threads, blinding?, priority?): prove with A·w and B·w per
+ * row given (keys without coefficients); blinding and priority as prove's.
  */
 napi_value ProveEvals(napi_env env, napi_callback_info info) {
-  napi_value argv[8];
-  if (!args_from(env, info, argv, 7)) return throw_error(env, "proveEvals(key, witness, a, b, r, s, threads, blinding?)");
+  napi_value argv[9];
+  if (!args_from(env, info, argv, 7))
+    return throw_error(env, "proveEvals(key, witness, a, b, r, s, threads, blinding?, priority?)");
   Blinding blinding;
   if (!get_blinding(env, argv[7], &blinding))
     return throw_error(env, "proveEvals: blinding must be \"snarkjs\" or \"rerandomized\"");
+  bool background;
+  if (!get_background(env, argv[8], &background))
+    return throw_error(env, "proveEvals: priority must be \"client\" or \"background\"");
   std::shared_ptr<KeyHandle> h = get_key(env, argv[0], "proveEvals");
   if (!h) return nullptr;
   const uint8_t *w, *a, *b, *r, *s;
@@ -515,6 +559,7 @@ napi_value ProveEvals(napi_env env, napi_callback_info info) {
     throw std::runtime_error("proveEvals: buffers must be 8-byte aligned");
   Evals ev{reinterpret_cast<const Scalar*>(a), reinterpret_cast<const Scalar*>(b), al / 32};
   CpuCompute cpu(threads);
+  ProofPriority priority(background);
   Proof p = zk::prove(*h->key, reinterpret_cast<const Scalar*>(w), wl / 32, rs, ss, cpu, &ev, blinding);
   uint8_t out[256];
   g1_out(p.a, out);
@@ -1014,6 +1059,7 @@ napi_value Init(napi_env env, napi_value exports) {
       {"findKey", nullptr, FindKey, nullptr, nullptr, nullptr, napi_default, nullptr},
       {"setMemoryBudget", nullptr, SetMemoryBudget, nullptr, nullptr, nullptr, napi_default, nullptr},
       {"memoryInfo", nullptr, MemoryInfo, nullptr, nullptr, nullptr, napi_default, nullptr},
+      {"preemptStats", nullptr, PreemptStatsInfo, nullptr, nullptr, nullptr, napi_default, nullptr},
       {"arithmetic", nullptr, Arithmetic, nullptr, nullptr, nullptr, napi_default, nullptr},
       {"waitTables", nullptr, WaitTables, nullptr, nullptr, nullptr, napi_default, nullptr},
       {"prove", nullptr, Prove, nullptr, nullptr, nullptr, napi_default, nullptr},

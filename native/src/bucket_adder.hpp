@@ -14,6 +14,7 @@
 
 #include "batch_chords.hpp"
 #include "curve.hpp"
+#include "preempt.hpp"
 
 namespace zk {
 
@@ -92,6 +93,7 @@ class AffineBucketAdder {
 
   /** One batch: its additions; then the waiting points placed, or paired up, for the next. */
   void run() {
+    preempt_point();
     if (!ops_.empty()) compute();
     ops_.clear();
     for (uint32_t s : to_release_) free_spares_.push_back(s);

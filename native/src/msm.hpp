@@ -200,6 +200,7 @@ Jacobian<F> bucket_sum(size_t groups, size_t per_group, const int32_t* digits, P
       A* src = a;
       A* dst = b;
       while (!active.empty()) {
+        preempt_point();
         pair_src.clear();
         pair_dst.clear();
         for (uint32_t k : active) {

@@ -21,6 +21,7 @@
 #include <vector>
 
 #include "curve.hpp"
+#include "preempt.hpp"
 #include "scratch.hpp"
 
 namespace zk::x8 {
@@ -361,6 +362,7 @@ class BucketAdder {
 
   /** One batch: the pending additions; then the waiting points placed, or paired up, for the next. */
   void run() {
+    preempt_point();
     if (!ops_.empty()) compute();
     for (int32_t s : to_release_) release(s);
     to_release_.clear();

@@ -69,6 +69,7 @@ inline void bit_reverse(Fr* a, int log_n) {
 /** Butterflies of one stage (half-size h) over blocks [blk_lo, blk_hi) and positions [j_lo, j_hi). */
 inline void ntt_stage(Fr* a, const Fr* tw, size_t half, size_t blk_lo, size_t blk_hi, size_t j_lo, size_t j_hi) {
   const size_t len = half * 2;
+  preempt_point();
   for (size_t blk = blk_lo; blk < blk_hi; blk++) {
     Fr* x = a + blk * len;
     for (size_t j = j_lo; j < j_hi; j++) {

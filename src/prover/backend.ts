@@ -14,6 +14,11 @@ export interface ProveJob {
   inputs: CircuitInputs;
   /** Threads this proof may use, when not the worker's default (background work takes fewer). */
   threads?: number;
+  /**
+   * Background work (the forester's batch proofs): steps aside while client proofs run, so they get
+   * every core (backends that can; the native CPU one does: native/src/preempt.hpp).
+   */
+  background?: boolean;
 }
 
 export interface BackendProof {

@@ -215,6 +215,7 @@ export class NativeBackend implements ProverBackend {
           randomScalar(),
           job.threads ?? this.threads,
           'rerandomized',
+          job.background ? 'background' : 'client',
         );
     const t2 = performance.now();
     const publicSignals = Array.from({ length: loaded.nPublic }, (_, i) => fromLe32(witness, (i + 1) * 32));
@@ -251,6 +252,7 @@ export class NativeBackend implements ProverBackend {
       randomScalar(),
       job.threads ?? this.threads,
       'rerandomized',
+      job.background ? 'background' : 'client',
     );
     const t2 = performance.now();
     return {

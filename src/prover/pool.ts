@@ -115,6 +115,7 @@ export class ProverPool {
         () => this.resident,
       );
       if (accelerated) this.acceleratorGauges(m);
+      if (options.backend === 'native') this.preemptionGauges(m);
       this.proofs = m.counter('zkgate_proofs_total', 'Proofs by circuit and outcome', ['circuit', 'outcome']);
       this.seconds = m.histogram('zkgate_proof_seconds', 'Time a worker spent on a proof', ['circuit']);
       this.waitSeconds = m.histogram(
@@ -123,6 +124,31 @@ export class ProverPool {
         ['circuit'],
       );
     }
+  }
+
+  /** How often and how long background proofs stepped aside for client proofs (the addon is the process's). */
+  private preemptionGauges(m: MetricsRegistry): void {
+    const status = loadNativeAddon();
+    if (!status.ok) return;
+    const { addon } = status;
+    m.gauge(
+      'zkgate_prover_background_pauses',
+      'Times a background proof paused for client proofs',
+      [],
+      () => addon.preemptStats().pauses,
+    );
+    m.gauge(
+      'zkgate_prover_background_paused_seconds',
+      'Seconds background proofs spent paused for client proofs',
+      [],
+      () => addon.preemptStats().pausedMs / 1000,
+    );
+    m.gauge(
+      'zkgate_prover_background_slices',
+      'Times a background proof ran a slice after waiting its longest for client proofs',
+      [],
+      () => addon.preemptStats().slices,
+    );
   }
 
   /** The native engine's batching and device memory (the workers' engine is the process's). */
@@ -266,9 +292,9 @@ export class ProverPool {
     const refused = background ? undefined : this.refusal(job, deadline, caller);
     if (refused) return Promise.reject(refused);
     return new Promise<TimedProof>((resolve, reject) => {
-      // Background proofs use one thread: a client's proof on the other workers keeps its cores.
+      // Background proofs use one thread, and pause while client proofs run on the other workers.
       const entry: Waiting = {
-        job: background ? { ...job, threads: 1 } : job,
+        job: background ? { ...job, threads: 1, background: true } : job,
         background,
         caller,
         enqueued: performance.now(),

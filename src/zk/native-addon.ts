@@ -12,6 +12,8 @@ import { rootOfUnity } from './setup/dev-setup.js';
 export type NativeKey = { readonly __nativeKey: unique symbol };
 /** How a proof is blinded (native/src/groth16.hpp's Blinding); served proofs are rerandomized. */
 export type Blinding = 'snarkjs' | 'rerandomized';
+/** A client's proof, or background work that steps aside for clients' (the forester's batch proofs). */
+export type ProofPriority = 'client' | 'background';
 
 export interface NativeAddon {
   /**
@@ -57,7 +59,8 @@ export interface NativeAddon {
   /**
    * a ‖ b ‖ c affine coordinates (8 × 32 bytes); r and s are the blinding scalars: snarkjs' (the
    * default: byte-equal to snarkjs given the same r and s), or, for "rerandomized", u ≠ 0 and v of
-   * an unblinded proof rerandomized (no B₁ MSM; native/src/groth16.hpp).
+   * an unblinded proof rerandomized (no B₁ MSM; native/src/groth16.hpp). A "background" proof
+   * pauses while any "client" proof (the default) of the process runs (native/src/preempt.hpp).
    */
   prove(
     key: NativeKey,
@@ -66,6 +69,7 @@ export interface NativeAddon {
     s: Uint8Array,
     threads: number,
     blinding?: Blinding,
+    priority?: ProofPriority,
   ): Uint8Array;
   /** scalars[i] · the generator of G1 (1) or G2 (2), in the zkey encoding (a dev setup's points). */
   fixedBaseMul(group: 1 | 2, scalars: Uint8Array, threads: number): Uint8Array;
@@ -93,7 +97,13 @@ export interface NativeAddon {
     s: Uint8Array,
     threads: number,
     blinding?: Blinding,
+    priority?: ProofPriority,
   ): Uint8Array;
+  /**
+   * Background proofs' pauses for client proofs (count and total ms), slices they ran after waiting
+   * their longest, and client proofs in the prover now.
+   */
+  preemptStats(): { pauses: number; pausedMs: number; slices: number; clients: number };
   /** field 0 Fq, 1 Fr, 2 Fq2; op 0 add, 1 sub, 2 mul, 3 square, 4 inverse, 5 negate. */
   fieldOp(field: number, op: number, a: Uint8Array, b: Uint8Array): Uint8Array;
   /** group 1 | 2; op 0 add, 1 mixed add, 2 double, 3 scalar multiplication (q = scalar). */
@@ -170,7 +180,7 @@ export interface EngineStats {
 
 export type NativeStatus = { ok: true; addon: NativeAddon } | { ok: false; reason: string };
 
-const addonPath = fileURLToPath(new URL('../../native/build/zkgate_native.node', import.meta.url));
+export const addonPath = fileURLToPath(new URL('../../native/build/zkgate_native.node', import.meta.url));
 const statusPath = fileURLToPath(new URL('../../native/build/status.json', import.meta.url));
 
 let cached: NativeStatus | undefined;
