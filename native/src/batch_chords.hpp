@@ -33,6 +33,19 @@ ZK_INLINE bool chord_special(const Chord<F>& c) {
 }
 
 namespace detail {
+/** Asks for a point's cache lines ahead of its use. */
+template <class F>
+ZK_INLINE void prefetch_point(const Affine<F>* a) {
+  for (size_t off = 0; off < sizeof(Affine<F>); off += 64) __builtin_prefetch((const char*)a + off);
+}
+template <class F, class ChordOf>
+ZK_INLINE void prefetch_chord(ChordOf& chord, size_t e, size_t k) {
+  if (e >= k) return;
+  const Chord<F> c = chord(e);
+  prefetch_point(c.p);
+  prefetch_point(c.q);
+}
+
 template <class F>
 ZK_INLINE void chord_slope_numerator(F& t, const Chord<F>& c) {
   // q.y' − p.y, with q.y' = −q.y for a negated q.
@@ -75,7 +88,15 @@ bool batch_chords(size_t k, ChordOf chord, F* den, F* prefix, uint8_t* special) 
   if (k == 0) return false;
   F acc = F::one();
   bool any_special = false;
+  // A bucket is a random slot, often outside L1 and L2 (2^14 of them take 1 MiB in G1): its lines
+  // are asked for a few additions ahead (0.85× for G1 and 0.83× for G2 with 2^14 buckets, 0.95×
+  // and 1.0× with 2^12; further ahead, or again before the chord steps, measured alike). (Running
+  // G2's products over Fq norms, 1/d = conj(d)/N(d), seven Fq products instead of nine, was
+  // faster alone but 1.07× slower here.)
+  constexpr size_t AHEAD = 8;
+  for (size_t e = 0; e < AHEAD; e++) detail::prefetch_chord<F>(chord, e, k);
   for (size_t e = 0; e < k; e++) {
+    detail::prefetch_chord<F>(chord, e + AHEAD, k);
     const Chord<F> c = chord(e);
     prefix[e] = acc;
     special[e] = chord_special(c);
