@@ -13,7 +13,7 @@ import { mkdirSync, mkdtempSync, rmSync, symlinkSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Keypair } from '@solana/web3.js';
-import { compress, confirmTx, createRpc, transfer, type TreeInfo } from '@lightprotocol/stateless.js';
+import { compress, confirmTx, createRpc, type TreeInfo } from '@lightprotocol/stateless.js';
 import { defaultConfig } from '../../src/config.js';
 import { addressAppendInputs, appendInputs, updateInputs } from '../../src/forester/batch-inputs.js';
 import { startGateway } from '../../src/gateway.js';
@@ -25,6 +25,7 @@ import { isStructuredShape } from '../../src/zk/structured/registry.js';
 import type { CircuitInputs } from '../../src/zk/inputs.js';
 import { BENCH_CACHE as CACHE, BENCH_KEY as KEY } from '../lib/paths.js';
 import { envList, table } from '../lib/table.js';
+import { transferCompressed as transfer } from '../../test/helpers/light-transfer.js';
 
 const PARTS = envList(process.env.BENCH_FORESTER_PARTS, ['proofs', 'sustained']);
 const ONLY = envList(process.env.BENCH_FORESTER_SHAPES, []);

@@ -198,32 +198,37 @@ bool args_from(napi_env env, napi_callback_info info, napi_value (&argv)[N], siz
   return true;
 }
 
-/** An optional blinding argument: undefined or "snarkjs", or "rerandomized" (groth16.hpp). */
-bool get_blinding(napi_env env, napi_value v, Blinding* out) {
+/**
+ * An optional choice among names: undefined gives names[0]; else the index of the string in names,
+ * or -1 (not a string, or none of them).
+ */
+template <size_t N>
+int get_choice(napi_env env, napi_value v, const char* const (&names)[N]) {
   napi_valuetype t;
   napi_typeof(env, v, &t);
-  *out = Blinding::snarkjs;
-  if (t == napi_undefined) return true;
+  if (t == napi_undefined) return 0;
   char buf[16];
   size_t len = 0;
-  if (t != napi_string || napi_get_value_string_utf8(env, v, buf, sizeof buf, &len) != napi_ok) return false;
-  const std::string name(buf, len);
-  if (name == "rerandomized") *out = Blinding::rerandomized;
-  return name == "snarkjs" || name == "rerandomized";
+  if (t != napi_string || napi_get_value_string_utf8(env, v, buf, sizeof buf, &len) != napi_ok) return -1;
+  for (size_t i = 0; i < N; i++)
+    if (std::string(buf, len) == names[i]) return (int)i;
+  return -1;
+}
+
+/** An optional blinding argument: undefined or "snarkjs", or "rerandomized" (groth16.hpp). */
+bool get_blinding(napi_env env, napi_value v, Blinding* out) {
+  static const char* const names[] = {"snarkjs", "rerandomized"};
+  const int i = get_choice(env, v, names);
+  *out = i == 1 ? Blinding::rerandomized : Blinding::snarkjs;
+  return i >= 0;
 }
 
 /** "client" (the default) or "background": a background proof steps aside for client proofs (preempt.hpp). */
 bool get_background(napi_env env, napi_value v, bool* out) {
-  napi_valuetype t;
-  napi_typeof(env, v, &t);
-  *out = false;
-  if (t == napi_undefined) return true;
-  char buf[16];
-  size_t len = 0;
-  if (t != napi_string || napi_get_value_string_utf8(env, v, buf, sizeof buf, &len) != napi_ok) return false;
-  const std::string name(buf, len);
-  *out = name == "background";
-  return name == "client" || name == "background";
+  static const char* const names[] = {"client", "background"};
+  const int i = get_choice(env, v, names);
+  *out = i == 1;
+  return i >= 0;
 }
 
 int get_int(napi_env env, napi_value v, int fallback) {
