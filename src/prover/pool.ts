@@ -130,24 +130,21 @@ export class ProverPool {
   private preemptionGauges(m: MetricsRegistry): void {
     const status = loadNativeAddon();
     if (!status.ok) return;
-    const { addon } = status;
-    m.gauge(
-      'zkgate_prover_background_pauses',
-      'Times a background proof paused for client proofs',
-      [],
-      () => addon.preemptStats().pauses,
+    const stat = (k: 'pauses' | 'pausedMs' | 'slices') => status.addon.preemptStats()[k];
+    m.gauge('zkgate_prover_background_pauses', 'Times a background proof paused for client proofs', [], () =>
+      stat('pauses'),
     );
     m.gauge(
       'zkgate_prover_background_paused_seconds',
       'Seconds background proofs spent paused for client proofs',
       [],
-      () => addon.preemptStats().pausedMs / 1000,
+      () => stat('pausedMs') / 1000,
     );
     m.gauge(
       'zkgate_prover_background_slices',
       'Times a background proof ran a slice after waiting its longest for client proofs',
       [],
-      () => addon.preemptStats().slices,
+      () => stat('slices'),
     );
   }
 
