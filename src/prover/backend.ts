@@ -33,7 +33,8 @@ export interface ProverBackend {
   prove(job: ProveJob): Promise<BackendProof>;
   /**
    * Loads the job's key (and its witness calculator and tables) now, so this worker's first proof
-   * of the shape runs at full speed; the job's inputs are not used.
+   * of the shape runs at full speed; where the job has inputs (warm-inputs.ts), its witness is
+   * calculated once too, so the worker's witness path has run before a caller needs it.
    */
   warm(job: ProveJob): Promise<WarmInfo>;
   /** Bytes of keys and witness calculators held in memory. */
@@ -42,6 +43,10 @@ export interface ProverBackend {
 
 export interface WarmInfo {
   loadMs: number;
+  /** The warm-up witness's time; absent without inputs. */
+  witnessMs?: number;
+  /** Why the warm-up witness failed (the shape still proves; a caller's first witness pays the first run). */
+  witnessError?: string;
   tablesReady: boolean;
   /** Native: the tables' file at the key's load ("loaded": mapped, nothing built). */
   tableFile?: string;

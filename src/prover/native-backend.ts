@@ -32,6 +32,7 @@ import {
 import {
   buildWitnessCalculator,
   calculateWitness,
+  warmWitness,
   witnessValues,
   type WitnessCalculator,
 } from './witness-calculator.js';
@@ -182,8 +183,11 @@ export class NativeBackend implements ProverBackend {
     const { loaded } = await this.load(job);
     // Structured keys have no tables; accelerators keep their own copy of the key.
     const tablesReady = loaded.circuit || this.accelerated ? false : this.addon.waitTables(loaded.key);
+    const loadMs = performance.now() - t;
+    const witness = loaded.wc ? await warmWitness(loaded.wc, job) : {};
     return {
-      loadMs: performance.now() - t,
+      loadMs,
+      ...witness,
       tablesReady,
       tableFile: this.addon.keyInfo(loaded.key).tableFile,
       evictions: this.addon.memoryInfo().evictions,

@@ -7,7 +7,7 @@ import { Piscina } from 'piscina';
 import type { MetricsRegistry } from '../obs/metrics.js';
 import { workerUrl } from '../util/worker-url.js';
 import { loadNativeAddon } from '../zk/native-addon.js';
-import type { AcceleratorOptions, BackendName, BackendProof, ProveJob } from './backend.js';
+import type { AcceleratorOptions, BackendName, BackendProof, ProveJob, WarmInfo } from './backend.js';
 import { ProverError } from './errors.js';
 import type { WarmResult, WorkerConfig, WorkerResult } from './prove.worker.js';
 
@@ -247,14 +247,15 @@ export class ProverPool {
 
   /**
    * Loads the job's key, witness calculator and tables in every worker (start-up warm-up, beside
-   * the queue). Piscina gives concurrent tasks to idle workers one each; a worker that was busy
-   * may take two, so rounds repeat until every worker has answered.
+   * the queue), and calculates the job's witness there once where it has inputs. Piscina gives
+   * concurrent tasks to idle workers one each; a worker that was busy may take two, so rounds
+   * repeat until every worker has answered.
    */
-  async warmAll(
-    job: ProveJob,
-  ): Promise<{ workers: number; loadMs: number; tablesReady: boolean; tableFile?: string; evictions?: number }> {
+  async warmAll(job: ProveJob): Promise<{ workers: number } & WarmInfo> {
     const seen = new Set<number>();
     let loadMs = 0;
+    let witnessMs: number | undefined;
+    let witnessError: string | undefined;
     let tablesReady = true;
     let tableFile: string | undefined;
     let evictions: number | undefined;
@@ -262,13 +263,15 @@ export class ProverPool {
       const results = await Promise.all(
         Array.from(
           { length: this.threads - seen.size },
-          () => this.piscina.run({ ...job, inputs: {} }, { name: 'warm' }) as Promise<WarmResult>,
+          () => this.piscina.run(job, { name: 'warm' }) as Promise<WarmResult>,
         ),
       );
       for (const r of results) {
         if (!r.ok) throw new ProverError('prover_internal', `warming ${job.shape} failed: ${r.message}`);
         seen.add(r.threadId);
         loadMs = Math.max(loadMs, r.loadMs);
+        if (r.witnessMs !== undefined) witnessMs = Math.max(witnessMs ?? 0, r.witnessMs);
+        witnessError ??= r.witnessError;
         tablesReady &&= r.tablesReady;
         tableFile ??= r.tableFile;
         if (r.evictions !== undefined) evictions = Math.max(evictions ?? 0, r.evictions);
@@ -277,6 +280,8 @@ export class ProverPool {
     return {
       workers: seen.size,
       loadMs,
+      ...(witnessMs !== undefined ? { witnessMs } : {}),
+      ...(witnessError !== undefined ? { witnessError } : {}),
       tablesReady,
       ...(tableFile ? { tableFile } : {}),
       ...(evictions !== undefined ? { evictions } : {}),

@@ -34,8 +34,14 @@ const config = workerData as WorkerConfig;
 // a few ms more (v1_inclusion_26_4: about 40 instead of 30 ms, beside a 600–800 ms proof at c=2).
 // The flag is the process's (set before any circuit compiles; zstd's module, compiled at start,
 // keeps its code); ZKGATE_WASM_TIERUP=1 keeps V8's default. snarkjs' backend proves in
-// WebAssembly and keeps TurboFan.
-if (config.backend !== 'snarkjs' && process.env.ZKGATE_WASM_TIERUP !== '1') setFlagsFromString('--liftoff-only');
+// WebAssembly and keeps TurboFan. Each function's Liftoff code is also compiled when the module is
+// (on V8's background threads, while the warm-up loads the key), not at the function's first call:
+// lazily, a worker's first witness of a shape ran 3–5× its steady time (30–80 ms), which put the
+// first proof after a restart at 1.23–1.31× its steady latency.
+if (config.backend !== 'snarkjs' && process.env.ZKGATE_WASM_TIERUP !== '1') {
+  setFlagsFromString('--liftoff-only');
+  setFlagsFromString('--no-wasm-lazy-compilation');
+}
 
 function createBackend(c: WorkerConfig): ProverBackend {
   switch (c.backend) {

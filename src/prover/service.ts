@@ -18,6 +18,7 @@ import { ProverError } from './errors.js';
 import type { ProveJob } from './backend.js';
 import type { ProverPool, RunOptions } from './pool.js';
 import type { Proof, ProveResult, ValidityProofResult } from './types.js';
+import { warmUpInputs } from './warm-inputs.js';
 import { buildWitnesses, type ValidityRequest } from './witness.js';
 
 export interface ExplicitProveRequest {
@@ -133,10 +134,23 @@ export class ProverService {
     const started = Date.now();
     this.warmState = { phase: 'warming', total: names.length, done: 0, failed: [] };
     let evictions: [number, number] | undefined;
+    // The workers compile each circuit's witness code whole when they load it (prove.worker.ts);
+    // what a worker's first witness still pays once, whatever the shape, is the witness path's own
+    // first run (the calculator's JavaScript): one shape's job carries valid inputs
+    // (warm-inputs.ts), and every worker calculates that witness once.
+    let witnessPlanned = false;
     const jobOf = async (name: string): Promise<ProveJob> => {
       const shape = shapeByName(name);
       const key = await this.key(shape, { deadline: Number.MAX_SAFE_INTEGER });
-      return { shape: shape.name, zkeyPath: key.zkeyPath, wasmPath: key.wasmPath, keyBytes: key.keyBytes, inputs: {} };
+      const inputs = witnessPlanned ? undefined : warmUpInputs(shape);
+      if (inputs) witnessPlanned = true;
+      return {
+        shape: shape.name,
+        zkeyPath: key.zkeyPath,
+        wasmPath: key.wasmPath,
+        keyBytes: key.keyBytes,
+        inputs: inputs ?? {},
+      };
     };
     // Shapes go as many at a time as there are workers: each key is parsed (and its tables mapped
     // or built) once, by one worker, beside the others' (the workers share what it loads); then
@@ -173,10 +187,16 @@ export class ProverService {
     try {
       if (job instanceof Error) throw job;
       const w = await this.o.pool.warmAll(job);
+      if (w.witnessError !== undefined)
+        this.o.log.warn('circuit warm-up witness failed: its first proof compiles the witness code', {
+          circuit: name,
+          error: w.witnessError,
+        });
       this.o.log.info('circuit warm', {
         circuit: name,
         workers: w.workers,
         ms: Math.round(w.loadMs),
+        ...(w.witnessMs !== undefined ? { witnessMs: Math.round(w.witnessMs) } : {}),
         tables: w.tablesReady,
         ...(w.tableFile ? { tableFile: w.tableFile } : {}),
       });

@@ -9,7 +9,7 @@ import { importInWorker } from '../util/load-iden3.js';
 import { fromSnarkjs } from '../zk/proof-format.js';
 import type { BackendOptions, BackendProof, ProveJob, ProverBackend, WarmInfo } from './backend.js';
 import { KeyCache } from './key-cache.js';
-import { buildWitnessCalculator, calculateWitness, type WitnessCalculator } from './witness-calculator.js';
+import { buildWitnessCalculator, calculateWitness, warmWitness, type WitnessCalculator } from './witness-calculator.js';
 
 interface Loaded {
   zkey: Uint8Array;
@@ -54,8 +54,9 @@ export class SnarkjsBackend implements ProverBackend {
 
   async warm(job: ProveJob): Promise<WarmInfo> {
     const t = performance.now();
-    await this.load(job).value;
-    return { loadMs: performance.now() - t, tablesReady: false };
+    const { wc } = await this.load(job).value;
+    const loadMs = performance.now() - t;
+    return { loadMs, ...(await warmWitness(wc, job)), tablesReady: false };
   }
 
   async prove(job: ProveJob): Promise<BackendProof> {

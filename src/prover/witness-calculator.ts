@@ -54,3 +54,22 @@ export function witnessValues(wtns: Uint8Array): Uint8Array {
   }
   throw new Error('wtns file without a values section');
 }
+
+/**
+ * The warm-up's witness (warm-inputs.ts): calculated once and dropped, so that the worker's first
+ * run of the witness path is not a caller's. Its time, or why it failed (the warm-up goes on: the
+ * shape still proves), or nothing where the job carries no inputs.
+ */
+export async function warmWitness(
+  wc: WitnessCalculator,
+  job: { shape: string; inputs: CircuitInputs },
+): Promise<{ witnessMs: number } | { witnessError: string } | Record<string, never>> {
+  if (Object.keys(job.inputs).length === 0) return {};
+  const t = performance.now();
+  try {
+    await calculateWitness(wc, job.shape, job.inputs);
+  } catch (e) {
+    return { witnessError: String((e as Error)?.message ?? e) };
+  }
+  return { witnessMs: performance.now() - t };
+}

@@ -209,15 +209,26 @@ describe('preload', () => {
         assert.ok(Date.now() < deadline, 'the warm-up ends');
         await new Promise((r) => setTimeout(r, 50));
       }
-      // Each shape's key went to every worker, with its tables (the native backend builds them).
+      // Each shape's key went to every worker, with its tables (the native backend builds them);
+      // one shape's warm-up also calculated a witness in every worker (its first run of the path).
       const pool = gw.gateway.prover!.pool;
+      const witnessed: string[] = [];
       for (const name of shapes) {
         const line = gw.logs.find((l) => l.includes('"circuit warm"') && l.includes(`"circuit":"${name}"`));
         assert.ok(line, `${name} warmed`);
-        const entry = JSON.parse(line) as { workers: number; tables: boolean };
+        const entry = JSON.parse(line) as { workers: number; tables: boolean; witnessMs?: number };
         assert.equal(entry.workers, pool.threads, name);
         if (pool.backend === 'native') assert.equal(entry.tables, true, name);
+        if (entry.witnessMs !== undefined) {
+          assert.ok(entry.witnessMs > 0, name);
+          witnessed.push(name);
+        }
       }
+      assert.equal(witnessed.length, 1, `one warm-up witness: ${witnessed.join(', ')}`);
+      assert.equal(
+        gw.logs.some((l) => l.includes('warm-up witness failed')),
+        false,
+      );
       assert.deepEqual(gw.gateway.prover!.service.warmUpState().failed, []);
       const client = new ProverClient(gw.gateway.grpcAddress);
       const list = await client.listCircuits();
