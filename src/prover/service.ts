@@ -188,7 +188,7 @@ export class ProverService {
       if (job instanceof Error) throw job;
       const w = await this.o.pool.warmAll(job);
       if (w.witnessError !== undefined)
-        this.o.log.warn('circuit warm-up witness failed: its first proof compiles the witness code', {
+        this.o.log.warn("circuit warm-up witness failed: the first caller pays the witness path's first run", {
           circuit: name,
           error: w.witnessError,
         });
