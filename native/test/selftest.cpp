@@ -77,6 +77,23 @@ static void test_fields() {
   Fq2 u{random_field<FqParams>(), random_field<FqParams>()};
   CHECK(u * u.inverse() == Fq2::one());
   CHECK(u.squared() == u * u);
+  // Fq2's product (lazily reduced on x86-64) against Karatsuba over reduced Fq products, with
+  // components at the field's edges (both signs of a0·b0 − a1·b1, the largest sums) and random.
+  // (Montgomery limbs: p − 1 and 1 as stored, besides −1, 1 and 0 as values.)
+  const Fq raw_max{{FqParams::P[0] - 1, FqParams::P[1], FqParams::P[2], FqParams::P[3]}}, raw_one{{1, 0, 0, 0}};
+  const Fq edge[6] = {Fq::zero(), Fq::one(), m1, raw_max, raw_one, random_field<FqParams>()};
+  auto karatsuba = [](const Fq2& a, const Fq2& b) {
+    const Fq v0 = a.c0 * b.c0, v1 = a.c1 * b.c1;
+    return Fq2{v0 - v1, (a.c0 + a.c1) * (b.c0 + b.c1) - v0 - v1};
+  };
+  for (int i = 0; i < 1296 + 2000; i++) {
+    const bool at_edges = i < 1296;
+    const Fq2 a{at_edges ? edge[i % 6] : random_field<FqParams>(), at_edges ? edge[i / 6 % 6] : random_field<FqParams>()};
+    const Fq2 b{at_edges ? edge[i / 36 % 6] : random_field<FqParams>(), at_edges ? edge[i / 216] : random_field<FqParams>()};
+    const Fq2 ab = a * b;
+    CHECK(ab == karatsuba(a, b));
+    CHECK(Fq::is_canonical(ab.c0.v) && Fq::is_canonical(ab.c1.v));
+  }
 }
 
 template <class F>

@@ -59,15 +59,26 @@ describe('fields', () => {
 
   test('Fq2 multiplication, squaring and inverse agree with @noble/curves', () => {
     const F2 = bn254.fields.Fp2;
+    const enc = (x: { c0: bigint; c1: bigint }) => cat([le32(x.c0), le32(x.c1)]);
+    const dec = (u: Uint8Array) => ({ c0: fromLe32(u, 0), c1: fromLe32(u, 32) });
     for (let i = 0; i < 20; i++) {
       const a = { c0: rand(FP), c1: rand(FP) };
       const b = { c0: rand(FP), c1: rand(FP) };
-      const enc = (x: { c0: bigint; c1: bigint }) => cat([le32(x.c0), le32(x.c1)]);
-      const dec = (u: Uint8Array) => ({ c0: fromLe32(u, 0), c1: fromLe32(u, 32) });
       assert.deepEqual(dec(addon.fieldOp(2, 2, enc(a), enc(b))), F2.mul(a, b));
       assert.deepEqual(dec(addon.fieldOp(2, 3, enc(a), enc(b))), F2.sqr(a));
       assert.deepEqual(dec(addon.fieldOp(2, 4, enc(a), enc(b))), F2.inv(a));
     }
+    // The product reduces a0·b0 − a1·b1 once, unreduced and of either sign: components at the
+    // edges of the field give both signs and the largest sums.
+    const edges = [0n, 1n, 2n, (FP - 1n) / 2n, FP - 2n, FP - 1n];
+    for (const a0 of edges)
+      for (const a1 of edges)
+        for (const b0 of edges)
+          for (const b1 of edges) {
+            const a = { c0: a0, c1: a1 };
+            const b = { c0: b0, c1: b1 };
+            assert.deepEqual(dec(addon.fieldOp(2, 2, enc(a), enc(b))), F2.mul(a, b), `${a0} ${a1} × ${b0} ${b1}`);
+          }
   });
 
   test('values at or above the modulus are refused', () => {
