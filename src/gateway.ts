@@ -322,6 +322,10 @@ export async function startGateway({
     !given.validityProof && (prover || config.proverUrl)
       ? new ProverClient(proverAddress, config.proofTimeoutMs + 1000, channel)
       : undefined;
+  // Connected now rather than at the first request; a prover that is not up yet is reached later.
+  void client?.warm().then((ok) => {
+    if (!ok) log.debug('prover channel not connected at start', { proverAddress });
+  });
   const prices = config.priceSource
     ? new PriceSource(config.priceSource, { timeoutMs: config.upstreamTimeoutMs })
     : undefined;

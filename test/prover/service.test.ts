@@ -340,6 +340,26 @@ describe('state', () => {
   });
 });
 
+describe('client', () => {
+  test('warm() connects and calls ahead of the first request; false, in its time, where no prover listens', async () => {
+    const gw = await startProverGateway();
+    const fresh = new ProverClient(gw.gateway.grpcAddress);
+    const nobody = new ProverClient('127.0.0.1:1');
+    try {
+      assert.equal(await fresh.warm(5000), true);
+      const circuits = await fresh.listCircuits();
+      assert.equal(circuits.circuits.find((c) => c.name === 'v1_inclusion_26_1')?.status, 'ready');
+      const t0 = performance.now();
+      assert.equal(await nobody.warm(300), false);
+      assert.ok(performance.now() - t0 < 3000, 'gives up at its deadline');
+    } finally {
+      fresh.close();
+      nobody.close();
+      await gw.stop();
+    }
+  });
+});
+
 describe('roles', () => {
   test('--role rpc reaches a --role prover process over gRPC', async () => {
     const dataDir = tempDir();
