@@ -565,7 +565,16 @@ export function warmUpHealth(s: WarmUpState): ComponentStatus {
       status: 'degraded',
       detail: `preloading failed for ${s.failed.map((f) => `${f.circuit} (${f.error})`).join('; ')}`,
     };
-  return s.phase === 'ready'
-    ? { status: 'ready', detail: `${s.total} circuits preloaded in ${s.ms} ms` }
-    : { status: 'ready' };
+  if (s.phase !== 'ready') return { status: 'ready' };
+  const bare = s.withoutTables?.map((w) => w.circuit) ?? [];
+  const left = s.notPreloaded ?? [];
+  return {
+    status: 'ready',
+    detail:
+      `${s.total - left.length} circuits preloaded in ${s.ms} ms` +
+      (bare.length > 0 ? `; without fixed-base tables (no room in --prover-memory-mb): ${bare.join(', ')}` : '') +
+      (left.length > 0
+        ? `; not preloaded (no room in --prover-memory-mb; loaded on first use): ${left.join(', ')}`
+        : ''),
+  };
 }

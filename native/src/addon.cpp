@@ -2,6 +2,7 @@
 // from a witness buffer, plus the arithmetic entry points the unit tests compare against
 // independent JavaScript implementations. Values cross as little-endian 32-byte canonical integers.
 #include <node_api.h>
+#include <sys/stat.h>
 
 #include <cstring>
 #include <map>
@@ -27,6 +28,8 @@ namespace {
 struct KeyHandle {
   std::shared_ptr<ZKey> key;
   size_t planned_table_bytes = 0;
+  /** Tables were loaded with the key or given it by fillTables (under the registry's lock). */
+  bool tables_filled = false;
   /** What became of the key's table file: "loaded", "absent", "invalid" (rebuilt) or "none". */
   std::atomic<const char*> table_file{"none"};
 };
@@ -83,8 +86,12 @@ napi_value wrap(napi_env env, std::shared_ptr<KeyHandle> shared, const std::stri
   return ext;
 }
 
-/** The named key registered (or found registered meanwhile), its budget enforced; null if none. */
-std::shared_ptr<KeyHandle> register_key(const std::string& name, std::shared_ptr<KeyHandle> handle) {
+/**
+ * The named key registered (or found registered meanwhile), its budget enforced by evicting; with
+ * `must_fit`, never evicting: null when it does not fit beside the keys already in.
+ */
+std::shared_ptr<KeyHandle> register_key(const std::string& name, std::shared_ptr<KeyHandle> handle,
+                                        bool must_fit = false) {
   std::vector<std::shared_ptr<KeyHandle>> gone;
   std::shared_ptr<KeyHandle> out;
   {
@@ -97,6 +104,7 @@ std::shared_ptr<KeyHandle> register_key(const std::string& name, std::shared_ptr
     Entry e;
     e.handle = handle;
     e.bytes = handle->key->bytes + handle->planned_table_bytes;
+    if (must_fit && memory_budget > 0 && registry_bytes + e.bytes > memory_budget) return nullptr;
     e.last_use = ++use_clock;
     registry_bytes += e.bytes;
     registry[name] = std::move(e);
@@ -317,6 +325,7 @@ napi_value LoadKey(napi_env env, napi_callback_info info) {
   auto handle = std::make_shared<KeyHandle>();
   handle->key = std::shared_ptr<ZKey>(parse_zkey(data, len));
   handle->planned_table_bytes = budget > 0 ? planned_table_bytes(*handle->key, (size_t)budget) : 0;
+  handle->tables_filled = handle->planned_table_bytes > 0;
   handle->key->begin_tables();  // settled by attach_tables below
   if (!name.empty()) {
     // Another thread loaded it meanwhile: share that one, drop ours before any tables are built.
@@ -328,13 +337,21 @@ napi_value LoadKey(napi_env env, napi_callback_info info) {
   GUARD_END
 }
 
-/** loadKeyFile(path, tableBudgetBytes, threads, background, cacheKey): loadKey for a key on disk (mapped, any size). */
+/**
+ * loadKeyFile(path, tableBudgetBytes, threads, background, cacheKey, tablesPath?, mustFit?): loadKey
+ * for a key on disk (mapped, any size). `mustFit` (a named key): null instead of evicting others
+ * when the key and its planned tables do not fit the process's budget beside the keys in it.
+ */
 napi_value LoadKeyFile(napi_env env, napi_callback_info info) {
-  napi_value argv[6];
+  napi_value argv[7];
   std::string path, name, tables_path;
+  bool must_fit = false;
   if (!args_from(env, info, argv, 5) || !get_string(env, argv[0], path) || !get_string(env, argv[4], name) ||
       !optional_string(env, argv[5], tables_path))
-    return throw_error(env, "loadKeyFile(path, tableBudgetBytes, threads, background, cacheKey, tablesPath?)");
+    return throw_error(env, "loadKeyFile(path, tableBudgetBytes, threads, background, cacheKey, tablesPath?, mustFit?)");
+  napi_get_value_bool(env, argv[6], &must_fit);  // undefined: false
+  napi_value nul;
+  napi_get_null(env, &nul);
   double budget = 0;
   napi_get_value_double(env, argv[1], &budget);
   int threads = get_int(env, argv[2], 1);
@@ -348,13 +365,20 @@ napi_value LoadKeyFile(napi_env env, napi_callback_info info) {
       it->second.last_use = ++use_clock;
       return wrap(env, it->second.handle, name);
     }
+    // A parsed key takes its file's size: no need to parse one that cannot fit.
+    struct stat st;
+    if (must_fit && memory_budget > 0 && ::stat(path.c_str(), &st) == 0 &&
+        registry_bytes + (size_t)st.st_size > memory_budget)
+      return nul;
   }
   auto handle = std::make_shared<KeyHandle>();
   handle->key = std::shared_ptr<ZKey>(parse_zkey_file(path));
   handle->planned_table_bytes = budget > 0 ? planned_table_bytes(*handle->key, (size_t)budget) : 0;
+  handle->tables_filled = handle->planned_table_bytes > 0;
   handle->key->begin_tables();  // settled by attach_tables below
   if (!name.empty()) {
-    std::shared_ptr<KeyHandle> registered = register_key(name, handle);
+    std::shared_ptr<KeyHandle> registered = register_key(name, handle, must_fit);
+    if (!registered) return nul;
     if (registered != handle) return wrap(env, std::move(registered), name);
   }
   attach_tables(*handle, budget, threads, background, tables_path);
@@ -380,6 +404,109 @@ std::shared_ptr<KeyHandle> get_key(napi_env env, napi_value v, const char* fn) {
   auto it = registry.find(ref->name);
   if (it != registry.end() && it->second.handle == h) it->second.last_use = ++use_clock;
   return h;
+}
+
+/**
+ * plannedTableBytes(key, tableBudgetBytes): what the key's tables would take under that budget
+ * (the warm-up plans which listed shapes get tables before any are attached).
+ */
+napi_value PlannedTableBytes(napi_env env, napi_callback_info info) {
+  napi_value argv[2];
+  double budget = 0;
+  if (!args(env, info, argv) || napi_get_value_double(env, argv[1], &budget) != napi_ok || budget < 0)
+    return throw_error(env, "plannedTableBytes(key, tableBudgetBytes ≥ 0)");
+  std::shared_ptr<KeyHandle> h = get_key(env, argv[0], "plannedTableBytes");
+  if (!h) return nullptr;
+  napi_value v;
+  napi_create_double(env, (double)planned_table_bytes(*h->key, (size_t)budget), &v);
+  return v;
+}
+
+/** The named key a JavaScript value refers to, and its name; null (with the reason thrown) if none. */
+std::shared_ptr<KeyHandle> get_named_key(napi_env env, napi_value v, const char* fn, std::string& name) {
+  void* d = nullptr;
+  if (napi_get_value_external(env, v, &d) != napi_ok || d == nullptr || static_cast<KeyRef*>(d)->name.empty()) {
+    throw_error(env, std::string(fn) + ": not a named key");
+    return nullptr;
+  }
+  name = static_cast<KeyRef*>(d)->name;
+  return get_key(env, v, fn);
+}
+
+/**
+ * claimTables(key, tableBudgetBytes) → "claimed" | "held" | "none" | "no-room": reserves, in the
+ * process's budget, the tables that fit `tableBudgetBytes` for a named key loaded without them,
+ * only where the budget has room beside the keys already in it: unlike a load, it never evicts.
+ * Claims are quick, so a caller makes them in its order of importance, then fills them (in
+ * parallel). "held": the key has its tables already, or claimed; "none": no table fits that budget.
+ */
+napi_value ClaimTables(napi_env env, napi_callback_info info) {
+  napi_value argv[2];
+  double budget = 0;
+  if (!args(env, info, argv) || napi_get_value_double(env, argv[1], &budget) != napi_ok || budget < 0)
+    return throw_error(env, "claimTables(key, tableBudgetBytes ≥ 0)");
+  std::string name;
+  std::shared_ptr<KeyHandle> h = get_named_key(env, argv[0], "claimTables", name);
+  if (!h) return nullptr;
+  const char* outcome = "claimed";
+  GUARD_BEGIN
+  const size_t planned = planned_table_bytes(*h->key, (size_t)budget);
+  {
+    std::lock_guard<std::mutex> lock(registry_mutex);
+    auto it = registry.find(name);
+    if (h->planned_table_bytes > 0)
+      outcome = "held";
+    else if (planned == 0)
+      outcome = "none";
+    else if (it == registry.end() || it->second.handle != h)
+      outcome = nullptr;  // evicted since this call took it
+    else if (memory_budget > 0 && registry_bytes + planned > memory_budget)
+      outcome = "no-room";
+    else {
+      h->planned_table_bytes = planned;
+      it->second.bytes += planned;
+      registry_bytes += planned;
+    }
+  }
+  if (outcome == nullptr)
+    return throw_error(env, std::string("key evicted: ") + name + " left the memory budget; load it again");
+  napi_value v;
+  napi_create_string_utf8(env, outcome, NAPI_AUTO_LENGTH, &v);
+  return v;
+  GUARD_END
+}
+
+/**
+ * fillTables(key, tableBudgetBytes, threads, tablesPath) → tables ready: the tables claimTables
+ * reserved (the same budget), mapped from their file or built, here on this thread. Once only: a
+ * key with no claimed tables, or whose tables are being filled or ready, is left as it is.
+ */
+napi_value FillTables(napi_env env, napi_callback_info info) {
+  napi_value argv[4];
+  std::string tables_path, name;
+  double budget = 0;
+  if (!args(env, info, argv) || napi_get_value_double(env, argv[1], &budget) != napi_ok || budget < 0 ||
+      !optional_string(env, argv[3], tables_path))
+    return throw_error(env, "fillTables(key, tableBudgetBytes ≥ 0, threads, tablesPath)");
+  const int threads = get_int(env, argv[2], 1);
+  std::shared_ptr<KeyHandle> h = get_named_key(env, argv[0], "fillTables", name);
+  if (!h) return nullptr;
+  GUARD_BEGIN
+  bool fill = false;
+  {
+    std::lock_guard<std::mutex> lock(registry_mutex);
+    if (h->planned_table_bytes > 0 && !h->tables_filled) {
+      if (planned_table_bytes(*h->key, (size_t)budget) != h->planned_table_bytes)
+        throw std::runtime_error("fillTables: the budget differs from the claim's");
+      h->tables_filled = fill = true;
+      h->key->begin_tables();  // settled by attach_tables
+    }
+  }
+  if (fill) attach_tables(*h, budget, threads, false, tables_path);
+  napi_value v;
+  napi_get_boolean(env, h->key->wait_tables(), &v);
+  return v;
+  GUARD_END
 }
 
 /** setMemoryBudget(bytes): the process-wide budget of named keys and their tables (0: none). */
@@ -1061,6 +1188,9 @@ napi_value Init(napi_env env, napi_value exports) {
   napi_property_descriptor props[] = {
       {"loadKey", nullptr, LoadKey, nullptr, nullptr, nullptr, napi_default, nullptr},
       {"keyInfo", nullptr, KeyInfo, nullptr, nullptr, nullptr, napi_default, nullptr},
+      {"plannedTableBytes", nullptr, PlannedTableBytes, nullptr, nullptr, nullptr, napi_default, nullptr},
+      {"claimTables", nullptr, ClaimTables, nullptr, nullptr, nullptr, napi_default, nullptr},
+      {"fillTables", nullptr, FillTables, nullptr, nullptr, nullptr, napi_default, nullptr},
       {"findKey", nullptr, FindKey, nullptr, nullptr, nullptr, napi_default, nullptr},
       {"setMemoryBudget", nullptr, SetMemoryBudget, nullptr, nullptr, nullptr, napi_default, nullptr},
       {"memoryInfo", nullptr, MemoryInfo, nullptr, nullptr, nullptr, napi_default, nullptr},

@@ -36,13 +36,31 @@ export interface ProverBackend {
    * of the shape runs at full speed; where the job has inputs (warm-inputs.ts), its witness is
    * calculated once too, so the worker's witness path has run before a caller needs it.
    */
-  warm(job: ProveJob): Promise<WarmInfo>;
+  warm(job: WarmJob): Promise<WarmInfo>;
   /** Bytes of keys and witness calculators held in memory. */
   residentBytes(): number;
 }
 
+/**
+ * A preload's steps (ProverService.warmUp): 'key' loads the key alone, its tables left for later,
+ * and only where it fits the process's memory budget beside the keys already in (never evicting);
+ * 'claim' reserves its tables in the process's memory budget where there is room beside the keys
+ * (quick: made in list order); 'tables' maps or builds what was claimed (native); 'all' (the
+ * default) loads everything, tables included, as a first proof would.
+ */
+export type WarmStep = 'key' | 'claim' | 'tables' | 'all';
+
+export type WarmJob = ProveJob & { step?: WarmStep };
+
 export interface WarmInfo {
   loadMs: number;
+  /** 'key' (native): the key does not fit the memory budget beside those in it; not loaded. */
+  noRoom?: boolean;
+  /** 'key' (native): the parsed key's bytes, and what its tables would take. */
+  keyBytes?: number;
+  plannedTableBytes?: number;
+  /** 'claim' (native): claimed, already held, none planned, or no room in the memory budget. */
+  tables?: 'claimed' | 'held' | 'none' | 'no-room';
   /** The warm-up witness's time; absent without inputs. */
   witnessMs?: number;
   /** Why the warm-up witness failed (the shape still proves; a caller's first witness pays the first run). */

@@ -19,6 +19,7 @@ import {
   type ProveJob,
   type ProverBackend,
   type WarmInfo,
+  type WarmJob,
 } from './backend.js';
 import { KeyCache } from './key-cache.js';
 import {
@@ -45,7 +46,8 @@ interface Loaded {
   circuit?: StructuredCircuit<CircuitInputs>;
   /** Parsing the key and building its tables, in ms. */
   loadMs: number;
-  tableBytes: number;
+  /** What the key's tables may take (0: none, e.g. on an accelerator or a structured circuit). */
+  tableBudget: number;
 }
 
 /** A uniformly random scalar below r (rejection sampling), little-endian. */
@@ -69,6 +71,13 @@ export function decodeProof(out: Uint8Array): ProofPoints {
 
 const cacheEntry = (job: ProveJob) => `${job.shape}\0${job.zkeyPath}`;
 const isEvicted = (e: unknown) => String((e as Error)?.message ?? e).startsWith('key evicted');
+
+/** A key that does not fit the memory budget beside the keys in it (loaded only where it must fit). */
+class NoRoom extends Error {
+  constructor(shape: string) {
+    super(`no room for ${shape}'s key in the memory budget`);
+  }
+}
 
 /** Where a key's fixed-base tables are kept between starts. */
 export const tablesPathOf = (zkeyPath: string): string => `${zkeyPath}.tables`;
@@ -110,8 +119,12 @@ export class NativeBackend implements ProverBackend {
     return this.addon.memoryInfo().used + this.keys.residentBytes();
   }
 
-  /** Loads (or finds) a shape's key; loading is its own measured step. */
-  async load(job: ProveJob): Promise<{ loaded: Loaded; warm: boolean }> {
+  /**
+   * Loads (or finds) a shape's key; loading is its own measured step. `deferTables`: a key loaded
+   * now comes without its tables (the warm-up attaches them once it knows which fit); `mustFit`:
+   * rejects with NoRoom rather than evict other keys.
+   */
+  async load(job: ProveJob, deferTables = false, mustFit = false): Promise<{ loaded: Loaded; warm: boolean }> {
     const { value, warm } = this.keys.get(cacheEntry(job), 0, async () => {
       // The process's workers share parsed keys and tables (the addon is one library): a key
       // another worker loaded from the same file is taken as it is.
@@ -125,35 +138,32 @@ export class NativeBackend implements ProverBackend {
           this.addon.findKey(cacheKey) ?? this.addon.loadKeyFile(job.zkeyPath, 0, this.threads, false, cacheKey);
         const info = this.addon.keyInfo(key);
         return {
-          value: { key, nPublic: info.nPublic, circuit, loadMs: performance.now() - t, tableBytes: 0 },
+          value: { key, nPublic: info.nPublic, circuit, loadMs: performance.now() - t, tableBudget: 0 },
           bytes: 0,
         };
       }
       const wasm = await readFile(job.wasmPath);
       const t = performance.now();
-      let key = this.addon.findKey(cacheKey);
-      if (!key) {
-        // A key's tables may take half of what the budget leaves after the key itself, so other
-        // shapes still fit beside it; a key whose tables do not fit proves without them. Tables
-        // build in the background: the first proofs run without them rather than wait.
-        // An accelerator keeps its own resident copy and uses no host tables.
-        const tableBudget = this.accelerated ? 0 : Math.max(0, (this.budget - st.size - wasm.byteLength) / 2);
-        // Parsed from the mapped file (a third faster than reading it into a buffer first); tables
-        // persist beside the key: a restart maps them instead of building them again.
-        key = this.addon.loadKeyFile(
-          job.zkeyPath,
-          tableBudget,
-          this.threads,
-          true,
-          cacheKey,
-          tablesPathOf(job.zkeyPath),
-        );
-      }
+      // A key's tables may take half of what the budget leaves after the key itself, so other
+      // shapes still fit beside it; a key whose tables do not fit proves without them. Tables
+      // build in the background: the first proofs run without them rather than wait.
+      // An accelerator keeps its own resident copy and uses no host tables.
+      const tableBudget = this.accelerated ? 0 : Math.max(0, (this.budget - st.size - wasm.byteLength) / 2);
+      // Parsed from the mapped file (a third faster than reading it into a buffer first); tables
+      // persist beside the key: a restart maps them instead of building them again.
+      const budget = deferTables ? 0 : tableBudget;
+      const tablesPath = tablesPathOf(job.zkeyPath);
+      const key =
+        this.addon.findKey(cacheKey) ??
+        (mustFit
+          ? this.addon.loadKeyFile(job.zkeyPath, budget, this.threads, true, cacheKey, tablesPath, true)
+          : this.addon.loadKeyFile(job.zkeyPath, budget, this.threads, true, cacheKey, tablesPath));
+      if (!key) throw new NoRoom(job.shape);
       const loadMs = performance.now() - t;
       const info = this.addon.keyInfo(key);
       const wc = await buildWitnessCalculator(wasm);
       return {
-        value: { key, nPublic: info.nPublic, wc, loadMs, tableBytes: info.tableBytes },
+        value: { key, nPublic: info.nPublic, wc, loadMs, tableBudget },
         bytes: wasm.byteLength,
       };
     });
@@ -174,13 +184,44 @@ export class NativeBackend implements ProverBackend {
     }
   }
 
-  warm(job: ProveJob): Promise<WarmInfo> {
+  warm(job: WarmJob): Promise<WarmInfo> {
     return this.withKey(job, (j) => this.warmOnce(j));
   }
 
-  private async warmOnce(job: ProveJob): Promise<WarmInfo> {
+  private async warmOnce(job: WarmJob): Promise<WarmInfo> {
     const t = performance.now();
-    const { loaded } = await this.load(job);
+    const step = job.step ?? 'all';
+    let got: { loaded: Loaded };
+    try {
+      got = await this.load(job, step !== 'all', step === 'key');
+    } catch (e) {
+      if (e instanceof NoRoom) return { loadMs: performance.now() - t, tablesReady: false, noRoom: true };
+      throw e;
+    }
+    const { loaded } = got;
+    if (step === 'key') {
+      const info = this.addon.keyInfo(loaded.key);
+      return {
+        loadMs: performance.now() - t,
+        tablesReady: info.tablesReady,
+        keyBytes: info.bytes,
+        plannedTableBytes: info.tableBytes || this.addon.plannedTableBytes(loaded.key, loaded.tableBudget),
+        evictions: this.addon.memoryInfo().evictions,
+      };
+    }
+    if (step === 'claim')
+      return {
+        loadMs: performance.now() - t,
+        tables: loaded.tableBudget > 0 ? this.addon.claimTables(loaded.key, loaded.tableBudget) : 'none',
+        tablesReady: this.addon.keyInfo(loaded.key).tablesReady,
+      };
+    if (step === 'tables') {
+      const tablesReady =
+        loaded.tableBudget > 0
+          ? this.addon.fillTables(loaded.key, loaded.tableBudget, this.threads, tablesPathOf(job.zkeyPath))
+          : false;
+      return { loadMs: performance.now() - t, tablesReady, tableFile: this.addon.keyInfo(loaded.key).tableFile };
+    }
     // Structured keys have no tables; accelerators keep their own copy of the key.
     const tablesReady = loaded.circuit || this.accelerated ? false : this.addon.waitTables(loaded.key);
     const loadMs = performance.now() - t;

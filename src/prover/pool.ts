@@ -7,7 +7,7 @@ import { Piscina } from 'piscina';
 import type { MetricsRegistry } from '../obs/metrics.js';
 import { workerUrl } from '../util/worker-url.js';
 import { loadNativeAddon } from '../zk/native-addon.js';
-import type { AcceleratorOptions, BackendName, BackendProof, ProveJob, WarmInfo } from './backend.js';
+import type { AcceleratorOptions, BackendName, BackendProof, ProveJob, WarmInfo, WarmStep } from './backend.js';
 import { ProverError } from './errors.js';
 import type { WarmResult, WorkerConfig, WorkerResult } from './prove.worker.js';
 
@@ -237,12 +237,15 @@ export class ProverPool {
   }
 
   /**
-   * Loads the job's key and tables on one worker: the process's workers share them, so a start
-   * that loads several shapes parses each key once, on as many workers at a time as there are.
+   * One warm-up step of the job's shape on one worker: the process's workers share keys and
+   * tables, so a start that loads several shapes parses each key once, on as many workers at a
+   * time as there are.
    */
-  async warmOne(job: ProveJob): Promise<void> {
-    const r = (await this.piscina.run({ ...job, inputs: {} }, { name: 'warm' })) as WarmResult;
+  async warmOne(job: ProveJob, step: WarmStep = 'all'): Promise<WarmInfo> {
+    const r = (await this.piscina.run({ ...job, inputs: {}, step }, { name: 'warm' })) as WarmResult;
     if (!r.ok) throw new ProverError('prover_internal', `warming ${job.shape} failed: ${r.message}`);
+    const { ok: _ok, threadId: _t, ...info } = r;
+    return info;
   }
 
   /**

@@ -10,6 +10,7 @@ import {
   type ProveJob,
   type ProverBackend,
   type WarmInfo,
+  type WarmJob,
 } from './backend.js';
 import { NativeBackend } from './native-backend.js';
 import { SnarkjsBackend } from './snarkjs-backend.js';
@@ -80,7 +81,7 @@ export default async function prove(job: ProveJob): Promise<WorkerResult> {
 export type WarmResult = ({ ok: true; threadId: number } & WarmInfo) | { ok: false; message: string };
 
 /** Loads a shape's key, witness calculator and tables in this worker (the pool's warm-up). */
-export async function warm(job: ProveJob): Promise<WarmResult> {
+export async function warm(job: WarmJob): Promise<WarmResult> {
   try {
     return { ok: true, threadId, ...(await backend.warm(job)) };
   } catch (e) {

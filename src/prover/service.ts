@@ -57,6 +57,10 @@ export interface WarmUpState {
   current?: string;
   /** Shapes whose key could not be built or loaded, with why. */
   failed: { circuit: string; error: string }[];
+  /** Preloaded shapes that prove without fixed-base tables: the memory budget had no room (bytes: theirs). */
+  withoutTables?: { circuit: string; bytes: number }[];
+  /** Listed shapes whose keys did not fit the memory budget beside the earlier ones': loaded on first use. */
+  notPreloaded?: string[];
   /** Start to ready, in ms. */
   ms?: number;
 }
@@ -126,14 +130,16 @@ export class ProverService {
   }
 
   /**
-   * Every listed shape, in order: its key built if missing, then loaded with its witness
-   * calculator and fixed-base tables in every worker, so the first proofs run at full speed.
-   * Progress is `warmUp()`'s state; a shape that fails is logged and the others go on.
+   * Every listed shape: its key built if missing, then loaded with its witness calculator and
+   * fixed-base tables in every worker, so the first proofs run at full speed. Within the memory
+   * budget the list is an order of importance, and nothing listed evicts another: keys first, in
+   * list order while they fit (the rest load on first use); then tables, in list order while they
+   * fit beside the keys (the rest prove without them); both reported. Progress is `warmUp()`'s
+   * state; a shape that fails is logged and the others go on.
    */
   async warmUp(names: readonly string[]): Promise<WarmUpState> {
     const started = Date.now();
     this.warmState = { phase: 'warming', total: names.length, done: 0, failed: [] };
-    let evictions: [number, number] | undefined;
     // The workers compile each circuit's witness code whole when they load it (prove.worker.ts);
     // what a worker's first witness still pays once, whatever the shape, is the witness path's own
     // first run (the calculator's JavaScript): one shape's job carries valid inputs
@@ -152,23 +158,65 @@ export class ProverService {
         inputs: inputs ?? {},
       };
     };
-    // Shapes go as many at a time as there are workers: each key is parsed (and its tables mapped
-    // or built) once, by one worker, beside the others' (the workers share what it loads); then
-    // every worker takes each shape, finding its key loaded. In groups, so that a set beyond the
-    // memory budget evicts in order rather than over and over.
-    const group = Math.max(1, this.o.pool.threads);
-    for (let at = 0; at < names.length; at += group) {
-      const batch = names.slice(at, at + group);
-      const jobs = await Promise.all(batch.map((n) => jobOf(n).catch((e: unknown) => e as Error)));
-      // A failure here shows again, and is recorded, in warmEvery.
-      await Promise.all(jobs.map((j) => (j instanceof Error ? undefined : this.o.pool.warmOne(j).catch(() => {}))));
-      for (let i = 0; i < batch.length; i++) {
-        const ev = await this.warmEvery(batch[i]!, jobs[i]!);
-        if (ev !== undefined) evictions = [evictions?.[0] ?? ev, ev];
+    // Keys, as many at a time as there are workers, taken in list order as each worker is free:
+    // each is parsed once, by one worker, beside the others' (the workers share what it loads).
+    // A failure here shows again, and is recorded, in warmEvery.
+    const jobs: (ProveJob | Error | 'no-room')[] = [];
+    const planned = new Map<string, number>();
+    let evictions: [number, number] | undefined;
+    const counted = (ev: number | undefined) => {
+      if (ev !== undefined) evictions = [Math.min(evictions?.[0] ?? ev, ev), Math.max(evictions?.[1] ?? ev, ev)];
+    };
+    const width = Math.max(1, this.o.pool.threads);
+    await inOrder([...names.keys()], width, async (i) => {
+      this.warmState.current = names[i];
+      const job = await jobOf(names[i]!).catch((e: unknown) => e as Error);
+      jobs[i] = job;
+      if (job instanceof Error) return;
+      const info = await this.o.pool.warmOne(job, 'key').catch(() => undefined);
+      if (info?.noRoom) jobs[i] = 'no-room';
+      if (info?.plannedTableBytes) planned.set(job.shape, info.plannedTableBytes);
+      counted(info?.evictions);
+    });
+    // Tables: claimed in list order, each only where the budget has room beside what is in it
+    // (quick), then mapped from their files (or built) as many at a time as there are workers.
+    const withoutTables: { circuit: string; bytes: number }[] = [];
+    const claimed: ProveJob[] = [];
+    for (const job of jobs) {
+      if (job === 'no-room' || job instanceof Error || !planned.has(job.shape)) continue;
+      const r = await this.o.pool.warmOne(job, 'claim').catch(() => undefined);
+      if (r?.tables === 'claimed') claimed.push(job);
+      if (r?.tables === 'no-room') withoutTables.push({ circuit: job.shape, bytes: planned.get(job.shape)! });
+    }
+    await inOrder(claimed, width, async (job) => {
+      this.warmState.current = job.shape;
+      await this.o.pool.warmOne(job, 'tables').catch(() => undefined);
+    });
+    const notPreloaded: string[] = [];
+    for (let i = 0; i < names.length; i++) {
+      const job = jobs[i]!;
+      if (job !== 'no-room') counted(await this.warmEvery(names[i]!, job));
+      else {
+        notPreloaded.push(names[i]!);
+        this.warmState.done++;
       }
     }
     delete this.warmState.current;
-    // The first shapes' keys (with their tables) left to make room for the last ones.
+    if (withoutTables.length > 0) {
+      this.warmState.withoutTables = withoutTables;
+      const mib = (b: number) => Math.ceil(b / 2 ** 20);
+      this.o.log.warn('preloaded circuits without fixed-base tables (slower proofs): no room in --prover-memory-mb', {
+        circuits: withoutTables.map((w) => w.circuit),
+        tablesMiB: mib(withoutTables.reduce((n, w) => n + w.bytes, 0)),
+      });
+    }
+    if (notPreloaded.length > 0) {
+      this.warmState.notPreloaded = notPreloaded;
+      this.o.log.warn('preloaded circuits not loaded: their keys do not fit --prover-memory-mb (loaded on first use)', {
+        circuits: notPreloaded,
+      });
+    }
+    // Only where something else took the budget meanwhile (a key loaded for a request).
     if (evictions && evictions[1] > evictions[0])
       this.o.log.warn('preloaded circuits exceed --prover-memory-mb: the least recently used were evicted', {
         evicted: evictions[1] - evictions[0],
@@ -211,7 +259,13 @@ export class ProverService {
   }
 
   warmUpState(): WarmUpState {
-    return { ...this.warmState, failed: [...this.warmState.failed] };
+    const { withoutTables, notPreloaded, ...rest } = this.warmState;
+    return {
+      ...rest,
+      failed: [...this.warmState.failed],
+      ...(withoutTables ? { withoutTables: [...withoutTables] } : {}),
+      ...(notPreloaded ? { notPreloaded: [...notPreloaded] } : {}),
+    };
   }
 
   private async proveShape(
@@ -365,4 +419,13 @@ export class ProverService {
       keyKind: k.setup ?? '',
     }));
   }
+}
+
+/** `fn` over `items` in their order, `width` at a time: each runner takes the next as it is free. */
+async function inOrder<T>(items: readonly T[], width: number, fn: (item: T) => Promise<void>): Promise<void> {
+  let next = 0;
+  const runner = async () => {
+    for (let i = next++; i < items.length; i = next++) await fn(items[i]!);
+  };
+  await Promise.all(Array.from({ length: Math.min(width, items.length) }, runner));
 }

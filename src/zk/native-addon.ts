@@ -56,6 +56,20 @@ export interface NativeAddon {
   };
   /** Waits for a background table build; true when the tables are ready. */
   waitTables(key: NativeKey): boolean;
+  /** What the key's tables would take under `tableBudgetBytes`. */
+  plannedTableBytes(key: NativeKey, tableBudgetBytes: number): number;
+  /**
+   * Reserves in the process's budget the tables that fit `tableBudgetBytes` for a named key loaded
+   * without them, only where the budget has room beside the keys in it: it never evicts. Quick: a
+   * caller claims in its order of importance, then fills (in parallel). "held": the key has its
+   * tables already (or claimed); "none": none fit that budget; "no-room": the budget is full.
+   */
+  claimTables(key: NativeKey, tableBudgetBytes: number): 'claimed' | 'held' | 'none' | 'no-room';
+  /**
+   * The claimed tables (the same budget as the claim), mapped from `tablesPath` or built, before it
+   * returns; once only (a key being filled is waited for). True when the key's tables are ready.
+   */
+  fillTables(key: NativeKey, tableBudgetBytes: number, threads: number, tablesPath: string): boolean;
   /**
    * a ‖ b ‖ c affine coordinates (8 × 32 bytes); r and s are the blinding scalars: snarkjs' (the
    * default: byte-equal to snarkjs given the same r and s), or, for "rerandomized", u ≠ 0 and v of
@@ -75,7 +89,10 @@ export interface NativeAddon {
   fixedBaseMul(group: 1 | 2, scalars: Uint8Array, threads: number): Uint8Array;
   /** Frees fixedBaseMul's tables (192 MB). */
   fixedBaseRelease(): void;
-  /** loadKey for a key on disk, parsed from the mapped file (every key: no copy into a buffer first). */
+  /**
+   * loadKey for a key on disk, parsed from the mapped file (every key: no copy into a buffer first).
+   * `mustFit` (a named key): null, rather than evicting others, when it does not fit the budget.
+   */
   loadKeyFile(
     path: string,
     tableBudgetBytes: number,
@@ -84,6 +101,15 @@ export interface NativeAddon {
     cacheKey: string,
     tablesPath?: string,
   ): NativeKey;
+  loadKeyFile(
+    path: string,
+    tableBudgetBytes: number,
+    threads: number,
+    background: boolean,
+    cacheKey: string,
+    tablesPath: string,
+    mustFit: true,
+  ): NativeKey | null;
   /**
    * prove for keys without a coefficient section: A·w and B·w per constraint row come with the
    * witness (32-byte little-endian scalars each, at most the domain size; 8-byte aligned buffers).

@@ -4,9 +4,10 @@
 import assert from 'node:assert/strict';
 import { readFileSync, statSync } from 'node:fs';
 import { after, before, describe, test } from 'node:test';
-import { NativeBackend } from '../../src/prover/native-backend.js';
+import { decodeProof, NativeBackend } from '../../src/prover/native-backend.js';
+import { buildWitnessCalculator, calculateWitness, witnessValues } from '../../src/prover/witness-calculator.js';
 import { sampleWitnesses } from '../../src/sample-witnesses.js';
-import { loadNativeAddon, type NativeAddon } from '../../src/zk/native-addon.js';
+import { fromLe32, le32, loadNativeAddon, type NativeAddon } from '../../src/zk/native-addon.js';
 import { loadPoseidon, shutdownZk } from '../../src/zk/index.js';
 import { assertVerifies } from '../helpers/zk.js';
 import { keys } from '../prover/helpers.js';
@@ -49,6 +50,63 @@ describe('process-wide key budget', { skip: !status.ok && 'native addon unavaila
     addon.keyInfo(kb);
     addon.loadKey(a!, 0, 1, false, 'budget-test:a');
     assert.throws(() => addon.keyInfo(kb), /key evicted/);
+    addon.setMemoryBudget(0);
+  });
+
+  test('claimTables / fillTables: tables for a key loaded without them, only where the budget has room; never evicting', async () => {
+    const [a, b] = SHAPES.map((s) => readFileSync(loaded[s]!.zkeyPath));
+    const ka = addon.loadKey(a!, 0, 1, false, 'attach-test:a');
+    const kb = addon.loadKey(b!, 0, 1, false, 'attach-test:b');
+    const { used: keyBytes, keys: keyCount } = addon.memoryInfo();
+    const whole = [ka, kb].map((k) => addon.plannedTableBytes(k, 2 ** 40));
+    assert.ok(whole[0]! > 0 && whole[1]! > 0);
+    assert.equal(addon.plannedTableBytes(ka, 1024), 0, 'no table fits 1 KiB');
+    assert.equal(addon.claimTables(ka, 1024), 'none');
+    assert.equal(addon.fillTables(ka, 1024, 1, ''), false, 'nothing claimed, nothing filled');
+    // Room for a's tables beside both keys, not for b's as well.
+    addon.setMemoryBudget(keyBytes + whole[0]! + whole[1]! - 1);
+    const evictions = addon.memoryInfo().evictions;
+    assert.equal(addon.claimTables(ka, 2 ** 40), 'claimed');
+    assert.equal(addon.memoryInfo().used, keyBytes + whole[0]!, 'counted at the claim');
+    assert.equal(addon.keyInfo(ka).tablesReady, false);
+    assert.equal(addon.claimTables(ka, 2 ** 40), 'held');
+    assert.equal(addon.claimTables(kb, 2 ** 40), 'no-room');
+    const smaller = whole[0]! - 1;
+    assert.notEqual(addon.plannedTableBytes(ka, smaller), whole[0]);
+    assert.throws(() => addon.fillTables(ka, smaller, 2, ''), /the budget differs from the claim's/);
+    assert.equal(addon.fillTables(ka, 2 ** 40, 2, ''), true);
+    assert.equal(addon.fillTables(ka, 2 ** 40, 2, ''), true, 'once: a second fill finds them ready');
+    assert.deepEqual(
+      { tablesReady: addon.keyInfo(ka).tablesReady, tableBytes: addon.keyInfo(ka).tableBytes },
+      { tablesReady: true, tableBytes: whole[0] },
+    );
+    assert.equal(addon.fillTables(kb, 2 ** 40, 2, ''), false, 'b has no claim');
+    assert.deepEqual(
+      {
+        used: addon.memoryInfo().used,
+        evictions: addon.memoryInfo().evictions - evictions,
+        bReady: addon.keyInfo(kb).tablesReady,
+      },
+      { used: keyBytes + whole[0]!, evictions: 0, bReady: false },
+    );
+    // mustFit: a key that does not fit beside those in is not loaded, and evicts nothing.
+    addon.setMemoryBudget(addon.memoryInfo().used + 1024);
+    const c = addon.loadKeyFile(loaded[SHAPES[1]]!.zkeyPath, 0, 1, false, 'attach-test:c', '', true);
+    assert.equal(c, null);
+    assert.deepEqual(
+      { keys: addon.memoryInfo().keys, evictions: addon.memoryInfo().evictions - evictions },
+      { keys: keyCount, evictions: 0 },
+    );
+    // An unnamed key is outside the registry: nothing to count its tables against.
+    assert.throws(() => addon.claimTables(addon.loadKey(a!, 0, 1, false, ''), 2 ** 40), /not a named key/);
+    // The filled tables prove: a proof with them (rerandomized, as served) verifies.
+    const s = SHAPES[0];
+    const [sample] = await sampleWitnesses(s, loaded[s]!.wasmPath, 1);
+    const wc = await buildWitnessCalculator(readFileSync(loaded[s]!.wasmPath));
+    const witness = witnessValues(await calculateWitness(wc, s, sample!.inputs));
+    const out = addon.prove(ka, witness, le32(5n), le32(7n), 2, 'rerandomized');
+    const publicSignals = Array.from({ length: addon.keyInfo(ka).nPublic }, (_, i) => fromLe32(witness, (i + 1) * 32));
+    await assertVerifies(loaded[s]!.vk, publicSignals, decodeProof(out));
     addon.setMemoryBudget(0);
   });
 
