@@ -154,6 +154,7 @@ const WANTED_SETS = envList(process.env.BENCH_VS_LIGHT_SETS, Object.keys(SETS));
  */
 async function keySets(keys: KeyStore, args: string[], lightRss: number): Promise<void> {
   const rows: string[][] = [];
+  const details: string[] = [];
   for (const name of WANTED_SETS) {
     const shapes = SETS[name]!();
     for (const s of shapes) {
@@ -166,6 +167,11 @@ async function keySets(keys: KeyStore, args: string[], lightRss: number): Promis
     await cold.gw.stop();
     const warm = await startBenchGateway('native', { preload: shapes, args, dataDir: cold.dataDir });
     try {
+      // What the budget left out: /health names shapes without tables and shapes not preloaded.
+      const health = (await (await fetch(new URL('/health', warm.url))).json()) as {
+        components: Record<string, { detail?: string }>;
+      };
+      details.push(`  ${name}: ${health.components.validityProof?.detail ?? ''}`);
       rows.push([
         name,
         String(shapes.length),
@@ -183,6 +189,7 @@ async function keySets(keys: KeyStore, args: string[], lightRss: number): Promis
   if (rows.length === 0) return;
   console.log('  key sets preloaded (default --prover-memory-mb; Light: all its keys, in every run):');
   table(['set', 'shapes', 'first start', 'restart to ready', 'zkgate RSS', 'Light RSS'], rows);
+  console.log(details.join('\n'));
 }
 
 /** c=1 median latency and c=2 proofs/s of a warmed-up side. */

@@ -58,6 +58,8 @@ export class ProverPool {
   readonly backend: BackendName;
   readonly threads: number;
   readonly curveThreads: number;
+  /** The process's budget for keys and tables (0: none). */
+  readonly memoryBudgetBytes: number;
   private readonly piscina: Piscina;
   private readonly waiting: Waiting[] = [];
   private running = 0;
@@ -80,6 +82,7 @@ export class ProverPool {
   constructor(private readonly options: PoolOptions) {
     const cores = availableParallelism();
     this.backend = options.backend;
+    this.memoryBudgetBytes = options.memoryBudgetBytes;
     const accelerated = options.backend === 'cuda' || options.backend === 'emulate';
     // With an accelerator a worker spends most of a proof waiting for its batch: twice the cores
     // keep witnesses computing while the device proves the previous batch.

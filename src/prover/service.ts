@@ -158,40 +158,61 @@ export class ProverService {
         inputs: inputs ?? {},
       };
     };
-    // Keys, as many at a time as there are workers, taken in list order as each worker is free:
-    // each is parsed once, by one worker, beside the others' (the workers share what it loads).
-    // A failure here shows again, and is recorded, in warmEvery.
     const jobs: (ProveJob | Error | 'no-room')[] = [];
     const planned = new Map<string, number>();
+    const withoutTables: { circuit: string; bytes: number }[] = [];
     let evictions: [number, number] | undefined;
     const counted = (ev: number | undefined) => {
       if (ev !== undefined) evictions = [Math.min(evictions?.[0] ?? ev, ev), Math.max(evictions?.[1] ?? ev, ev)];
     };
     const width = Math.max(1, this.o.pool.threads);
+    // Each shape's key built where missing (as many at a time as there are workers). A failure
+    // here shows again, and is recorded, in warmEvery.
     await inOrder([...names.keys()], width, async (i) => {
-      this.warmState.current = names[i];
-      const job = await jobOf(names[i]!).catch((e: unknown) => e as Error);
-      jobs[i] = job;
-      if (job instanceof Error) return;
+      jobs[i] = await jobOf(names[i]!).catch((e: unknown) => e as Error);
+    });
+    // A shape's key loaded, where it fits beside the keys already in (never evicting).
+    const loadKey = async (i: number) => {
+      const job = jobs[i]!;
+      if (job === 'no-room' || job instanceof Error) return;
+      this.warmState.current = job.shape;
       const info = await this.o.pool.warmOne(job, 'key').catch(() => undefined);
       if (info?.noRoom) jobs[i] = 'no-room';
       if (info?.plannedTableBytes) planned.set(job.shape, info.plannedTableBytes);
       counted(info?.evictions);
-    });
-    // Tables: claimed in list order, each only where the budget has room beside what is in it
-    // (quick), then mapped from their files (or built) as many at a time as there are workers.
-    const withoutTables: { circuit: string; bytes: number }[] = [];
-    const claimed: ProveJob[] = [];
-    for (const job of jobs) {
-      if (job === 'no-room' || job instanceof Error || !planned.has(job.shape)) continue;
+    };
+    // A shape's tables reserved where the budget has room beside what is in it: true if claimed.
+    const claim = async (job: ProveJob | Error | 'no-room' | undefined): Promise<boolean> => {
+      if (job === undefined || job === 'no-room' || job instanceof Error || !planned.has(job.shape)) return false;
       const r = await this.o.pool.warmOne(job, 'claim').catch(() => undefined);
-      if (r?.tables === 'claimed') claimed.push(job);
       if (r?.tables === 'no-room') withoutTables.push({ circuit: job.shape, bytes: planned.get(job.shape)! });
-    }
-    await inOrder(claimed, width, async (job) => {
+      return r?.tables === 'claimed';
+    };
+    const fill = async (job: ProveJob) => {
       this.warmState.current = job.shape;
       await this.o.pool.warmOne(job, 'tables').catch(() => undefined);
-    });
+    };
+    const claimed: ProveJob[] = [];
+    const keyBytes = jobs.reduce(
+      (n, j) => n + (j === 'no-room' || j instanceof Error ? 0 : statSync(j.zkeyPath).size),
+      0,
+    );
+    const budget = this.o.pool.memoryBudgetBytes;
+    if (budget <= 0 || keyBytes <= budget) {
+      // Every listed key fits: keys first, as many at a time as there are workers, each taking
+      // the next shape as it is free (each key is parsed once, by one worker; the workers share
+      // it); then tables claimed in list order (quick) and filled as many at a time.
+      await inOrder([...names.keys()], width, loadKey);
+      for (const job of jobs) if (await claim(job)) claimed.push(job as ProveJob);
+    } else {
+      // The list is longer than the budget holds even without tables: in list order each shape
+      // takes its key and then its tables while they fit, so the first listed prove at full speed.
+      for (let i = 0; i < names.length; i++) {
+        await loadKey(i);
+        if (await claim(jobs[i])) claimed.push(jobs[i] as ProveJob);
+      }
+    }
+    await inOrder(claimed, width, fill);
     const notPreloaded: string[] = [];
     for (let i = 0; i < names.length; i++) {
       const job = jobs[i]!;

@@ -3,13 +3,15 @@
 // are reported, instead of the last listed evicting the first. Its own file: the addon's key
 // registry is the process's, and other tests' gateways would leave keys in it.
 import assert from 'node:assert/strict';
-import { readFileSync, statSync } from 'node:fs';
+import { copyFileSync, mkdirSync, readFileSync, rmSync, statSync, symlinkSync } from 'node:fs';
+import { join } from 'node:path';
 import { before, test } from 'node:test';
 import type { HealthReport } from '../../src/obs/health.js';
 import { demoAccountHashes, demoAddress } from '../../src/prover/index.js';
 import { loadNativeAddon, type NativeAddon } from '../../src/zk/native-addon.js';
 import { bigIntToBase58, loadPoseidon } from '../../src/zk/index.js';
-import { httpRequest } from '../helpers/gateway.js';
+import { httpRequest, tempDir } from '../helpers/gateway.js';
+import { KEY_CACHE } from '../helpers/zk.js';
 import { AMT1, keys, SMT1, startProverGateway, verifyV1, type ProverGateway } from './helpers.js';
 
 const b58 = bigIntToBase58;
@@ -18,9 +20,9 @@ const shapes = ['v1_inclusion_26_1', 'v1_non-inclusion_26_1'] as const;
 const MiB = 2 ** 20;
 
 /** Each shape's parsed key bytes, its files' bytes (the table cap's input) and its whole tables' bytes. */
-async function sizes(addon: NativeAddon) {
+async function sizes(addon: NativeAddon, list: readonly string[] = shapes) {
   const out = [];
-  for (const s of shapes) {
+  for (const s of list) {
     const k = await keys.ensure(s);
     const key = addon.loadKey(readFileSync(k.zkeyPath), 0, 1, false, '');
     const files = statSync(k.zkeyPath).size + statSync(k.wasmPath).size;
@@ -135,6 +137,89 @@ test(
       await verifyV1(non.result, 0, shapes[1]);
     } finally {
       await gw.stop();
+    }
+  },
+);
+
+test(
+  'keys that do not all fit: in list order each shape takes its key, then its tables, while they fit',
+  { skip: !status.ok && 'native addon unavailable' },
+  async () => {
+    const addon = status.ok ? status.addon : undefined!;
+    const list = [
+      'v1_inclusion_26_1',
+      'v2_combined_32_40_1_1',
+      'v2_non-inclusion_40_1',
+      'v1_combined_26_26_1_1',
+      'v1_non-inclusion_26_1',
+      'v2_inclusion_32_1',
+    ];
+    const sized = await sizes(addon, list);
+    const allKeys = sized.reduce((n, x) => n + x.bytes, 0);
+    // What the rule gives under a budget of m MiB: a key where it fits beside what is in, then its
+    // tables (capped at half of what the budget leaves after the key's files) where they fit.
+    const simulate = (m: number) => {
+      const budget = m * MiB;
+      let used = 0;
+      const tables: string[] = [];
+      const without: { circuit: string; bytes: number }[] = [];
+      const left: string[] = [];
+      for (const [i, x] of sized.entries()) {
+        if (used + x.bytes > budget) {
+          left.push(list[i]!);
+          continue;
+        }
+        used += x.bytes;
+        const planned = addon.plannedTableBytes(x.key, Math.max(0, (budget - x.files) / 2));
+        if (planned === 0) continue;
+        if (used + planned <= budget) {
+          used += planned;
+          tables.push(list[i]!);
+        } else without.push({ circuit: list[i]!, bytes: planned });
+      }
+      return { used, tables, without, left };
+    };
+    // A budget below the keys' total where the first shape gets tables and a later key is left out
+    // (with every key first, the first shape would have had none).
+    let mib = Math.ceil(sized[0]!.bytes / MiB);
+    while (mib * MiB < allKeys && !(simulate(mib).tables[0] === list[0] && simulate(mib).left.length > 0)) mib++;
+    assert.ok(mib * MiB < allKeys, 'a budget that exercises the rule');
+    const expected = simulate(mib);
+
+    // Its own copy of the keys: the tables this budget plans are partial, and their files must not
+    // replace the suite's whole ones.
+    const dataDir = tempDir();
+    mkdirSync(join(dataDir, 'keys'));
+    symlinkSync(join(KEY_CACHE, 'circuits'), join(dataDir, 'circuits'), 'dir');
+    copyFileSync(join(KEY_CACHE, 'keys', 'manifest.json'), join(dataDir, 'keys', 'manifest.json'));
+    for (const s of list)
+      for (const f of [`${s}.zkey`, `${s}.vk.json`]) copyFileSync(join(KEY_CACHE, 'keys', f), join(dataDir, 'keys', f));
+
+    addon.setMemoryBudget(1); // what an earlier test's gateway left in the process's registry goes
+    const evictionsBefore = addon.memoryInfo().evictions;
+    const gw = await startProverGateway({ preloadCircuits: list, proverMemoryMb: mib }, dataDir);
+    try {
+      const state = await ready(gw);
+      assert.deepEqual(state.failed, []);
+      assert.deepEqual(state.notPreloaded ?? [], expected.left);
+      assert.deepEqual(state.withoutTables ?? [], expected.without);
+      for (const s of list.filter((x) => !expected.left.includes(x))) {
+        const line = gw.logs.find((l) => l.includes('"circuit warm"') && l.includes(`"circuit":"${s}"`));
+        assert.ok(line, `${s} warmed`);
+        assert.equal((JSON.parse(line) as { tables: boolean }).tables, expected.tables.includes(s), s);
+      }
+      assert.deepEqual(
+        { used: addon.memoryInfo().used, evictions: addon.memoryInfo().evictions - evictionsBefore },
+        { used: expected.used, evictions: 0 },
+      );
+      // The first shape proves with its (partial) tables.
+      const hashes = demoAccountHashes(SMT1, 1, 0, 1, 'budget-greedy');
+      await gw.client.appendLeaves(SMT1, hashes, 9n);
+      const inc = await gw.rpc('getValidityProof', { hashes: [b58(hashes[0]!)] });
+      await verifyV1(inc.result, 1, list[0]!);
+    } finally {
+      await gw.stop();
+      rmSync(dataDir, { recursive: true, force: true });
     }
   },
 );
