@@ -166,6 +166,8 @@ export async function startProver(
           circuits: preload,
           ms: s.ms,
           ...(s.failed.length > 0 ? { failed: s.failed.map((f) => f.circuit) } : {}),
+          ...(s.withoutTables ? { withoutTables: s.withoutTables.map((w) => w.circuit) } : {}),
+          ...(s.notPreloaded ? { notPreloaded: s.notPreloaded } : {}),
         }),
       );
     }

@@ -135,7 +135,11 @@ export class NativeBackend implements ProverBackend {
         // Several GB: mapped from disk, no fixed-base tables (they would not fit beside it).
         const t = performance.now();
         const key =
-          this.addon.findKey(cacheKey) ?? this.addon.loadKeyFile(job.zkeyPath, 0, this.threads, false, cacheKey);
+          this.addon.findKey(cacheKey) ??
+          (mustFit
+            ? this.addon.loadKeyFile(job.zkeyPath, 0, this.threads, false, cacheKey, '', true)
+            : this.addon.loadKeyFile(job.zkeyPath, 0, this.threads, false, cacheKey));
+        if (!key) throw new NoRoom(job.shape);
         const info = this.addon.keyInfo(key);
         return {
           value: { key, nPublic: info.nPublic, circuit, loadMs: performance.now() - t, tableBudget: 0 },
