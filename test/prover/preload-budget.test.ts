@@ -7,6 +7,7 @@ import { copyFileSync, mkdirSync, readFileSync, rmSync, statSync, symlinkSync } 
 import { join } from 'node:path';
 import { before, test } from 'node:test';
 import type { HealthReport } from '../../src/obs/health.js';
+import type { WarmUpState } from '../../src/prover/service.js';
 import { demoAccountHashes, demoAddress } from '../../src/prover/index.js';
 import { loadNativeAddon, type NativeAddon } from '../../src/zk/native-addon.js';
 import { bigIntToBase58, loadPoseidon } from '../../src/zk/index.js';
@@ -40,6 +41,30 @@ async function ready(gw: ProverGateway) {
   return gw.gateway.prover!.service.warmUpState();
 }
 
+/**
+ * A gateway preloading `list` within `mib` MiB, once ready and with nothing failed; `evictions()`
+ * counts the registry's evictions since its start. What an earlier test's gateway left in the
+ * process's registry goes first.
+ */
+async function withPreload(
+  addon: NativeAddon,
+  list: readonly string[],
+  mib: number,
+  dataDir: string | undefined,
+  body: (gw: ProverGateway, state: WarmUpState, evictions: () => number) => Promise<void>,
+): Promise<void> {
+  addon.setMemoryBudget(1);
+  const before = addon.memoryInfo().evictions;
+  const gw = await startProverGateway({ preloadCircuits: [...list], proverMemoryMb: mib }, dataDir);
+  try {
+    const state = await ready(gw);
+    assert.deepEqual(state.failed, []);
+    await body(gw, state, () => addon.memoryInfo().evictions - before);
+  } finally {
+    await gw.stop();
+  }
+}
+
 async function healthDetail(gw: ProverGateway): Promise<string> {
   const h = JSON.parse((await httpRequest(`${gw.base}health`, { method: 'GET' })).text) as HealthReport;
   return h.components.validityProof?.detail ?? '';
@@ -64,12 +89,7 @@ test(
     const secondPlanned = addon.plannedTableBytes(second.key, cap(mib, second.files));
     assert.ok(secondPlanned > 0 && keyBytes + first.whole + secondPlanned > mib * MiB, `budget ${mib} MiB`);
 
-    addon.setMemoryBudget(1); // what an earlier test's gateway left in the process's registry goes
-    const evictionsBefore = addon.memoryInfo().evictions;
-    const gw = await startProverGateway({ preloadCircuits: [...shapes], proverMemoryMb: mib });
-    try {
-      const state = await ready(gw);
-      assert.deepEqual(state.failed, []);
+    await withPreload(addon, shapes, mib, undefined, async (gw, state, evictions) => {
       assert.deepEqual(state.withoutTables, [{ circuit: shapes[1], bytes: secondPlanned }]);
       const warm = (name: string) => {
         const line = gw.logs.find((l) => l.includes('"circuit warm"') && l.includes(`"circuit":"${name}"`));
@@ -84,7 +104,7 @@ test(
       );
       assert.ok(gw.logs.some((l) => l.includes('preloaded circuits without fixed-base tables (slower proofs)')));
       const mem = addon.memoryInfo();
-      assert.deepEqual({ keys: mem.keys, evictions: mem.evictions - evictionsBefore }, { keys: 2, evictions: 0 });
+      assert.deepEqual({ keys: mem.keys, evictions: evictions() }, { keys: 2, evictions: 0 });
       assert.equal(mem.used, keyBytes + first.whole);
       assert.match(
         await healthDetail(gw),
@@ -99,10 +119,8 @@ test(
         newAddressesWithTrees: [{ address: b58(demoAddress(910)), tree: AMT1 }],
       });
       await verifyV1(non.result, 0, shapes[1]);
-      assert.equal(addon.memoryInfo().evictions - evictionsBefore, 0);
-    } finally {
-      await gw.stop();
-    }
+      assert.equal(evictions(), 0);
+    });
   },
 );
 
@@ -115,15 +133,10 @@ test(
     // Room for the first key, not for both.
     const mib = Math.ceil(first / MiB);
     assert.ok(first + second > mib * MiB);
-    addon.setMemoryBudget(1); // what an earlier test's gateway left in the process's registry goes
-    const evictionsBefore = addon.memoryInfo().evictions;
-    const gw = await startProverGateway({ preloadCircuits: [...shapes], proverMemoryMb: mib });
-    try {
-      const state = await ready(gw);
-      assert.deepEqual(state.failed, []);
+    await withPreload(addon, shapes, mib, undefined, async (gw, state, evictions) => {
       assert.deepEqual(state.notPreloaded, [shapes[1]]);
       assert.equal(state.done, 2);
-      assert.equal(addon.memoryInfo().evictions - evictionsBefore, 0, 'the first key stayed');
+      assert.equal(evictions(), 0, 'the first key stayed');
       assert.ok(gw.logs.some((l) => l.includes('preloaded circuits not loaded')));
       assert.ok(gw.logs.some((l) => l.includes('"circuit warm"') && l.includes(`"circuit":"${shapes[0]}"`)));
       assert.match(
@@ -135,9 +148,7 @@ test(
         newAddressesWithTrees: [{ address: b58(demoAddress(911)), tree: AMT1 }],
       });
       await verifyV1(non.result, 0, shapes[1]);
-    } finally {
-      await gw.stop();
-    }
+    });
   },
 );
 
@@ -195,30 +206,26 @@ test(
     for (const s of list)
       for (const f of [`${s}.zkey`, `${s}.vk.json`]) copyFileSync(join(KEY_CACHE, 'keys', f), join(dataDir, 'keys', f));
 
-    addon.setMemoryBudget(1); // what an earlier test's gateway left in the process's registry goes
-    const evictionsBefore = addon.memoryInfo().evictions;
-    const gw = await startProverGateway({ preloadCircuits: list, proverMemoryMb: mib }, dataDir);
     try {
-      const state = await ready(gw);
-      assert.deepEqual(state.failed, []);
-      assert.deepEqual(state.notPreloaded ?? [], expected.left);
-      assert.deepEqual(state.withoutTables ?? [], expected.without);
-      for (const s of list.filter((x) => !expected.left.includes(x))) {
-        const line = gw.logs.find((l) => l.includes('"circuit warm"') && l.includes(`"circuit":"${s}"`));
-        assert.ok(line, `${s} warmed`);
-        assert.equal((JSON.parse(line) as { tables: boolean }).tables, expected.tables.includes(s), s);
-      }
-      assert.deepEqual(
-        { used: addon.memoryInfo().used, evictions: addon.memoryInfo().evictions - evictionsBefore },
-        { used: expected.used, evictions: 0 },
-      );
-      // The first shape proves with its (partial) tables.
-      const hashes = demoAccountHashes(SMT1, 1, 0, 1, 'budget-greedy');
-      await gw.client.appendLeaves(SMT1, hashes, 9n);
-      const inc = await gw.rpc('getValidityProof', { hashes: [b58(hashes[0]!)] });
-      await verifyV1(inc.result, 1, list[0]!);
+      await withPreload(addon, list, mib, dataDir, async (gw, state, evictions) => {
+        assert.deepEqual(state.notPreloaded ?? [], expected.left);
+        assert.deepEqual(state.withoutTables ?? [], expected.without);
+        for (const s of list.filter((x) => !expected.left.includes(x))) {
+          const line = gw.logs.find((l) => l.includes('"circuit warm"') && l.includes(`"circuit":"${s}"`));
+          assert.ok(line, `${s} warmed`);
+          assert.equal((JSON.parse(line) as { tables: boolean }).tables, expected.tables.includes(s), s);
+        }
+        assert.deepEqual(
+          { used: addon.memoryInfo().used, evictions: evictions() },
+          { used: expected.used, evictions: 0 },
+        );
+        // The first shape proves with its (partial) tables.
+        const hashes = demoAccountHashes(SMT1, 1, 0, 1, 'budget-greedy');
+        await gw.client.appendLeaves(SMT1, hashes, 9n);
+        const inc = await gw.rpc('getValidityProof', { hashes: [b58(hashes[0]!)] });
+        await verifyV1(inc.result, 1, list[0]!);
+      });
     } finally {
-      await gw.stop();
       rmSync(dataDir, { recursive: true, force: true });
     }
   },
