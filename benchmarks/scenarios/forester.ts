@@ -1,6 +1,6 @@
 // The forester, two parts:
 //  1. proofs: each batch circuit's proof time with the native prover, warm key (tables built),
-//     on 2 threads (the forester's background setting) and on 1, median of 3 (of 1 for the
+//     on 2 threads and on 1 (the forester's background setting), median of 3 (of 1 for the
 //     production sizes, minutes each); inputs are real batches built against a store's trees.
 //     Update × 500 and address append × 250 are structured circuits (src/zk/structured/): their
 //     key build, when this run does it, is timed too. BENCH_FORESTER_SHAPES limits the circuits.
@@ -115,7 +115,10 @@ async function proofs(): Promise<void> {
     ]);
     console.error(`  ${shape.name}: ${two.ms.toFixed(0)} ms on 2 threads, ${one.ms.toFixed(0)} ms on 1`);
   }
-  table(['circuit', 'wires', 'ms (2 threads)', 'of it witness', 'ms (1 thread)', 'key build (s)', 'builder'], rows);
+  table(
+    ['circuit', 'wires', 'ms (2 threads)', 'of it witness', 'ms (1 thread, background)', 'key build (s)', 'builder'],
+    rows,
+  );
 }
 
 /** Transfers per second on one V2 tree; `limit` stops early (the forester off: when the queue is full). */

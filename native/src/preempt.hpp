@@ -30,29 +30,21 @@ inline thread_local bool background = false;
 inline thread_local std::chrono::steady_clock::time_point slice_until{};
 constexpr std::chrono::milliseconds kMaxPause{1000}, kSlice{250};
 
-/** When the slice a background thread runs ends (under `mutex`): one thread slices at a time. */
-inline std::chrono::steady_clock::time_point slice_taken_until{};
-
 inline void wait_for_clients() {
   using clock = std::chrono::steady_clock;
   const auto start = clock::now();
   if (start < slice_until) return;
-  const auto no_clients = [] { return clients.load() == 0; };
   std::unique_lock<std::mutex> lock(mutex);
-  bool clear = resumed.wait_until(lock, start + kMaxPause, no_clients);
-  // A proof's threads all pause together, and would all take their slice together: under a steady
-  // stream of client proofs, one background thread at a time runs beside them (the guarantee
-  // above, whatever the background proof's thread count); the others wait for its slice to end.
-  while (!clear && clock::now() < slice_taken_until) clear = resumed.wait_until(lock, slice_taken_until, no_clients);
-  const auto end = clock::now();
-  if (!clear) {
-    slice_until = slice_taken_until = end + kSlice;
-    slices.fetch_add(1, std::memory_order_relaxed);
-  }
+  const bool clear = resumed.wait_until(lock, start + kMaxPause, [] { return clients.load() == 0; });
   lock.unlock();
+  const auto end = clock::now();
   pauses.fetch_add(1, std::memory_order_relaxed);
   paused_us.fetch_add((uint64_t)std::chrono::duration_cast<std::chrono::microseconds>(end - start).count(),
                       std::memory_order_relaxed);
+  if (!clear) {
+    slices.fetch_add(1, std::memory_order_relaxed);
+    slice_until = end + kSlice;
+  }
 }
 }  // namespace preempt_detail
 

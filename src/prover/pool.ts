@@ -58,8 +58,6 @@ export class ProverPool {
   readonly backend: BackendName;
   readonly threads: number;
   readonly curveThreads: number;
-  /** Threads of a background proof (the forester's). */
-  readonly backgroundThreads: number;
   /** The process's budget for keys and tables (0: none). */
   readonly memoryBudgetBytes: number;
   private readonly piscina: Piscina;
@@ -73,7 +71,7 @@ export class ProverPool {
   private readonly seconds?: ReturnType<MetricsRegistry['histogram']>;
   private readonly waitSeconds?: ReturnType<MetricsRegistry['histogram']>;
   /**
-   * Per shape (background proofs, which pause for clients, as `bg:` + shape): recent worker time of a proof
+   * Per shape (background proofs, on one thread, as `bg:` + shape): recent worker time of a proof
    * in ms, a moving average; what admission plans with.
    */
   private readonly estimates = new Map<string, number>();
@@ -94,8 +92,6 @@ export class ProverPool {
     // threads than there are cores: at most 2× oversubscribed.
     this.curveThreads =
       options.curveThreads ?? (accelerated ? 1 : Math.min(cores, Math.max(2, Math.ceil((2 * cores) / this.threads))));
-    const capped = Number(process.env.ZKGATE_BACKGROUND_THREADS);
-    this.backgroundThreads = capped >= 1 ? Math.min(this.curveThreads, Math.floor(capped)) : this.curveThreads;
     const workerData: WorkerConfig = {
       backend: options.backend,
       memoryBudgetBytes: options.memoryBudgetBytes,
@@ -304,10 +300,9 @@ export class ProverPool {
     const refused = background ? undefined : this.refusal(job, deadline, caller);
     if (refused) return Promise.reject(refused);
     return new Promise<TimedProof>((resolve, reject) => {
-      // Background proofs use the worker's threads (`ZKGATE_BACKGROUND_THREADS` caps them) and pause
-      // while client proofs run on the other workers (native/src/preempt.hpp).
+      // Background proofs use one thread, and pause while client proofs run on the other workers.
       const entry: Waiting = {
-        job: background ? { ...job, threads: this.backgroundThreads, background: true } : job,
+        job: background ? { ...job, threads: 1, background: true } : job,
         background,
         caller,
         enqueued: performance.now(),
