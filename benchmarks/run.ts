@@ -4,6 +4,7 @@ import { assetScenario } from './scenarios/asset.js';
 import { backendsScenario } from './scenarios/backends.js';
 import { compressionScenario } from './scenarios/compression.js';
 import { foresterScenario } from './scenarios/forester.js';
+import { foresterSustainedScenario } from './scenarios/forester-sustained.js';
 import { proverScenario } from './scenarios/prover.js';
 import { pubsubScenario } from './scenarios/pubsub.js';
 import { simulateScenario } from './scenarios/simulate.js';
@@ -15,7 +16,7 @@ import { zkScenario } from './scenarios/zk.js';
 interface Scenario {
   name: string;
   describe: string;
-  /** Runs only when named (the hour-long soak). */
+  /** Runs only when named (the hour-long soak, the sustained forester load). */
   explicitOnly?: boolean;
   run(): Promise<void>;
 }
@@ -29,6 +30,7 @@ const SCENARIOS: Scenario[] = [
   assetScenario,
   compressionScenario,
   foresterScenario,
+  foresterSustainedScenario,
   pubsubScenario,
   stallsScenario,
   vsLightScenario,

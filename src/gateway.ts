@@ -44,7 +44,7 @@ import { ProverClient, RemoteWitnessProver, startProver, type Prover, type WarmU
 import { AssetIndex, getAsset, MetadataFetcher, PriceSource } from './das/index.js';
 import type { GetAssetParams } from './rpc/methods/get-asset.js';
 import { BundleSimulator } from './sim/index.js';
-import { forwardTo } from './rpc/upstream.js';
+import { forwardTo } from './wire/index.js';
 import { Hub, PubSubServer } from './pubsub/index.js';
 import type { NodeEndpoints } from './rpc/methods/solana-cluster.js';
 import type { Logger } from './obs/log.js';

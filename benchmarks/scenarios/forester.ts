@@ -1,35 +1,23 @@
-// The forester, two parts:
-//  1. proofs: each batch circuit's proof time with the native prover, warm key (tables built),
-//     on 2 threads and on 1 (the forester's background setting), median of 3 (of 1 for the
-//     production sizes, minutes each); inputs are real batches built against a store's trees.
-//     Update × 500 and address append × 250 are structured circuits (src/zk/structured/): their
-//     key build, when this run does it, is timed too. BENCH_FORESTER_SHAPES limits the circuits.
-//  2. sustained: stateless.js transfers end to end on one V2 tree with the forester on (the queues
-//     never fill), against the rate with it off until the tree's output queue is full (100 outputs,
-//     50 transfers); a gateway in this process, 400 ms slots (the default).
-// BENCH_FORESTER_PARTS=proofs,sustained selects; BENCH_FORESTER_TRANSFERS sets the sustained count.
+// The forester's batch proofs: each batch circuit's proof time with the native prover, warm key
+// (tables built), on 2 threads and on 1 (the forester's background setting), median of 3 (of 1 for
+// the production sizes, minutes each); inputs are real batches built against a store's trees.
+// Update × 500 and address append × 250 are structured circuits (src/zk/structured/): their key
+// build, when this run does it, is timed too. BENCH_FORESTER_SHAPES limits the circuits.
+// Transfers under the forester's load: the forester-sustained scenario.
 import assert from 'node:assert/strict';
-import { mkdirSync, mkdtempSync, rmSync, symlinkSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { Keypair } from '@solana/web3.js';
-import { compress, confirmTx, createRpc, type TreeInfo } from '@lightprotocol/stateless.js';
-import { defaultConfig } from '../../src/config.js';
 import { addressAppendInputs, appendInputs, updateInputs } from '../../src/forester/batch-inputs.js';
-import { startGateway } from '../../src/gateway.js';
-import { createLogger } from '../../src/obs/log.js';
 import { NativeBackend } from '../../src/prover/native-backend.js';
 import { TreeStore } from '../../src/state/index.js';
 import { BATCH_SHAPES, KeyStore, loadPoseidon, poseidon, shutdownZk, verifyGroth16 } from '../../src/zk/index.js';
 import { isStructuredShape } from '../../src/zk/structured/registry.js';
 import type { CircuitInputs } from '../../src/zk/inputs.js';
-import { BENCH_CACHE as CACHE, BENCH_KEY as KEY } from '../lib/paths.js';
+import { BENCH_CACHE as CACHE } from '../lib/paths.js';
 import { envList, table } from '../lib/table.js';
-import { transferCompressed as transfer } from '../../test/helpers/light-transfer.js';
 
-const PARTS = envList(process.env.BENCH_FORESTER_PARTS, ['proofs', 'sustained']);
 const ONLY = envList(process.env.BENCH_FORESTER_SHAPES, []);
-const TRANSFERS = Number(process.env.BENCH_FORESTER_TRANSFERS ?? 150);
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
 const tmp = (label: string) => mkdtempSync(join(tmpdir(), `zkgate-bench-${label}-`));
 
@@ -121,83 +109,13 @@ async function proofs(): Promise<void> {
   );
 }
 
-/** Transfers per second on one V2 tree; `limit` stops early (the forester off: when the queue is full). */
-async function transferRate(forester: 'on' | 'off', count: number): Promise<{ done: number; perSecond: number }> {
-  const dataDir = tmp(`forester-${forester}`);
-  for (const sub of ['keys', 'circuits']) {
-    mkdirSync(join(CACHE, sub), { recursive: true });
-    symlinkSync(join(CACHE, sub), join(dataDir, sub), 'dir');
-  }
-  const log = createLogger('warn');
-  const g = await startGateway({
-    config: {
-      ...defaultConfig(),
-      rpcPort: 0,
-      grpcPort: 0,
-      provePort: 0,
-      dataDir,
-      apiKeys: [KEY],
-      forester,
-      // The default slot time: a blockhash lives 60 s, how long a send may wait for queue room.
-      slotTimeMs: 400,
-      preloadCircuits: ['v2_inclusion_32_1', 'v2_inclusion_32_2'],
-    },
-    log,
-    version: 'bench',
-  });
-  try {
-    await g.prover!.service.preload(['v2_inclusion_32_1', 'v2_inclusion_32_2']);
-    if (forester === 'on') await g.prover!.service.preload(['batch_append_32_10', 'batch_update_32_10']);
-    const url = `${g.rpcUrl}?api-key=${KEY}`;
-    const rpc = createRpc(url, url);
-    const alice = Keypair.generate();
-    const bob = Keypair.generate();
-    await confirmTx(rpc, await rpc.requestAirdrop(alice.publicKey, 10_000_000_000));
-    const tree = (await rpc.getStateTreeInfos()).find((t) => t.tree.toBase58().startsWith('bmt1'))! as TreeInfo;
-    await compress(rpc, alice, 5_000_000_000, alice.publicKey, tree);
-    let done = 0;
-    const t0 = performance.now();
-    for (; done < count; done++) {
-      try {
-        await transfer(rpc, alice, 1000, alice, bob.publicKey);
-      } catch (e) {
-        if (forester === 'on') throw e;
-        break; // the output queue is full
-      }
-    }
-    const s = (performance.now() - t0) / 1000;
-    return { done, perSecond: done / s };
-  } finally {
-    await g.stop();
-    rmSync(dataDir, { recursive: true, force: true });
-  }
-}
-
-async function sustained(): Promise<void> {
-  const off = await transferRate('off', TRANSFERS);
-  const on = await transferRate('on', TRANSFERS);
-  table(
-    ['forester', 'transfers', 'transfers/s', 'vs off'],
-    [
-      ['off (until the queue is full)', String(off.done), off.perSecond.toFixed(2), '1.00×'],
-      [
-        'on (queues never full)',
-        String(on.done),
-        on.perSecond.toFixed(2),
-        `${(on.perSecond / off.perSecond).toFixed(2)}×`,
-      ],
-    ],
-  );
-}
-
 export const foresterScenario = {
   name: 'forester',
-  describe: 'batch proof times per circuit; sustained transfers/s with the forester on vs off until the queue fills',
+  describe: 'batch proof times per circuit, on 2 threads and on the 1 the forester uses',
   async run(): Promise<void> {
     await loadPoseidon();
     try {
-      if (PARTS.includes('proofs')) await proofs();
-      if (PARTS.includes('sustained')) await sustained();
+      await proofs();
     } finally {
       await shutdownZk(); // the setup's worker pool would keep the process alive
     }

@@ -17,6 +17,7 @@
 #include "groth16.hpp"
 #include "poseidon.hpp"
 #include "preempt.hpp"
+#include "qap_setup.hpp"
 
 using namespace zk;
 
@@ -738,6 +739,34 @@ napi_value FixedBaseMulOp(napi_env env, napi_callback_info info) {
   GUARD_END
 }
 
+/**
+ * qapAtTau(constraints, nConstraints, nVars, nPublic, lagrange) → {u, v, w, coefs, count}: the dev
+ * setup's constraint pass (qap_setup.hpp).
+ */
+napi_value QapAtTauOp(napi_env env, napi_callback_info info) {
+  napi_value argv[5];
+  const uint8_t *cs, *lg;
+  size_t cl, ll;
+  if (!args(env, info, argv) || !get_bytes(env, argv[0], &cs, &cl) || !get_bytes(env, argv[4], &lg, &ll))
+    return throw_error(env, "qapAtTau(constraints, nConstraints, nVars, nPublic, lagrange)");
+  const int n_constraints = get_int(env, argv[1], -1), n_vars = get_int(env, argv[2], -1),
+            n_public = get_int(env, argv[3], -1);
+  if (n_constraints < 0 || n_vars <= 0 || n_public < 0 || n_public >= n_vars)
+    return throw_error(env, "qapAtTau: counts out of range");
+  GUARD_BEGIN
+  const QapAtTau q = qap_at_tau(cs, cl, uint32_t(n_constraints), uint32_t(n_vars), uint32_t(n_public), lg, ll);
+  napi_value obj, count;
+  napi_create_object(env, &obj);
+  napi_set_named_property(env, obj, "u", make_bytes(env, q.u.data(), q.u.size()));
+  napi_set_named_property(env, obj, "v", make_bytes(env, q.v.data(), q.v.size()));
+  napi_set_named_property(env, obj, "w", make_bytes(env, q.w.data(), q.w.size()));
+  napi_set_named_property(env, obj, "coefs", make_bytes(env, q.coefs.data(), q.coefs.size()));
+  napi_create_uint32(env, q.count, &count);
+  napi_set_named_property(env, obj, "count", count);
+  return obj;
+  GUARD_END
+}
+
 /** fixedBaseRelease(): frees the fixed-base tables (a setup is done). */
 napi_value FixedBaseRelease(napi_env env, napi_callback_info) {
   std::lock_guard<std::mutex> lock(fixed_base_mutex);
@@ -1202,6 +1231,7 @@ napi_value Init(napi_env env, napi_value exports) {
       {"proveEvals", nullptr, ProveEvals, nullptr, nullptr, nullptr, napi_default, nullptr},
       {"fixedBaseMul", nullptr, FixedBaseMulOp, nullptr, nullptr, nullptr, napi_default, nullptr},
       {"fixedBaseRelease", nullptr, FixedBaseRelease, nullptr, nullptr, nullptr, napi_default, nullptr},
+      {"qapAtTau", nullptr, QapAtTauOp, nullptr, nullptr, nullptr, napi_default, nullptr},
       {"fieldOp", nullptr, FieldOp, nullptr, nullptr, nullptr, napi_default, nullptr},
       {"curveOp", nullptr, CurveOp, nullptr, nullptr, nullptr, napi_default, nullptr},
       {"msm", nullptr, Msm, nullptr, nullptr, nullptr, napi_default, nullptr},

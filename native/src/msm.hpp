@@ -3,8 +3,9 @@
 //
 // Buckets are affine and filled in batches: the additions of a batch share one field inversion
 // (Montgomery's trick), so an addition costs about six multiplications instead of a Jacobian
-// mixed addition's eleven. A point meeting a bucket already in the batch goes to that bucket's
-// Jacobian overflow instead of waiting.
+// mixed addition's eleven. Without a table, entries are sorted by bucket and each bucket's points
+// summed in rounds of pairwise additions (bucket_sum); with one, a point whose bucket is already
+// in the batch waits for the next batch (bucket_adder.hpp).
 //
 // Two ways to use it:
 //  - `msm`: any bases; each window has its own buckets, windows are spread over threads and

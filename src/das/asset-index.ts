@@ -6,7 +6,7 @@ import type { Database, RootDatabase } from 'lmdb';
 import type { AccountIndexer, StoredAccount } from '../ledger/index.js';
 import { decodeBase58, encodeBase58 } from '../zk/base58.js';
 import { parseMintExtensions, type Token2022Metadata } from './token-2022.js';
-import { findProgramAddress } from './pda.js';
+import { findProgramAddress } from '../zk/pda.js';
 import { INSCRIPTIONS_PROGRAM, parseInscription, type Inscription } from './inscriptions.js';
 import { MPL_CORE_PROGRAM, parseCoreAccount, type CoreAccount } from './mpl-core.js';
 import {

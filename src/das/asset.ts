@@ -3,7 +3,7 @@
 // whenever the mint is known, unverified collections shown with the option, plain SPL mints
 // returned as FungibleToken, u64 values exact (bigint).
 import { AppError } from '../errors.js';
-import { u64 } from '../rpc/json.js';
+import { u64 } from '../wire/index.js';
 import { decodeBase58 } from '../zk/base58.js';
 import type { AssetIndex, CoreRecord, MetadataRecord, MintRecord } from './asset-index.js';
 import { contentFromJson, type MetadataFetcher } from './offchain.js';

@@ -3,7 +3,7 @@
 // with its CPI authority) and the per-epoch registration. Anchor instructions: sha256("global:name")
 // [..8], then borsh arguments.
 import { createHash } from 'node:crypto';
-import { findProgramAddress } from '../das/pda.js';
+import { findProgramAddress } from '../zk/pda.js';
 import { LIGHT_IDS } from '../ledger/light-ids.js';
 import type { AccountMeta, Instruction } from '../ledger/tx-build.js';
 import { decodeBase58 } from '../zk/base58.js';

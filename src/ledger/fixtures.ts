@@ -5,7 +5,7 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import { AppError } from '../errors.js';
-import { parseJsonExact } from '../rpc/json.js';
+import { parseJsonExact } from '../wire/index.js';
 import { decodeBase58 } from '../zk/base58.js';
 import type { StoredAccount } from './store.js';
 

@@ -2,8 +2,8 @@
 // (getMultipleAccounts, base64, batches of 100) the first time a request needs it, and from then on
 // lives locally. Accounts the upstream does not have either are remembered with the slot they were
 // looked up at, so they are not asked for again (the last 100,000 of them: callers choose these keys).
-import { parseJsonExact } from '../rpc/json.js';
-import { upstreamCall } from '../rpc/upstream.js';
+import { parseJsonExact } from '../wire/index.js';
+import { upstreamCall } from '../wire/index.js';
 import { decodeBase58, encodeBase58 } from '../zk/base58.js';
 import type { Ledger } from './ledger.js';
 

@@ -16,7 +16,7 @@ import {
   SubscriptionLimitError,
   mapError,
 } from '../rpc/errors.js';
-import { stringifyJson } from '../rpc/json.js';
+import { stringifyJson } from '../wire/index.js';
 import type { Client, Hub } from './hub.js';
 import { checkParamLimits } from '../rpc/limits.js';
 import { SUBSCRIBE_METHODS, subscriptionId } from './params.js';

@@ -4,7 +4,7 @@ import type { Ledger, StoredAccount } from '../ledger/index.js';
 import { zstdCompress } from '../util/zstd.js';
 import { decodeBase58, encodeBase58 } from '../zk/base58.js';
 import { InvalidParamsError, InvalidRequestError } from './errors.js';
-import { u64 } from './json.js';
+import { u64 } from '../wire/index.js';
 import { parseAccountData, type AccountParseContext } from './parsed/accounts/index.js';
 import { show } from './validate.js';
 

@@ -18,7 +18,7 @@ import {
   RouteNotFoundError,
   UnsupportedMediaTypeError,
 } from './errors.js';
-import { stringifyJson } from './json.js';
+import { stringifyJson } from '../wire/index.js';
 import { transportRefusal } from '../util/http-refusal.js';
 import type { RateLimiter } from './rate-limit.js';
 import type { RpcMetrics } from './rpc-metrics.js';

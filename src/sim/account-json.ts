@@ -1,6 +1,6 @@
 // Accounts in the RPC's JSON form (UiAccount, base64), u64 values as exact integers (bigint).
 import type { StoredAccount } from '../ledger/index.js';
-import { u64 } from '../rpc/json.js';
+import { u64 } from '../wire/index.js';
 import { encodeBase58 } from '../zk/base58.js';
 
 export const EMPTY_ACCOUNT: StoredAccount = {

@@ -4,3 +4,4 @@ export { BundleSimulator, MAX_BUNDLE_TRANSACTIONS } from './simulator.js';
 export { BundleRejectedError } from './errors.js';
 export { truncateLogs, BUNDLE_LOG_LIMIT } from './logs.js';
 export { accountJson, EMPTY_ACCOUNT } from './account-json.js';
+export type { BundleAccountsConfig, SimulateBundleConfig, SimulateBundleParams, SimulationBank } from './params.js';

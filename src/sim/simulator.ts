@@ -19,9 +19,9 @@ import {
   type SolanaTxError,
   type StoredAccount,
 } from '../ledger/index.js';
-import type { SimulateBundleParams } from '../rpc/methods/simulate-bundle.js';
+import type { SimulateBundleParams } from './params.js';
 import { decodeBase58, encodeBase58 } from '../zk/base58.js';
-import { u64 } from '../rpc/json.js';
+import { u64 } from '../wire/index.js';
 import { accountJson, EMPTY_ACCOUNT } from './account-json.js';
 import { BundleRejectedError } from './errors.js';
 import { truncateLogs } from './logs.js';

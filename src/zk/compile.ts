@@ -9,6 +9,7 @@ import { createRequire } from 'node:module';
 import { dirname, join, posix } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { AppError } from '../errors.js';
+import { withFileLock } from '../util/file-lock.js';
 import { mainSource, type Shape } from './shapes.js';
 
 const require = createRequire(import.meta.url);
@@ -188,11 +189,14 @@ export function compileShape(shape: Shape, dataDir: string): Promise<CompiledCir
   if (existsSync(target.r1cs) && existsSync(target.wasm)) return Promise.resolve(target);
   let p = inFlight.get(target.dir);
   if (!p) {
-    p = (async () => {
+    // One compile per build of these sources across the processes sharing the data dir: a second
+    // waits for the first and finds its result.
+    p = withFileLock(`${target.dir}.lock`, async () => {
       // Build in a private folder, then rename: a crash never leaves a half-written cache entry.
       const tmp = `${target.dir}.tmp-${process.pid}-${Date.now()}`;
-      mkdirSync(tmp, { recursive: true });
       try {
+        if (existsSync(target.r1cs) && existsSync(target.wasm)) return target;
+        mkdirSync(tmp, { recursive: true });
         for (const [path, content] of sources()) {
           mkdirSync(dirname(join(tmp, path)), { recursive: true });
           writeFileSync(join(tmp, path), content);
@@ -206,10 +210,13 @@ export function compileShape(shape: Shape, dataDir: string): Promise<CompiledCir
         return target;
       } finally {
         rmSync(tmp, { recursive: true, force: true });
-        inFlight.delete(target.dir);
       }
-    })();
+    });
     inFlight.set(target.dir, p);
+    p.then(
+      () => inFlight.delete(target.dir),
+      () => inFlight.delete(target.dir),
+    );
   }
   return p;
 }

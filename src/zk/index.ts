@@ -7,6 +7,7 @@ export { loadPoseidon, poseidon } from './poseidon.js';
 export { hashToBn254, hashToBn254Field, hashvToBn254 } from './hash-to-field.js';
 export { publicInputHash, twoInputsHashChain } from './hash-chain.js';
 export { compressedAccountHash, deriveAddressV1, deriveAddressV2 } from './account.js';
+export { findProgramAddress } from './pda.js';
 export { base58ToBigInt, bigIntToBase58, decodeBase58, encodeBase58 } from './base58.js';
 export {
   ALL_SHAPES,

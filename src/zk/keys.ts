@@ -8,6 +8,7 @@ import { join } from 'node:path';
 import * as snarkjs from 'snarkjs';
 import { AppError } from '../errors.js';
 import { writeFileAtomic } from '../util/atomic-file.js';
+import { withFileLock } from '../util/file-lock.js';
 import { DEFAULT_DEV_SEED } from './dev-seed.js';
 import { compileShape, sourcesHash, type CompiledCircuit } from './compile.js';
 import { bigIntToBytes32 } from './field.js';
@@ -93,11 +94,23 @@ export class KeyStore {
     return JSON.parse(readFileSync(this.manifestPath, 'utf8')) as Record<string, KeyEntry>;
   }
 
+  /**
+   * Adds the entry to the manifest. Read, change and write under the manifest's lock: processes
+   * sharing the data dir record keys of other shapes at the same time, and neither may lose the
+   * other's entry.
+   */
   private async record(entry: KeyEntry): Promise<void> {
     mkdirSync(this.dir, { recursive: true });
-    const m = this.manifest();
-    m[entry.shape] = entry;
-    await writeFileAtomic(this.manifestPath, JSON.stringify(m, null, 2) + '\n');
+    await withFileLock(join(this.dir, '.manifest.lock'), async () => {
+      const m = this.manifest();
+      m[entry.shape] = entry;
+      await writeFileAtomic(this.manifestPath, JSON.stringify(m, null, 2) + '\n');
+    });
+  }
+
+  /** One build or import of a shape at a time, across the processes sharing this data dir. */
+  private exclusive<T>(shape: Shape, fn: () => Promise<T>): Promise<T> {
+    return withFileLock(join(this.dir, `.${shape.name}.lock`), fn);
   }
 
   status(shape: Shape, entry: KeyEntry | undefined = this.manifest()[shape.name]): KeyStatus {
@@ -134,7 +147,7 @@ export class KeyStore {
     const shape = shapeByName(name);
     const entry = this.manifest()[shape.name];
     if (this.usable(shape, entry)) return this.load(shape, entry);
-    return this.build(name, progress);
+    return this.build(name, progress, { unlessUsable: true });
   }
 
   /**
@@ -157,12 +170,16 @@ export class KeyStore {
   }
 
   /** (Re)builds the dev key of a shape: compile if needed, deterministic setup, vk export. */
-  build(name: string, progress?: Progress): Promise<ProvingKey> {
+  build(name: string, progress?: Progress, opts: { unlessUsable?: boolean } = {}): Promise<ProvingKey> {
     const shape = shapeByName(name);
     let p = this.building.get(shape.name);
     if (!p) {
-      p = (async () => {
+      p = this.exclusive(shape, async () => {
         try {
+          // Another process (a gateway, `zkgate keys build`, another test file) may have built it
+          // while this one waited for the lock.
+          const entry = this.manifest()[shape.name];
+          if (opts.unlessUsable && this.usable(shape, entry)) return await this.load(shape, entry);
           removeAbandonedTemps(this.dir, `${shape.name}.zkey`);
           if (isStructuredShape(shape)) return await this.buildStructured(shape, progress);
           progress?.('compile', 0, 1);
@@ -174,12 +191,12 @@ export class KeyStore {
             label: shape.name,
             progress,
           });
-          const entry = await this.finish(shape, zkey, 'dev', circuit.sourcesHash, info);
-          return this.load(shape, entry, circuit);
+          const built = await this.finish(shape, zkey, 'dev', circuit.sourcesHash, info);
+          return await this.load(shape, built, circuit);
         } finally {
           this.building.delete(shape.name);
         }
-      })();
+      });
       this.building.set(shape.name, p);
     }
     return p;
@@ -259,13 +276,15 @@ export class KeyStore {
     }
     mkdirSync(this.dir, { recursive: true });
     const zkey = `${shape.name}.zkey`;
-    const tmp = join(this.dir, `${zkey}.import-${process.pid}`);
-    await copyFile(file, tmp);
-    await rename(tmp, join(this.dir, zkey)).catch(async (e) => {
-      await rm(tmp, { force: true });
-      throw e;
+    return this.exclusive(shape, async () => {
+      const tmp = join(this.dir, `${zkey}.import-${process.pid}`);
+      await copyFile(file, tmp);
+      await rename(tmp, join(this.dir, zkey)).catch(async (e) => {
+        await rm(tmp, { force: true });
+        throw e;
+      });
+      return this.finish(shape, zkey, 'imported', circuit.sourcesHash, header);
     });
-    return this.finish(shape, zkey, 'imported', circuit.sourcesHash, header);
   }
 
   async verificationKey(name: string): Promise<SnarkjsVerificationKey> {

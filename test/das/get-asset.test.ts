@@ -15,7 +15,7 @@ import {
 import { publicKey } from '@metaplex-foundation/umi';
 import { AccountLayout, ACCOUNT_SIZE, MintLayout, MINT_SIZE } from '@solana/spl-token';
 import { PublicKey } from '@solana/web3.js';
-import { parseJsonExact } from '../../src/rpc/json.js';
+import { parseJsonExact } from '../../src/wire/index.js';
 import { encodeBase58 } from '../../src/zk/base58.js';
 import { postJson, startTestGateway, tempDir, type TestGateway } from '../helpers/gateway.js';
 import { accountFile } from '../sim/helpers.js';

@@ -15,7 +15,7 @@ import {
 } from '@solana/spl-token';
 import { pack } from '@solana/spl-token-metadata';
 import { PublicKey } from '@solana/web3.js';
-import { parseJsonExact } from '../../src/rpc/json.js';
+import { parseJsonExact } from '../../src/wire/index.js';
 import { postJson, startTestGateway, tempDir, type TestGateway } from '../helpers/gateway.js';
 import { accountFile } from '../sim/helpers.js';
 

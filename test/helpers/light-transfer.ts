@@ -5,7 +5,7 @@
 // in a second call. When the forester appends an account's batch between the two, the proof is
 // for the tree (compressedProof set) while the listing still says "by index", and Light's system
 // program refuses the pair (6018 ProofIsSome). Any indexer with a forester has that window
-// (Photon's too); zkgate's sustained test, with a batch appended every few transfers, met it
+// (Photon's too); zkgate's sustained forester load, with a batch appended every few transfers, met it
 // about once in 5,000 transfers. The library's own pieces, unmodified, in the order a careful
 // client uses them.
 import { ComputeBudgetProgram, type Keypair, type PublicKey } from '@solana/web3.js';

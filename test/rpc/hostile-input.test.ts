@@ -194,14 +194,13 @@ describe('transport refusals carry JSON-RPC bodies', () => {
   });
 
   test('a client too slow to send its body: 408', async () => {
-    const started = Date.now();
     const text = await rawExchange(
       gw.gateway.rpcPort,
       `POST /?api-key=${TEST_KEY} HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n{"jsonrpc"`,
       { waitMs: 0 },
     );
+    // The gateway, not this client, ended the exchange: its 408 says its timeout passed.
     expectRefusal(text, 408, /Request timeout/);
-    assert.ok(Date.now() - started < 10_000);
   });
 
   test('a client that drops mid-body is counted, not logged as an error', async () => {

@@ -11,7 +11,7 @@ import {
   TransferFeeConfigLayout,
 } from '@solana/spl-token';
 import { PublicKey } from '@solana/web3.js';
-import { stringifyJson } from '../../src/rpc/json.js';
+import { stringifyJson } from '../../src/wire/index.js';
 import {
   isTokenProgram,
   parseAccountData,

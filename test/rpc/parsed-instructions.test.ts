@@ -73,7 +73,7 @@ import {
 } from '@solana/spl-token';
 import { parseInstruction, parseProgram } from '../../src/rpc/parsed/instructions/index.js';
 import { rustF64 } from '../../src/rpc/parsed/instructions/token-extensions.js';
-import { stringifyJson } from '../../src/rpc/json.js';
+import { stringifyJson } from '../../src/wire/index.js';
 import { encodeBase58 } from '../../src/zk/base58.js';
 
 const pk = (n: number) => new PublicKey(new Uint8Array(32).fill(n));

@@ -33,10 +33,46 @@ describe('token bucket', () => {
     assert.throws(() => rl.take('k', 11), /exceed the burst of 10/);
   });
 
-  test('rate 0 disables limiting', () => {
-    const rl = new RateLimiter(0, 0);
-    for (let i = 0; i < 10_000; i++) rl.take('k');
+  test('rate 0 disables limiting: what a limiter of rate 1 refuses at once, rate 0 lets through', () => {
+    let now = 0;
+    const limited = new RateLimiter(1, 1, () => now);
+    const off = new RateLimiter(0, 0, () => now);
+    const taken = (rl: RateLimiter, n: number) => {
+      let ok = 0;
+      for (let i = 0; i < n; i++) {
+        try {
+          rl.take('k');
+          ok++;
+        } catch (e) {
+          if (!(e instanceof RateLimitedError)) throw e;
+        }
+      }
+      return ok;
+    };
+    // The same 10,000 requests in the same instant, and a batch larger than any burst.
+    assert.equal(taken(limited, 10_000), 1);
+    assert.equal(taken(off, 10_000), 10_000);
+    assert.throws(() => limited.take('b', 5), RateLimitedError);
+    assert.doesNotThrow(() => off.take('b', 5_000));
   });
+});
+
+test('--rate-limit 0: a burst far beyond any bucket is served, nothing is counted as limited', async () => {
+  const gw = await startTestGateway({ rateLimit: 0, rateLimitBurst: 0 });
+  try {
+    const one = '{"jsonrpc":"2.0","id":1,"method":"getHealth"}';
+    const batch = `[${Array(100).fill(one).join(',')}]`;
+    const answers = await Promise.all(Array.from({ length: 20 }, () => postJson(gw.url, batch)));
+    assert.deepEqual(
+      answers.map((r) => r.status),
+      Array(20).fill(200),
+    );
+    for (const r of answers) assert.equal(JSON.parse(r.text).length, 100);
+    const metrics = await (await fetch(`${gw.base}metrics`)).text();
+    assert.doesNotMatch(metrics, /^zkgate_rate_limited_total\{/m);
+  } finally {
+    await gw.stop();
+  }
 });
 
 test('over the limit: HTTP 429 with Retry-After and a JSON-RPC error body; batches count each request', async () => {

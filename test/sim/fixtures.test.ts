@@ -9,7 +9,7 @@ import { after, before, test } from 'node:test';
 import { AccountRole, address, createSolanaRpc, devnet, lamports, type Address } from '@solana/kit';
 import { parseTransaction } from '../../src/ledger/index.js';
 import { decodeBase58, encodeBase58 } from '../../src/zk/base58.js';
-import { parseJsonExact } from '../../src/rpc/json.js';
+import { parseJsonExact } from '../../src/wire/index.js';
 import { postJson, rpcCall, startTestGateway, tempDir, type TestGateway } from '../helpers/gateway.js';
 import { accountFile, generateKeyPairSigner, transaction, type KeyPairSigner } from './helpers.js';
 

@@ -7,7 +7,7 @@ import type { CompressionStore } from '../../compression/index.js';
 import type { ForkSource, Ledger } from '../../ledger/index.js';
 import type { TreeStore } from '../../state/index.js';
 import type { ClientValidityProof } from '../../prover/index.js';
-import type { SimulateBundleParams } from './simulate-bundle.js';
+import type { SimulateBundleParams } from '../../sim/index.js';
 import type { GetAssetParams } from './get-asset.js';
 
 /** The prover as the adapter sees it: in practice the gRPC client of the prover role. */

@@ -2,19 +2,8 @@
 // ignored as Jito's serde types do. Request-level rules beyond shape (§2 of simulate-bundle.md)
 // belong to the simulator. Spec: simulate-bundle.md §1.
 import { BackendNotConfiguredError, InvalidParamsError } from '../errors.js';
-import {
-  array,
-  boolean,
-  fail,
-  nullable,
-  object,
-  oneOf,
-  optional,
-  required,
-  string,
-  type Check,
-  type Infer,
-} from '../validate.js';
+import { array, boolean, fail, nullable, object, oneOf, optional, required, string, type Check } from '../validate.js';
+import type { SimulateBundleParams, SimulationBank } from '../../sim/index.js';
 import type { Backends } from './backends.js';
 import { defineMethod, type MethodDef } from './types.js';
 
@@ -26,9 +15,6 @@ const bundleRequest = object(
 const accountsConfig = nullable(
   object({ encoding: optional(string), addresses: required(array(string, 'an array of base58 addresses')) }, 'ignore'),
 );
-
-export type SimulationBank =
-  { commitment: { commitment: 'processed' | 'confirmed' | 'finalized' } } | { slot: number } | 'tip';
 
 const commitmentObject = object(
   { commitment: required(oneOf(['processed', 'confirmed', 'finalized'] as const)) },
@@ -76,12 +62,6 @@ const simulateConfig = object(
   },
   'ignore',
 );
-
-export interface SimulateBundleParams {
-  request: Infer<typeof bundleRequest>;
-  /** null when the caller sent no config (or null): the simulator applies Jito's defaults. */
-  config: Infer<typeof simulateConfig> | null;
-}
 
 export const simulateBundleParams: Check<SimulateBundleParams> = (v, path) => {
   if (!Array.isArray(v)) return fail(path, 'an array [ {encodedTransactions}, config? ]', v);

@@ -3,7 +3,7 @@
 import type { Ledger } from '../../ledger/index.js';
 import { encodeBase58 } from '../../zk/base58.js';
 import { BlockNotAvailableError, InvalidParamsError } from '../errors.js';
-import { u64 } from '../json.js';
+import { u64 } from '../../wire/index.js';
 import { args, config, invalid, raw, type CommonConfig } from './solana-params.js';
 import { blockEntries, blockJson, BLOCK_DETAILS, parseTxView, type BlockDetails } from './transaction-json.js';
 import { defineMethod, type MethodDef } from './types.js';

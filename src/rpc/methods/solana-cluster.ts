@@ -4,7 +4,7 @@
 import type { Ledger, LedgerEvent } from '../../ledger/index.js';
 import { encodeBase58 } from '../../zk/base58.js';
 import { NoSnapshotError } from '../errors.js';
-import { u64 } from '../json.js';
+import { u64 } from '../../wire/index.js';
 import { args, config, invalid, pubkey, raw } from './solana-params.js';
 import { defineMethod, type MethodDef } from './types.js';
 import { show } from '../validate.js';

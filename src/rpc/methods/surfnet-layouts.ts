@@ -1,6 +1,6 @@
 // Byte layouts the cheatcodes write: an SPL Token / Token-2022 account's base (165 bytes, Pack
 // layout) and the upgradeable loader's Program / ProgramData headers (bincode, fixed offsets).
-import { findProgramAddress } from '../../das/pda.js';
+import { findProgramAddress } from '../../zk/pda.js';
 import type { StoredAccount } from '../../ledger/index.js';
 import { decodeBase58 } from '../../zk/base58.js';
 import { sameBytes } from './solana-params.js';

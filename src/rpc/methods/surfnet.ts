@@ -8,7 +8,7 @@ import type { ForkSource, Ledger, StoredAccount } from '../../ledger/index.js';
 import { SLOT_MS, SLOTS_PER_EPOCH, SYSTEM_PROGRAM, TOKEN_2022_PROGRAM, TOKEN_PROGRAM } from '../../ledger/index.js';
 import { encodeBase58 } from '../../zk/base58.js';
 import { InvalidParamsError } from '../errors.js';
-import { u64 } from '../json.js';
+import { u64 } from '../../wire/index.js';
 import { describe } from '../validate.js';
 import type { SupplyOverride } from './solana-cluster.js';
 import { args, invalid, pubkey, raw, sameBytes } from './solana-params.js';

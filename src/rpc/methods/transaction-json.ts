@@ -7,7 +7,7 @@ import { parseTransaction, type ParsedTransaction } from '../../ledger/index.js'
 import type { TokenBalance } from '../../ledger/token-balances.js';
 import { encodeBase58 } from '../../zk/base58.js';
 import { UnsupportedTransactionVersionError } from '../errors.js';
-import { u64 } from '../json.js';
+import { u64 } from '../../wire/index.js';
 import { parseInstruction } from '../parsed/instructions/index.js';
 import { messageKeys, parsedMessageAccounts } from '../parsed/message-accounts.js';
 import { invalid, uiTokenAmount, type CommonConfig } from './solana-params.js';

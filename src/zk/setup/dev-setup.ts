@@ -184,36 +184,60 @@ export interface DevSetupResult {
 
 export type Progress = (step: string, done: number, total: number) => void;
 
-/** Writes a dev .zkey for the circuit in `r1csPath`. */
-export async function devSetup(
-  r1csPath: string,
-  zkeyPath: string,
-  opts: { seed: string; label: string; progress?: Progress },
-): Promise<DevSetupResult> {
-  const progress = opts.progress ?? (() => {});
-  const r1csBytes = readFileSync(r1csPath);
-  const { header, constraints } = parseR1cs(r1csBytes);
-  if (header.prime !== R) throw new RangeError('the circuit is not over the BN254 scalar field');
-  const nVars = header.nWires;
-  const nPublic = header.nPubOut + header.nPubIn;
-  const nC = header.nConstraints;
-  const k = Math.floor(Math.log2(nC + nPublic)) + 1;
-  const domainSize = 2 ** k;
-  if (k + 1 > TWO_ADICITY) throw new RangeError(`circuit too large: domain 2^${k}`);
-  const { tau, alpha, beta, delta } = deriveToxicWaste(opts.seed, opts.label);
-  const deltaInv = modInv(delta, R);
+interface ConstraintPass {
+  /** u_i(tau), v_i(tau), w_i(tau) per wire. */
+  u: bigint[];
+  v: bigint[];
+  w: bigint[];
+  /** The zkey's coefficient section: its count, then the A and B entries. */
+  coefHeader: Buffer;
+  coefChunks: Buffer[];
+}
 
-  progress('lagrange', 0, 1);
-  const rows = Array.from({ length: nC + nPublic + 1 }, (_, i) => i);
-  const l = lagrangeAt(tau, k, rows);
+interface CircuitCounts {
+  nC: number;
+  nVars: number;
+  nPublic: number;
+  n8: number;
+}
 
-  // One pass over the constraints: QAP values at tau per wire, and the zkey's coefficient
-  // section (A and B entries; C is derived by the prover as A·B on the domain).
-  progress('constraints', 0, nC);
+/**
+ * The QAP at tau and the coefficient section, from the R1CS constraints and the Lagrange basis at
+ * tau (`l`, one value per constraint, then the one and public wires' extra rows): natively where
+ * the addon has it (qapAtTau, native/src/qap_setup.hpp), else in bigints. `ZKGATE_SETUP=wasm`
+ * keeps the bigint form; a test holds the two equal.
+ */
+export function constraintPass(constraints: Buffer, counts: CircuitCounts, l: bigint[]): ConstraintPass {
+  const status = loadNativeAddon();
+  if (
+    process.env.ZKGATE_SETUP !== 'wasm' &&
+    counts.n8 === 32 &&
+    status.ok &&
+    typeof status.addon.qapAtTau === 'function'
+  ) {
+    const q = status.addon.qapAtTau(constraints, counts.nC, counts.nVars, counts.nPublic, scalarsToBytes(l));
+    const coefHeader = Buffer.alloc(4);
+    coefHeader.writeUInt32LE(q.count, 0);
+    return {
+      u: bytesToScalars(q.u),
+      v: bytesToScalars(q.v),
+      w: bytesToScalars(q.w),
+      coefHeader,
+      coefChunks: [Buffer.from(q.coefs.buffer, q.coefs.byteOffset, q.coefs.byteLength)],
+    };
+  }
+  return constraintPassBigint(constraints, counts, l);
+}
+
+/** The same pass in bigints (what the native one is checked against). */
+export function constraintPassBigint(
+  constraints: Buffer,
+  { nC, nVars, nPublic, n8 }: CircuitCounts,
+  l: bigint[],
+): ConstraintPass {
   const u = new Array<bigint>(nVars).fill(0n);
   const v = new Array<bigint>(nVars).fill(0n);
   const w = new Array<bigint>(nVars).fill(0n);
-  const n8 = header.n8;
   const coefChunks: Buffer[] = [];
   let coefCount = 0;
   let cur = Buffer.alloc(44 * 65536);
@@ -249,7 +273,6 @@ export async function devSetup(
         if (matrix < 2) pushCoef(matrix, c, s, coef);
       }
     }
-    if (c % 50_000 === 0) progress('constraints', c, nC);
   }
   for (let s = 0; s <= nPublic; s++) {
     u[s] = (u[s]! + l[nC + s]!) % R;
@@ -258,6 +281,46 @@ export async function devSetup(
   coefChunks.push(cur.subarray(0, curPos));
   const coefHeader = Buffer.alloc(4);
   coefHeader.writeUInt32LE(coefCount, 0);
+  return { u, v, w, coefHeader, coefChunks };
+}
+
+/** 32-byte little-endian scalars back to bigints. */
+function bytesToScalars(bytes: Uint8Array): bigint[] {
+  const limbs = new BigUint64Array(bytes.buffer, bytes.byteOffset, bytes.byteLength / 8);
+  const out = new Array<bigint>(limbs.length / 4);
+  for (let i = 0; i < out.length; i++)
+    out[i] = limbs[4 * i]! | (limbs[4 * i + 1]! << 64n) | (limbs[4 * i + 2]! << 128n) | (limbs[4 * i + 3]! << 192n);
+  return out;
+}
+
+/** Writes a dev .zkey for the circuit in `r1csPath`. */
+export async function devSetup(
+  r1csPath: string,
+  zkeyPath: string,
+  opts: { seed: string; label: string; progress?: Progress },
+): Promise<DevSetupResult> {
+  const progress = opts.progress ?? (() => {});
+  const r1csBytes = readFileSync(r1csPath);
+  const { header, constraints } = parseR1cs(r1csBytes);
+  if (header.prime !== R) throw new RangeError('the circuit is not over the BN254 scalar field');
+  const nVars = header.nWires;
+  const nPublic = header.nPubOut + header.nPubIn;
+  const nC = header.nConstraints;
+  const k = Math.floor(Math.log2(nC + nPublic)) + 1;
+  const domainSize = 2 ** k;
+  if (k + 1 > TWO_ADICITY) throw new RangeError(`circuit too large: domain 2^${k}`);
+  const { tau, alpha, beta, delta } = deriveToxicWaste(opts.seed, opts.label);
+  const deltaInv = modInv(delta, R);
+
+  progress('lagrange', 0, 1);
+  const rows = Array.from({ length: nC + nPublic + 1 }, (_, i) => i);
+  const l = lagrangeAt(tau, k, rows);
+
+  // One pass over the constraints: QAP values at tau per wire, and the zkey's coefficient
+  // section (A and B entries; C is derived by the prover as A·B on the domain).
+  progress('constraints', 0, nC);
+  const { u, v, w, coefHeader, coefChunks } = constraintPass(constraints, { nC, nVars, nPublic, n8: header.n8 }, l);
+  progress('constraints', nC, nC);
 
   const combined = (i: number) => (beta * u[i]! + alpha * v[i]! + w[i]!) % R;
   const ic = Array.from({ length: nPublic + 1 }, (_, i) => combined(i));

@@ -1,7 +1,7 @@
 // Photon's compressed-account reads: one account (by address or hash), balances, an owner's
 // accounts (filters, data slice, cursor), several accounts at once; V1 and V2 shapes.
 import type { AccountRecord } from '../../../compression/index.js';
-import { u64 } from '../../json.js';
+import { u64 } from '../../../wire/index.js';
 import type { Backends, CompressionIndex } from '../backends.js';
 import type { MethodDef } from '../types.js';
 import { photonMethod, withContext } from './define.js';

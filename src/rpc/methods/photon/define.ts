@@ -1,7 +1,7 @@
 // One Photon method: its params checked as Photon's serde types are (params.ts), answered from
 // the embedded compression index, or relayed verbatim when a Photon/Helius upstream is configured.
 import { BackendNotConfiguredError } from '../../errors.js';
-import { u64 } from '../../json.js';
+import { u64 } from '../../../wire/index.js';
 import type { Backends, CompressionIndex } from '../backends.js';
 import { defineMethod, type MethodDef } from '../types.js';
 import type { Parse } from './params.js';

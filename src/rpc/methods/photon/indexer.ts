@@ -2,7 +2,7 @@
 // with the ledger, so the indexer is never behind; health fails when the self-check found a tree
 // differing from the chain), liveness / readiness, and the V2 queues (getQueueInfo,
 // getQueueLeafIndices, getQueueElements).
-import { u64 } from '../../json.js';
+import { u64 } from '../../../wire/index.js';
 import type { Backends } from '../backends.js';
 import { defineMethod, type MethodDef } from '../types.js';
 import { photonMethod, withContext } from './define.js';

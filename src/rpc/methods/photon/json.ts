@@ -2,7 +2,7 @@
 // token data, merkle contexts, signatures, cursors. u64 values are exact JSON integers.
 import type { AccountRecord, SignatureEntry, TokenData } from '../../../compression/index.js';
 import { encodeBase58 } from '../../../zk/base58.js';
-import { u64 } from '../../json.js';
+import { u64 } from '../../../wire/index.js';
 
 export const b58 = (b: Uint8Array): string => encodeBase58(b);
 /** Photon's placeholder for an absent pubkey or hash: 32 zero bytes. */

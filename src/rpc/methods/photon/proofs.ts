@@ -3,7 +3,7 @@
 // proofs of new addresses (non-inclusion), from the trees ingest keeps.
 import { StateError, type LeafProof, type TreeInfo } from '../../../state/index.js';
 import { bigIntToBytes32, bytesToBigInt } from '../../../zk/field.js';
-import { u64 } from '../../json.js';
+import { u64 } from '../../../wire/index.js';
 import type { Backends, CompressionIndex } from '../backends.js';
 import type { MethodDef } from '../types.js';
 import { photonMethod, withContext } from './define.js';

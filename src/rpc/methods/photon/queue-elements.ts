@@ -5,7 +5,7 @@
 import type { StateTree } from '../../../state/index.js';
 import { poseidon } from '../../../zk/poseidon.js';
 import { bigIntToBytes32 } from '../../../zk/field.js';
-import { u64 } from '../../json.js';
+import { u64 } from '../../../wire/index.js';
 import type { Backends, CompressionIndex } from '../backends.js';
 import type { MethodDef } from '../types.js';
 import { photonMethod } from './define.js';

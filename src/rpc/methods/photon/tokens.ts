@@ -1,7 +1,7 @@
 // Photon's compressed-token reads: token accounts by owner or delegate, one account's balance,
 // balances by owner, holders of a mint. Cursors as Photon builds them (see json.ts and store.ts).
 import type { AccountRecord } from '../../../compression/index.js';
-import { u64 } from '../../json.js';
+import { u64 } from '../../../wire/index.js';
 import type { Backends, CompressionIndex } from '../backends.js';
 import type { MethodDef } from '../types.js';
 import { requestedAccount } from './accounts.js';

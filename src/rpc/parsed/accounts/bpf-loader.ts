@@ -1,6 +1,6 @@
 // BPF upgradeable loader accounts (bincode UpgradeableLoaderState). Buffer and ProgramData carry
 // the program bytes after their metadata; Agave shows them as a base64 UiAccountData pair.
-import { u64 } from '../../json.js';
+import { u64 } from '../../../wire/index.js';
 import { DecodeError, Reader } from './reader.js';
 
 const base64Data = (bytes: Uint8Array): [string, string] => [Buffer.from(bytes).toString('base64'), 'base64'];

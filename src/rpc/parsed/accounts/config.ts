@@ -1,6 +1,6 @@
 // Config-program accounts: a short_vec of (pubkey, signer) keys, then the config value. Agave shows
 // two kinds: the stake config (by its address) and validator info (by its first key).
-import { parseJsonExact } from '../../json.js';
+import { parseJsonExact } from '../../../wire/index.js';
 import { STAKE_CONFIG, VALIDATOR_INFO } from './ids.js';
 import { Reader } from './reader.js';
 

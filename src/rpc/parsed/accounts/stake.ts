@@ -1,6 +1,6 @@
 // Stake accounts (bincode StakeStateV2). Agave writes lamport amounts and the delegation epochs as
 // strings, lockup values and creditsObserved as numbers.
-import { u64 } from '../../json.js';
+import { u64 } from '../../../wire/index.js';
 import { DecodeError, Reader } from './reader.js';
 
 function meta(r: Reader) {

@@ -1,6 +1,6 @@
 // Sysvar accounts: all owned by the Sysvar program, told apart by their own address, each a
 // bincode value followed by whatever slack the fixed account size leaves (bincode ignores it).
-import { u64 } from '../../json.js';
+import { u64 } from '../../../wire/index.js';
 import {
   SYSVAR_CLOCK,
   SYSVAR_EPOCH_REWARDS,

@@ -4,7 +4,7 @@
 // over the TLV entries (any unknown type or malformed entry empties the whole list, as Agave's
 // `get_extension_types().unwrap_or_default()` does), while each value is found by a separate walk
 // that stops at the first entry of its type.
-import { u64 } from '../../json.js';
+import { u64 } from '../../../wire/index.js';
 import { rustDisplay } from './float.js';
 import { DecodeError, Reader } from './reader.js';
 import type { InterestBearingConfig, ScaledUiAmountConfig } from './token-amount.js';

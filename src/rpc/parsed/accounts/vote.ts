@@ -1,6 +1,6 @@
 // Vote accounts (bincode VoteStateVersions). Every version is shown in the one UiVoteState shape;
 // epoch credits are strings, slots and epochs numbers.
-import { u64 } from '../../json.js';
+import { u64 } from '../../../wire/index.js';
 import { DecodeError, Reader } from './reader.js';
 
 const V1_14_11 = 1;

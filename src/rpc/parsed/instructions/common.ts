@@ -2,7 +2,7 @@
 // partially decoded form, a byte reader for the encodings Solana programs use (bincode, borsh,
 // packed little-endian), and the `{type, info}` value every parser answers with.
 import { encodeBase58 } from '../../../zk/base58.js';
-import { u64 } from '../../json.js';
+import { u64 } from '../../../wire/index.js';
 
 /** The instruction is not parsable (bad data, too few accounts): the caller falls back to the partially decoded form. */
 export class NotParsable extends Error {}

@@ -2,7 +2,7 @@
 // sha256(seeds ‖ bump ‖ program ‖ "ProgramDerivedAddress") is not a point on ed25519.
 import { createHash } from 'node:crypto';
 import { ed25519 } from '@noble/curves/ed25519.js';
-import { decodeBase58, encodeBase58 } from '../zk/base58.js';
+import { decodeBase58, encodeBase58 } from './base58.js';
 
 function onCurve(bytes: Uint8Array): boolean {
   try {
