@@ -85,7 +85,19 @@ describe('command-line errors', () => {
     const a = await startCli(['--data-dir', newDir()]);
     try {
       const port = new URL(a.base).port;
-      const b = runCli(['start', '--rpc-port', port, '--grpc-port', '0', '--data-dir', newDir()]);
+      const b = runCli([
+        'start',
+        '--rpc-port',
+        port,
+        '--grpc-port',
+        '0',
+        '--preload-circuits',
+        '',
+        '--forester',
+        'off',
+        '--data-dir',
+        newDir(),
+      ]);
       assert.equal((await b.exited).code, 1);
       assert.match(b.stderr(), /^zkgate: failed to start: .*EADDRINUSE/);
     } finally {
@@ -95,7 +107,6 @@ describe('command-line errors', () => {
   });
 });
 
-/** Sends headers and half a body, returning a function that sends the rest and resolves with the response. */
 /** Until the gateway counts a request in flight besides the /metrics request asking. */
 async function untilInFlight(base: string): Promise<void> {
   await waitFor(async () => {
@@ -104,6 +115,7 @@ async function untilInFlight(base: string): Promise<void> {
   });
 }
 
+/** Sends headers and half a body, returning a function that sends the rest and resolves with the response. */
 function halfRequest(url: string, body: string): { finish: () => Promise<{ status: number; text: string }> } {
   let resolveRes: (v: { status: number; text: string }) => void;
   let rejectRes: (e: Error) => void;

@@ -12,6 +12,7 @@ import {
   type IndexedSource,
   type NodeSource,
 } from '../../src/forester/batch-inputs.js';
+import { defaultConfig } from '../../src/config.js';
 import { TreeStore, type AddressTree, type StateTree } from '../../src/state/index.js';
 import { zeroValues } from '../../src/state/merkle.js';
 import { buildWitnessCalculator, calculateWitness } from '../../src/prover/witness-calculator.js';
@@ -49,7 +50,8 @@ const indexed = (t: AddressTree): IndexedSource => ({
 });
 
 // Proved with the native prover (what the forester uses); verified by snarkjs and the noble verifier.
-const backend = new NativeBackend({ memoryBudgetBytes: 4 * 2 ** 30, curveThreads: 2 });
+// A gateway's default budget: the tables the suite's prebuild wrote (test/prebuild-keys.ts) are planned for it.
+const backend = new NativeBackend({ memoryBudgetBytes: defaultConfig().proverMemoryMb * 2 ** 20, curveThreads: 2 });
 const job = async (shape: string, inputs: CircuitInputs) => {
   const key = await keys.ensure(shape);
   return { key, job: { shape, zkeyPath: key.zkeyPath, wasmPath: key.wasmPath, keyBytes: 0, inputs } };

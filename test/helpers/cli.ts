@@ -51,8 +51,24 @@ export async function startCli(
   env: NodeJS.ProcessEnv = {},
   timeoutMs = 90_000,
 ): Promise<RunningGateway> {
+  // No preloaded shapes and no forester: a fresh data dir would otherwise build proving keys in
+  // the background (the forester's take minutes of a core) for the whole life of a gateway whose
+  // test is about something else. A test that wants either passes it in `args` (the last wins).
   const p = runCli(
-    ['start', '--rpc-port', '0', '--grpc-port', '0', '--prove-port', '0', '--preload-circuits', '', ...args],
+    [
+      'start',
+      '--rpc-port',
+      '0',
+      '--grpc-port',
+      '0',
+      '--prove-port',
+      '0',
+      '--preload-circuits',
+      '',
+      '--forester',
+      'off',
+      ...args,
+    ],
     env,
   );
   const deadline = Date.now() + timeoutMs;

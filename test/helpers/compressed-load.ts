@@ -10,16 +10,8 @@ import { assertTreesInSync } from '../compression/helpers.js';
 import { startTestGateway, type TestGateway } from './gateway.js';
 import { transferCompressed } from './light-transfer.js';
 
-/**
- * The shape a transfer proves with, then the forester's localnet batch shapes (it builds them at
- * start anyway: loaded first, they do not compete with the transfers).
- */
-export const TRANSFER_KEYS = [
-  'v2_inclusion_32_1',
-  'batch_append_32_10',
-  'batch_update_32_10',
-  'batch_address_append_40_10',
-] as const;
+/** The shape a transfer proves with, then the batch shapes the forester drains its queues with. */
+export const TRANSFER_KEYS = ['v2_inclusion_32_1', 'batch_append_32_10', 'batch_update_32_10'] as const;
 /** What alice compresses at the start; each transfer moves `amount` of it to bob. */
 const COMPRESSED = 5_000_000_000;
 

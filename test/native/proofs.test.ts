@@ -12,7 +12,7 @@ import { Worker } from 'node:worker_threads';
 import { after, before, describe, test } from 'node:test';
 import type { ProveJob } from '../../src/prover/backend.js';
 import { chooseBackend } from '../../src/prover/index.js';
-import { loadNativeAddon, nativeSelfCheck } from '../../src/zk/native-addon.js';
+import { cudaUnavailable, loadNativeAddon, nativeSelfCheck } from '../../src/zk/native-addon.js';
 import { NativeBackend } from '../../src/prover/native-backend.js';
 import { createLogger } from '../../src/obs/log.js';
 import { SnarkjsBackend } from '../../src/prover/snarkjs-backend.js';
@@ -111,14 +111,14 @@ describe('native backend', () => {
   });
 });
 
-test('backend choice: auto takes native (built, self-check passes); explicit choices are kept', () => {
+test('backend choice: auto takes native (built, self-check passes) unless a GPU passes its own; explicit choices are kept', () => {
   const log = createLogger('error', () => {});
-  assert.equal(chooseBackend('auto', log), 'native');
-  assert.equal(chooseBackend('native', log), 'native');
-  assert.equal(chooseBackend('snarkjs', log), 'snarkjs');
   const status = loadNativeAddon();
   assert.ok(status.ok);
   assert.equal(nativeSelfCheck(status.addon), undefined);
+  assert.equal(chooseBackend('auto', log), cudaUnavailable(status.addon, []) === undefined ? 'cuda' : 'native');
+  assert.equal(chooseBackend('native', log), 'native');
+  assert.equal(chooseBackend('snarkjs', log), 'snarkjs');
 });
 
 test('the C++ core under AddressSanitizer + UBSan: self-test passes; proofs with and without tables (and a key dropped mid-build) verify', async () => {

@@ -1,7 +1,8 @@
 // The prover service's behaviour around proofs: the bounded queue, deadlines, warm-up, restarts,
 // StateSync over gRPC, the split roles and Light's /prove API.
 import assert from 'node:assert/strict';
-import { rmSync } from 'node:fs';
+import { rmSync, symlinkSync } from 'node:fs';
+import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import type { HealthReport } from '../../src/obs/health.js';
 import { ProverClient, demoAccountHashes, demoAddress } from '../../src/prover/index.js';
@@ -17,7 +18,7 @@ import {
   tempDir,
   TEST_KEY,
 } from '../helpers/gateway.js';
-import { assertVerifies } from '../helpers/zk.js';
+import { assertVerifies, KEY_CACHE } from '../helpers/zk.js';
 import { AMT1, keys, SMT1, startProverGateway, verifyV1, warmKeys, type ProverGateway } from './helpers.js';
 
 const b58 = bigIntToBase58;
@@ -155,11 +156,13 @@ describe('per-request timeout', () => {
   });
 
   test('a shape whose key is still being built answers "circuit warming up" (-32013) at its deadline', async () => {
-    // A data dir without the suite's key cache: the key has to be built first.
+    // A data dir without the suite's keys (its compiled circuits only): the key has to be built first.
+    const dataDir = tempDir();
+    symlinkSync(join(KEY_CACHE, 'circuits'), join(dataDir, 'circuits'), 'dir');
     const gw = await startTestGateway(
       { proofTimeoutMs: 300, proverBackend: 'snarkjs' },
       {},
-      { prover: true, linkKeys: false },
+      { prover: true, linkKeys: false, dataDir },
     );
     try {
       const json = await rpcCall(gw.url, 'getValidityProof', {
@@ -176,6 +179,7 @@ describe('per-request timeout', () => {
       assert.equal(list.circuits.find((c) => c.name === 'v1_non-inclusion_26_1')?.status, 'building');
     } finally {
       await gw.stop();
+      rmSync(dataDir, { recursive: true, force: true });
     }
   });
 });
