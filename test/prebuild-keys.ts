@@ -5,6 +5,7 @@
 // these at once, one taking the list from the front, the other from the back: a build is mostly
 // one core (circom's compile), and the key store's lock (src/zk/keys.ts) has one build a key while
 // the other finds it built. Keys and tables on file are reused as they are.
+import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { defaultConfig } from '../src/config.js';
 import { NativeBackend } from '../src/prover/native-backend.js';
@@ -33,8 +34,19 @@ const native = loadNativeAddon().ok
   ? new NativeBackend({ memoryBudgetBytes: defaultConfig().proverMemoryMb * 2 ** 20, curveThreads: 2 })
   : undefined;
 const started = performance.now();
+// A shape the other lane is building now waits at the back of this lane's list: the lock would
+// otherwise hold this lane idle while keys are left that nobody builds yet.
+const busy = (shape: string) =>
+  existsSync(join(keys.dir, `.${shape}.lock`)) || existsSync(join(keys.dir, `.${shape}.tables.lock`));
+const queue: string[] = [...order];
 try {
-  for (const shape of order) {
+  while (queue.length > 0) {
+    const shape = queue.shift()!;
+    if (queue.length > 0 && busy(shape)) {
+      queue.push(shape);
+      if (queue.every(busy)) await new Promise((r) => setTimeout(r, 200));
+      continue;
+    }
     const t0 = performance.now();
     const built = keys.status(shapeByName(shape)) !== 'ready';
     const key = await keys.ensure(shape);

@@ -1,4 +1,4 @@
-// npm test's runner: the suite's dev keys built first (./prebuild-keys.ts), then every
+// npm test's runner: the lint and the suite's dev keys first (./prebuild-keys.ts), then every
 // test/**/*.test.ts through Node's test runner (two files at a time), with
 // the runner's usual report (spec on a terminal, TAP otherwise, as `node --test` picks) on stdout
 // and, on stderr at the end, the slowest files (./reporters/slowest-files.mjs). Arguments are
@@ -15,16 +15,23 @@ const files = (dir) =>
     return statSync(p).isDirectory() ? files(p) : name.endsWith('.test.ts') ? [relative(root, p)] : [];
   });
 
-// The suite's dev keys first, two builds at a time (./prebuild-keys.ts).
-const prebuild = (order) =>
+// First, side by side: the lint (type check and formatting) and the suite's dev keys, two builds at
+// a time (./prebuild-keys.ts).
+const run = (command, args) =>
   new Promise((resolve) => {
-    const child = spawn(process.execPath, ['--import', 'tsx', 'test/prebuild-keys.ts', order], {
-      cwd: root,
-      stdio: 'inherit',
-    });
+    const child = spawn(command, args, { cwd: root, stdio: 'inherit' });
     child.on('exit', (code) => resolve(code));
   });
-const built = await Promise.all([prebuild('forward'), prebuild('backward')]);
+const npm = process.platform === 'win32' ? 'npm.cmd' : 'npm';
+const [lint, ...built] = await Promise.all([
+  run(npm, ['run', '--silent', 'lint']),
+  run(process.execPath, ['--import', 'tsx', 'test/prebuild-keys.ts', 'forward']),
+  run(process.execPath, ['--import', 'tsx', 'test/prebuild-keys.ts', 'backward']),
+]);
+if (lint !== 0) {
+  console.error('npm test: the lint failed (above)');
+  process.exit(1);
+}
 if (built.some((code) => code !== 0)) {
   console.error('npm test: building the suite’s dev keys failed (above)');
   process.exit(1);

@@ -2,18 +2,12 @@ pragma circom 2.1.0;
 
 // circomlib-compatible Poseidon (same constants and output as circomlib's Poseidon(n)), written
 // so that only the S-box multiplications become constraints: the linear layers (round constants,
-// MDS mixing) stay symbolic expressions in vars. That gives the --O2 constraint count (240 for
-// two inputs) without asking the compiler to eliminate hundreds of linear constraints, which is
-// what makes compiling large circuits slow.
+// MDS mixing) stay symbolic expressions in vars, and each S-box squares that expression directly.
+// That gives the --O2 constraint count (240 for two inputs) without asking the compiler to
+// eliminate hundreds of linear constraints, which is what makes compiling large circuits slow
+// (an S-box as a component of its own cost one linear constraint for its input: 30 % of the
+// forester's address-append compile time).
 include "circomlib/circuits/poseidon_constants.circom";
-
-template PoseidonSbox() {
-    signal input in;
-    signal output out;
-    signal x2 <== in * in;
-    signal x4 <== x2 * x2;
-    out <== x4 * in;
-}
 
 template PoseidonHash(nInputs) {
     signal input inputs[nInputs];
@@ -29,8 +23,14 @@ template PoseidonHash(nInputs) {
     var M[t][t] = POSEIDON_M(t);
     var P[t][t] = POSEIDON_P(t);
 
-    component full[nRoundsF][t];
-    component partial[nRoundsP];
+    // S-boxes x⁵ as x², x⁴, x⁵: three quadratic constraints whose operand is the state's linear
+    // combination itself.
+    signal fx2[nRoundsF][t];
+    signal fx4[nRoundsF][t];
+    signal fx5[nRoundsF][t];
+    signal px2[nRoundsP];
+    signal px4[nRoundsP];
+    signal px5[nRoundsP];
 
     var state[t];
     var mixed[t];
@@ -40,9 +40,10 @@ template PoseidonHash(nInputs) {
     // First half of the full rounds; the last of them mixes with P (the optimised layout).
     for (var r = 0; r < half; r++) {
         for (var j = 0; j < t; j++) {
-            full[r][j] = PoseidonSbox();
-            full[r][j].in <== state[j];
-            state[j] = full[r][j].out + C[(r + 1) * t + j];
+            fx2[r][j] <== state[j] * state[j];
+            fx4[r][j] <== fx2[r][j] * fx2[r][j];
+            fx5[r][j] <== fx4[r][j] * state[j];
+            state[j] = fx5[r][j] + C[(r + 1) * t + j];
         }
         for (var i = 0; i < t; i++) {
             mixed[i] = 0;
@@ -53,9 +54,10 @@ template PoseidonHash(nInputs) {
 
     // Partial rounds: one S-box, then the sparse matrix of round r.
     for (var r = 0; r < nRoundsP; r++) {
-        partial[r] = PoseidonSbox();
-        partial[r].in <== state[0];
-        state[0] = partial[r].out + C[(half + 1) * t + r];
+        px2[r] <== state[0] * state[0];
+        px4[r] <== px2[r] * px2[r];
+        px5[r] <== px4[r] * state[0];
+        state[0] = px5[r] + C[(half + 1) * t + r];
         var base = (t * 2 - 1) * r;
         var s0 = 0;
         for (var i = 0; i < t; i++) s0 += S[base + i] * state[i];
@@ -66,9 +68,10 @@ template PoseidonHash(nInputs) {
     // Second half of the full rounds; the last one has no round constants.
     for (var r = 0; r < half; r++) {
         for (var j = 0; j < t; j++) {
-            full[half + r][j] = PoseidonSbox();
-            full[half + r][j].in <== state[j];
-            state[j] = full[half + r][j].out;
+            fx2[half + r][j] <== state[j] * state[j];
+            fx4[half + r][j] <== fx2[half + r][j] * fx2[half + r][j];
+            fx5[half + r][j] <== fx4[half + r][j] * state[j];
+            state[j] = fx5[half + r][j];
             if (r < half - 1) state[j] += C[(half + 1) * t + nRoundsP + r * t + j];
         }
         if (r < half - 1) {
