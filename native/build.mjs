@@ -12,9 +12,8 @@
 // (default: nvcc on PATH, then /usr/local/cuda/bin/nvcc, then /usr/local/cuda-13.0/bin/nvcc).
 import { spawn, spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
-import { cpus } from 'node:os';
-import { basename, dirname, join } from 'node:path';
+import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 const here = dirname(fileURLToPath(import.meta.url));
@@ -73,19 +72,16 @@ if (args.has('--sanitize')) {
     '-fno-sanitize-recover=all',
     '-fno-omit-frame-pointer',
   ];
-  // Each unit on its own compiler process (they overlap on a multi-core machine), then one link.
-  const objDir = join(out, 'sanitize');
-  mkdirSync(objDir, { recursive: true });
+  // One translation unit including the self-test and every core unit: their templates (fields,
+  // curves, MSMs for G1 and G2) are instantiated and instrumented once instead of once a unit, a
+  // third of the compile time in all (47 against 155 s of a core), the test suite's costliest step.
+  const unity = join(out, 'selftest-sanitized.unity.cpp');
   const files = [
     join(here, 'test', 'selftest.cpp'),
     ...units.filter((u) => u !== 'addon.cpp').map((u) => join(src, u)),
   ];
-  const objects = files.map((f, i) => join(objDir, `${i}.o`));
-  const compiled = await Promise.all(
-    files.map((f, i) => runAsync(cxx, [...flags, ...headers.map((h) => `-I${h}`), '-c', f, '-o', objects[i]])),
-  );
-  const failed = compiled.find((c) => !c.ok);
-  const build = failed ?? run(cxx, [...flags, ...objects, '-o', exe]);
+  writeFileSync(unity, files.map((f) => `#include ${JSON.stringify(f)}\n`).join(''));
+  const build = run(cxx, [...flags, ...headers.map((h) => `-I${h}`), unity, '-o', exe]);
   if (!build.ok) {
     console.error(build.output);
     process.exit(1);
@@ -149,79 +145,22 @@ const cxxVersion = run(cxx, ['--version']);
 const coreSources = [...sources, ...hdSources];
 
 /**
- * The prover core's units compiled once, to objects both the addon and zkgate-prove link (they
- * used to compile every unit twice). Units run side by side, as many as the machine has cores,
- * longest first; an object is reused while its digest (every core source, the flags) holds.
+ * A target's sources as one translation unit (a generated file of #includes): the core's templates
+ * (fields, curves, MSMs for G1 and G2, NTTs) are instantiated and optimised once per target rather
+ * than once per unit. Each target is one compiler process, and the two build side by side: 51 s
+ * and 53 s of a core against 179 s for the units one by one; proofs measured alike (see
+ * benchmarks/RESULTS.md).
  */
-const objDir = join(out, 'obj');
-const compileFlags = [...common, '-O3', '-march=native', '-DNODE_GYP_MODULE_NAME=zkgate_native'];
-// Measured on a 2-core Zen 3 (seconds of one core): accel 44, zkgate-prove 42, addon 37,
-// groth16 29, engine 23, table_file 4. Longest first keeps both cores busy to the end.
-const UNIT_ORDER = ['accel.cpp', 'zkgate-prove.cpp', 'addon.cpp', 'groth16.cpp', 'engine.cpp', 'table_file.cpp'];
-let coreObjects;
-
-function compileUnits(files) {
-  const digest = digestOf(coreSources, { cxx, compileFlags, node: process.versions.node });
-  // A unit outside src/ (zkgate-prove.cpp) depends on its own text as well.
-  const objectOf = (file) => {
-    const own = file.startsWith(src)
-      ? digest
-      : createHash('sha256').update(digest).update(readFileSync(file)).digest('hex');
-    return join(objDir, `${basename(file, '.cpp')}.${own.slice(0, 16)}.o`);
-  };
-  mkdirSync(objDir, { recursive: true });
-  // Objects of other sources or flags are of no further use.
-  const keep = new Set(files.map((f) => basename(objectOf(f))));
-  for (const name of readdirSync(objDir)) if (!keep.has(name)) rmSync(join(objDir, name), { force: true });
-  const rank = (f) => {
-    const i = UNIT_ORDER.indexOf(basename(f));
-    return i < 0 ? UNIT_ORDER.length : i;
-  };
-  const queue = [...files].sort((x, y) => rank(x) - rank(y));
-  const results = new Map();
-  const flags = [...compileFlags, ...(headers ? [`-I${headers}`] : []), `-I${src}`];
-  const worker = async () => {
-    for (let f = queue.shift(); f !== undefined; f = queue.shift()) {
-      const o = objectOf(f);
-      if (!force && existsSync(o)) {
-        results.set(f, { ok: true, object: o });
-        continue;
-      }
-      const tmp = `${o}.${process.pid}.tmp`;
-      const r = await runAsync(cxx, [...flags, '-c', f, '-o', tmp]);
-      if (r.ok) renameSync(tmp, o);
-      results.set(f, r.ok ? { ok: true, object: o } : { ok: false, output: r.output, file: f });
-    }
-  };
-  const lanes = Math.max(1, Math.min(cpus().length, files.length));
-  return Promise.all(Array.from({ length: lanes }, worker)).then(() => results);
+function unitySource(name, files) {
+  mkdirSync(out, { recursive: true });
+  const path = join(out, `${name}.unity.cpp`);
+  writeFileSync(path, files.map((f) => `#include ${JSON.stringify(f)}\n`).join(''));
+  return path;
 }
-
-/** Compiles (or finds) every object the two targets need, once per build. */
-function objects() {
-  const toolSource = join(here, 'tools', 'zkgate-prove.cpp');
-  // Without Node's headers the addon cannot build, but zkgate-prove still can.
-  coreObjects ??= compileUnits([
-    ...units.filter((u) => headers || u !== 'addon.cpp').map((u) => join(src, u)),
-    ...(existsSync(toolSource) ? [toolSource] : []),
-  ]);
-  return coreObjects;
-}
-
-const failedCompile = (results, files) => {
-  const bad = files.map((f) => results.get(f)).find((r) => !r.ok);
-  return (
-    bad && {
-      ok: false,
-      reason: `the compiler failed on ${bad.file.split('/').pop()}: ${firstLines(bad.output, 5)}`,
-      output: bad.output,
-    }
-  );
-};
 
 async function buildAddon() {
   const target = join(out, 'zkgate_native.node');
-  const digest = digestOf(coreSources, { cxx, addonFlags, node: process.versions.node });
+  const digest = digestOf(coreSources, { cxx, addonFlags, node: process.versions.node, unity: true });
   const prev = previous?.addon ?? (previous?.digest ? previous : undefined);
   if (!force && prev?.ok && prev.digest === digest && existsSync(target)) return prev;
   if (!headers)
@@ -231,14 +170,14 @@ async function buildAddon() {
     };
   if (!cxxVersion.ok) return { ok: false, reason: `no C++ compiler (${cxx}): ${firstLines(cxxVersion.output, 1)}` };
   const started = Date.now();
-  const files = units.map((u) => join(src, u));
-  const results = await objects();
-  const failed = failedCompile(results, files);
-  if (failed) return failed;
   const tmp = join(out, `zkgate_native.${process.pid}.tmp.node`);
-  const build = await runAsync(cxx, [...addonFlags, ...files.map((f) => results.get(f).object), '-o', tmp]);
+  const unity = unitySource(
+    'zkgate_native',
+    units.map((u) => join(src, u)),
+  );
+  const build = await runAsync(cxx, [...addonFlags, `-I${headers}`, `-I${src}`, unity, '-o', tmp]);
   if (!build.ok)
-    return { ok: false, reason: `the linker failed: ${firstLines(build.output, 5)}`, output: build.output };
+    return { ok: false, reason: `the compiler failed: ${firstLines(build.output, 5)}`, output: build.output };
   // A shared object links with undefined symbols (Node provides N-API's at load time): load it once
   // here so a broken build is reported now rather than when zkgate starts.
   const check = run(process.execPath, ['-e', `require(${JSON.stringify(tmp)})`]);
@@ -257,19 +196,21 @@ async function buildTool() {
   const target = join(out, 'zkgate-prove');
   const toolSource = join(here, 'tools', 'zkgate-prove.cpp');
   if (!existsSync(toolSource)) return { ok: false, reason: 'native/tools/zkgate-prove.cpp is missing' };
-  const hash = createHash('sha256').update(readFileSync(toolSource)).update(digestOf(coreSources, { cxx, toolFlags }));
+  const hash = createHash('sha256')
+    .update(readFileSync(toolSource))
+    .update(digestOf(coreSources, { cxx, toolFlags, unity: true }));
   const digest = hash.digest('hex');
   if (!force && previous?.prove?.ok && previous.prove.digest === digest && existsSync(target)) return previous.prove;
   if (!cxxVersion.ok) return { ok: false, reason: `no C++ compiler (${cxx})` };
   const started = Date.now();
-  const files = [toolSource, ...units.filter((u) => u !== 'addon.cpp').map((u) => join(src, u))];
-  const results = await objects();
-  const failed = failedCompile(results, files);
-  if (failed) return failed;
   const tmp = join(out, `zkgate-prove.${process.pid}.tmp`);
-  const build = await runAsync(cxx, [...toolFlags, ...files.map((f) => results.get(f).object), '-o', tmp]);
+  const unity = unitySource('zkgate-prove', [
+    ...units.filter((u) => u !== 'addon.cpp').map((u) => join(src, u)),
+    toolSource,
+  ]);
+  const build = await runAsync(cxx, [...toolFlags, `-I${src}`, unity, '-o', tmp]);
   if (!build.ok)
-    return { ok: false, reason: `the linker failed: ${firstLines(build.output, 5)}`, output: build.output };
+    return { ok: false, reason: `the compiler failed: ${firstLines(build.output, 5)}`, output: build.output };
   renameSync(tmp, target);
   return { ok: true, digest, seconds: (Date.now() - started) / 1000 };
 }
