@@ -1,12 +1,27 @@
-// npm test's runner: the lint and the suite's dev keys first (./prebuild-keys.ts), then every
-// test/**/*.test.ts through Node's test runner (two files at a time), with
-// the runner's usual report (spec on a terminal, TAP otherwise, as `node --test` picks) on stdout
-// and, on stderr at the end, the slowest files (./reporters/slowest-files.mjs). Arguments are
-// passed on (`npm test -- --test-name-pattern=…`).
-import { spawn, spawnSync } from 'node:child_process';
-import { readdirSync, statSync } from 'node:fs';
+// npm test's runner (started with --import tsx, which the test files' processes inherit). Three
+// things run side by side from the start: the lint (type check and formatting), the build of the
+// dev keys and tables the suite proves with (./prebuild-keys.ts, two lanes into one cache), and
+// Node's test runner over every test/**/*.test.ts, two files at a time.
+//
+// The order of the files is ours (Node's command line would sort them): first the files that
+// prove nothing from the suite's keys, which run while the keys build, then the others; each group
+// longest first, so that no long file starts last. A file that needs a key still being built waits
+// on the key store's lock (src/zk/keys.ts) and finds it built. Durations come from the last run on
+// this machine (the slowest-files reporter writes them) or else from EXPECTED below; only the
+// order depends on them.
+//
+// Output: the runner's usual report (spec on a terminal, TAP otherwise) on stdout and, on stderr
+// at the end, the slowest files (./reporters/slowest-files.mjs). `npm test -- --test-name-pattern=X`
+// runs the tests whose names match.
+import { spawn } from 'node:child_process';
+import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { join, relative } from 'node:path';
+import { PassThrough } from 'node:stream';
+import { finished } from 'node:stream/promises';
+import { run as runTests } from 'node:test';
+import { spec, tap } from 'node:test/reporters';
 import { fileURLToPath } from 'node:url';
+import slowestFiles, { DURATIONS_FILE } from './reporters/slowest-files.mjs';
 
 const root = fileURLToPath(new URL('../', import.meta.url));
 const files = (dir) =>
@@ -15,43 +30,82 @@ const files = (dir) =>
     return statSync(p).isDirectory() ? files(p) : name.endsWith('.test.ts') ? [relative(root, p)] : [];
   });
 
-// First, side by side: the lint (type check and formatting) and the suite's dev keys, two builds at
-// a time (./prebuild-keys.ts).
-const run = (command, args) =>
+/** Seconds per file on a 2-core machine (CI, 2026-11-27); files not listed count as short. */
+const EXPECTED = {
+  'test/forester/transfers.test.ts': 190,
+  'test/native/proofs.test.ts': 160,
+  'test/forester/gateway.test.ts': 130,
+  'test/cli.test.ts': 80,
+  'test/prover/service.test.ts': 70,
+  'test/forester/batch-circuits.test.ts': 60,
+  'test/zk/proofs.test.ts': 40,
+  'test/zk/structured.test.ts': 35,
+  'test/forester/forester.test.ts': 30,
+  'test/native/tables.test.ts': 30,
+  'test/keys-cli.test.ts': 30,
+  'test/compression/e2e.test.ts': 25,
+  'test/compression/photon-api.test.ts': 20,
+  'test/state/large-writes.test.ts': 15,
+};
+const measured = existsSync(DURATIONS_FILE) ? JSON.parse(readFileSync(DURATIONS_FILE, 'utf8')) : {};
+const seconds = (f) => measured[f] ?? EXPECTED[f] ?? 1;
+
+// What makes a file wait for the prebuild: it proves from the suite's key cache (directly, through
+// the prover's or compression's helpers, or through a CLI gateway), or runs the forester.
+const USES_SUITE_KEYS =
+  /warmKeys|keys\.ensure|KEY_CACHE|TEST_SHAPES|helpers\/zk|prover\/helpers|compression\/helpers|startCli|forester/;
+const usesKeys = (f) => USES_SUITE_KEYS.test(readFileSync(join(root, f), 'utf8'));
+const ordered = files(join(root, 'test'))
+  .map((f) => ({ f, keys: usesKeys(f), s: seconds(f) }))
+  .sort((a, b) => Number(a.keys) - Number(b.keys) || b.s - a.s || a.f.localeCompare(b.f))
+  .map(({ f }) => join(root, f));
+
+const child = (command, args) =>
   new Promise((resolve) => {
-    const child = spawn(command, args, { cwd: root, stdio: 'inherit' });
-    child.on('exit', (code) => resolve(code));
+    const c = spawn(command, args, { cwd: root, stdio: 'inherit' });
+    c.on('exit', (code) => resolve(code));
   });
 const npm = process.platform === 'win32' ? 'npm.cmd' : 'npm';
-const [lint, ...built] = await Promise.all([
-  run(npm, ['run', '--silent', 'lint']),
-  run(process.execPath, ['--import', 'tsx', 'test/prebuild-keys.ts', 'forward']),
-  run(process.execPath, ['--import', 'tsx', 'test/prebuild-keys.ts', 'backward']),
-]);
-if (lint !== 0) {
-  console.error('npm test: the lint failed (above)');
-  process.exit(1);
-}
-if (built.some((code) => code !== 0)) {
-  console.error('npm test: building the suite’s dev keys failed (above)');
-  process.exit(1);
-}
-
-const reporter = process.stdout.isTTY ? 'spec' : 'tap';
-const r = spawnSync(
-  process.execPath,
-  [
-    '--import',
-    'tsx',
-    '--test',
-    '--test-concurrency=2',
-    `--test-reporter=${reporter}`,
-    '--test-reporter-destination=stdout',
-    '--test-reporter=./test/reporters/slowest-files.mjs',
-    '--test-reporter-destination=stderr',
-    ...process.argv.slice(2),
-    ...files(join(root, 'test')).sort(),
-  ],
-  { cwd: root, stdio: 'inherit' },
+const lint = child(npm, ['run', '--silent', 'lint']);
+const keys = Promise.all(
+  ['forward', 'backward'].map((lane) =>
+    child(process.execPath, ['--import', 'tsx', join(root, 'test/prebuild-keys.ts'), lane]),
+  ),
 );
-process.exit(r.status ?? 1);
+
+const patterns = process.argv
+  .slice(2)
+  .flatMap((a, i, all) =>
+    a.startsWith('--test-name-pattern=')
+      ? [a.slice('--test-name-pattern='.length)]
+      : a === '--test-name-pattern'
+        ? [all[i + 1]]
+        : [],
+  );
+const stream = runTests({
+  files: ordered,
+  concurrency: 2,
+  ...(patterns.length > 0 ? { testNamePatterns: patterns } : {}),
+});
+let failed = false;
+stream.on('test:fail', (data) => {
+  if (!data.todo) failed = true;
+});
+const report = new PassThrough({ objectMode: true });
+const slowest = new PassThrough({ objectMode: true });
+stream.pipe(report);
+stream.pipe(slowest);
+// stdout and stderr are never ended by a pipe: the reports are done when their reporters are.
+const reported = [
+  [report.compose(process.stdout.isTTY ? spec : tap), process.stdout],
+  [slowest.compose(slowestFiles), process.stderr],
+].map(([reporter, out]) => {
+  reporter.pipe(out);
+  return finished(reporter);
+});
+
+const [lintCode, keyCodes] = await Promise.all([lint, keys]);
+await Promise.all(reported);
+if (lintCode !== 0) console.error('npm test: the lint failed (above)');
+if (keyCodes.some((code) => code !== 0)) console.error('npm test: building the suite’s dev keys failed (above)');
+process.exitCode = failed || lintCode !== 0 || keyCodes.some((code) => code !== 0) ? 1 : 0;
