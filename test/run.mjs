@@ -1,26 +1,28 @@
-// npm test's runner (started with --import tsx, which the test files' processes inherit). Three
-// things run side by side from the start: the lint (type check and formatting), the build of the
-// dev keys and tables the suite proves with (./prebuild-keys.ts, two lanes into one cache), and
-// Node's test runner over every test/**/*.test.ts, two files at a time.
+// npm test's runner (started with --import tsx, which the test files' processes inherit). From the
+// start, side by side: the lint (type check and formatting), the build of the dev keys and tables
+// the suite proves with (./prebuild-keys.ts, two lanes into one cache), and Node's test runner over
+// every test/**/*.test.ts, three files at a time.
 //
 // The order of the files is ours (Node's command line would sort them): first the files that
 // prove nothing from the suite's keys, which run while the keys build, then the others; each group
-// longest first, so that no long file starts last. A file that needs a key still being built waits
-// on the key store's lock (src/zk/keys.ts) and finds it built. Durations come from the last run on
-// this machine (the slowest-files reporter writes them) or else from EXPECTED below; only the
-// order depends on them.
+// longest first, so that no long file starts last. A file that needs the keys waits for the
+// prebuild to finish before it starts (./keys-gate.mjs), so no key or table is built twice. Three
+// files at a time: with two, a file waiting on a slot, a socket or a child process leaves a core
+// idle (the suite used 82 % of two cores). Durations come from the last run on this machine (the
+// slowest-files reporter writes them) or else from EXPECTED below; only the order depends on them.
 //
 // Output: the runner's usual report (spec on a terminal, TAP otherwise) on stdout and, on stderr
 // at the end, the slowest files (./reporters/slowest-files.mjs). `npm test -- --test-name-pattern=X`
 // runs the tests whose names match.
 import { spawn } from 'node:child_process';
-import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { PassThrough } from 'node:stream';
 import { finished } from 'node:stream/promises';
 import { run as runTests } from 'node:test';
 import { spec, tap } from 'node:test/reporters';
 import { fileURLToPath } from 'node:url';
+import { USES_SUITE_KEYS } from './keys-gate.mjs';
 import slowestFiles, { DURATIONS_FILE } from './reporters/slowest-files.mjs';
 
 const root = fileURLToPath(new URL('../', import.meta.url));
@@ -50,10 +52,6 @@ const EXPECTED = {
 const measured = existsSync(DURATIONS_FILE) ? JSON.parse(readFileSync(DURATIONS_FILE, 'utf8')) : {};
 const seconds = (f) => measured[f] ?? EXPECTED[f] ?? 1;
 
-// What makes a file wait for the prebuild: it proves from the suite's key cache (directly, through
-// the prover's or compression's helpers, or through a CLI gateway), or runs the forester.
-const USES_SUITE_KEYS =
-  /warmKeys|keys\.ensure|KEY_CACHE|TEST_SHAPES|helpers\/zk|prover\/helpers|compression\/helpers|startCli|forester/;
 const usesKeys = (f) => USES_SUITE_KEYS.test(readFileSync(join(root, f), 'utf8'));
 const ordered = files(join(root, 'test'))
   .map((f) => ({ f, keys: usesKeys(f), s: seconds(f) }))
@@ -72,6 +70,15 @@ const keys = Promise.all(
     child(process.execPath, ['--import', 'tsx', join(root, 'test/prebuild-keys.ts'), lane]),
   ),
 );
+// The gate the key-using files wait at: a file written once both lanes have ended (built or not:
+// a file that then finds no key reports it), and the gate loaded into the test files' processes.
+const ready = join(root, 'node_modules/.cache/zkgate-test', `.prebuilt-${process.pid}`);
+mkdirSync(join(root, 'node_modules/.cache/zkgate-test'), { recursive: true });
+rmSync(ready, { force: true });
+keys.then(() => writeFileSync(ready, ''));
+process.on('exit', () => rmSync(ready, { force: true }));
+process.env.ZKGATE_TEST_KEYS_READY = ready;
+process.env.NODE_OPTIONS = `${process.env.NODE_OPTIONS ?? ''} --import=${join(root, 'test/keys-gate.mjs')}`.trim();
 
 const patterns = process.argv
   .slice(2)
@@ -84,7 +91,7 @@ const patterns = process.argv
   );
 const stream = runTests({
   files: ordered,
-  concurrency: 2,
+  concurrency: 3,
   ...(patterns.length > 0 ? { testNamePatterns: patterns } : {}),
 });
 let failed = false;
