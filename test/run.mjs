@@ -21,7 +21,7 @@ import { PassThrough } from 'node:stream';
 import { finished } from 'node:stream/promises';
 import { run as runTests } from 'node:test';
 import { spec, tap } from 'node:test/reporters';
-import { fileURLToPath } from 'node:url';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 import { USES_SUITE_KEYS } from './keys-gate.mjs';
 import slowestFiles, { DURATIONS_FILE } from './reporters/slowest-files.mjs';
 
@@ -78,7 +78,8 @@ rmSync(ready, { force: true });
 keys.then(() => writeFileSync(ready, ''));
 process.on('exit', () => rmSync(ready, { force: true }));
 process.env.ZKGATE_TEST_KEYS_READY = ready;
-process.env.NODE_OPTIONS = `${process.env.NODE_OPTIONS ?? ''} --import=${join(root, 'test/keys-gate.mjs')}`.trim();
+process.env.NODE_OPTIONS =
+  `${process.env.NODE_OPTIONS ?? ''} --import=${pathToFileURL(join(root, 'test/keys-gate.mjs')).href}`.trim();
 
 const patterns = process.argv
   .slice(2)
