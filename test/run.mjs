@@ -103,17 +103,19 @@ const report = new PassThrough({ objectMode: true });
 const slowest = new PassThrough({ objectMode: true });
 stream.pipe(report);
 stream.pipe(slowest);
-// stdout and stderr are never ended by a pipe: the reports are done when their reporters are.
-const reported = [
-  [report.compose(process.stdout.isTTY ? spec : tap), process.stdout],
-  [slowest.compose(slowestFiles), process.stderr],
-].map(([reporter, out]) => {
-  reporter.pipe(out);
-  return finished(reporter);
-});
+// stdout is never ended by a pipe: the report is done when its reporter is. The slowest files are
+// written after it, so that they do not land among the report's last lines.
+const tapReport = report.compose(process.stdout.isTTY ? spec : tap);
+tapReport.pipe(process.stdout);
+const slowestLines = [];
+const slowestReport = slowest.compose(slowestFiles);
+slowestReport.on('data', (chunk) => slowestLines.push(chunk));
+const reported = Promise.all([finished(tapReport), finished(slowestReport)]).then(() =>
+  process.stderr.write(slowestLines.join('')),
+);
 
 const [lintCode, keyCodes] = await Promise.all([lint, keys]);
-await Promise.all(reported);
+await reported;
 if (lintCode !== 0) console.error('npm test: the lint failed (above)');
 if (keyCodes.some((code) => code !== 0)) console.error('npm test: building the suite’s dev keys failed (above)');
 process.exitCode = failed || lintCode !== 0 || keyCodes.some((code) => code !== 0) ? 1 : 0;
