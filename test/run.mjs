@@ -90,6 +90,8 @@ const patterns = process.argv
         ? [all[i + 1]]
         : [],
   );
+// The slowest-files reporter keeps a full run's file times only (see DURATIONS_FILE).
+if (patterns.length > 0) process.env.ZKGATE_RECORD_DURATIONS = '0';
 const stream = runTests({
   files: ordered,
   concurrency: 3,

@@ -33,7 +33,7 @@ export default async function* slowestFiles(source) {
   yield `\nslowest test files (${took.size} files, ${(total / 1000).toFixed(0)} s of file time in all):\n`;
   for (const [file, ms] of rows) yield `${(ms / 1000).toFixed(1).padStart(9)} s  ${relative(root, file)}\n`;
   // A partial run (a name pattern, a few files) would mislead the next full run's order.
-  if (took.size >= 20) {
+  if (took.size >= 20 && process.env.ZKGATE_RECORD_DURATIONS !== '0') {
     mkdirSync(dirname(DURATIONS_FILE), { recursive: true });
     const seconds = Object.fromEntries(
       [...took].map(([file, ms]) => [relative(root, file), Math.round(ms / 100) / 10]),
