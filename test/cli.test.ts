@@ -4,7 +4,7 @@ import { statSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { request } from 'node:http';
 import { join } from 'node:path';
 import { after, describe, test } from 'node:test';
-import { startCli, runCli } from './helpers/cli.js';
+import { QUIET_START, runCli, startCli } from './helpers/cli.js';
 import { postJson, tempDir } from './helpers/gateway.js';
 
 const HEALTH = '{"jsonrpc":"2.0","id":1,"method":"getHealth"}';
@@ -85,19 +85,7 @@ describe('command-line errors', () => {
     const a = await startCli(['--data-dir', newDir()]);
     try {
       const port = new URL(a.base).port;
-      const b = runCli([
-        'start',
-        '--rpc-port',
-        port,
-        '--grpc-port',
-        '0',
-        '--preload-circuits',
-        '',
-        '--forester',
-        'off',
-        '--data-dir',
-        newDir(),
-      ]);
+      const b = runCli(['start', '--rpc-port', port, '--grpc-port', '0', ...QUIET_START, '--data-dir', newDir()]);
       assert.equal((await b.exited).code, 1);
       assert.match(b.stderr(), /^zkgate: failed to start: .*EADDRINUSE/);
     } finally {

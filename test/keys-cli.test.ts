@@ -1,11 +1,11 @@
 // `zkgate keys`: list, export-vk in both formats, import (checked against the circuit).
 import assert from 'node:assert/strict';
-import { rmSync, symlinkSync } from 'node:fs';
+import { rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, test } from 'node:test';
 import { KeyStore, shutdownZk } from '../src/zk/index.js';
 import { runCliToEnd } from './helpers/cli.js';
-import { tempDir } from './helpers/gateway.js';
+import { linkKeyCache, tempDir } from './helpers/gateway.js';
 import { KEY_CACHE } from './helpers/zk.js';
 
 const dirs: string[] = [];
@@ -65,7 +65,7 @@ test('import takes a key made elsewhere for the same circuit, and refuses one fo
   const target = tempDir('zkgate-keys-dst-');
   dirs.push(elsewhere, target);
   // The suite's compiled circuits: what is under test is the key, not circom's compile.
-  for (const d of [elsewhere, target]) symlinkSync(join(KEY_CACHE, 'circuits'), join(d, 'circuits'), 'dir');
+  for (const d of [elsewhere, target]) linkKeyCache(d, ['circuits']);
   // A key from another setup (a different seed stands in for a ceremony's).
   const foreign = await new KeyStore(elsewhere, 'some-ceremony').build('v1_inclusion_26_1');
   const ok = await cli(['import', 'v1_inclusion_26_1', foreign.zkeyPath, '--data-dir', target]);

@@ -15,7 +15,8 @@
 // at the end, the slowest files (./reporters/slowest-files.mjs). `npm test -- --test-name-pattern=X`
 // runs the tests whose names match.
 import { spawn } from 'node:child_process';
-import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
 import { PassThrough } from 'node:stream';
 import { finished } from 'node:stream/promises';
@@ -72,8 +73,7 @@ const keys = Promise.all(
 );
 // The gate the key-using files wait at: a file written once both lanes have ended (built or not:
 // a file that then finds no key reports it), and the gate loaded into the test files' processes.
-const ready = join(root, 'node_modules/.cache/zkgate-test', `.prebuilt-${process.pid}`);
-mkdirSync(join(root, 'node_modules/.cache/zkgate-test'), { recursive: true });
+const ready = join(tmpdir(), `zkgate-test-keys-ready-${process.pid}`);
 rmSync(ready, { force: true });
 keys.then(() => writeFileSync(ready, ''));
 process.on('exit', () => rmSync(ready, { force: true }));
@@ -118,6 +118,8 @@ const reported = Promise.all([finished(tapReport), finished(slowestReport)]).the
 
 const [lintCode, keyCodes] = await Promise.all([lint, keys]);
 await reported;
-if (lintCode !== 0) console.error('npm test: the lint failed (above)');
-if (keyCodes.some((code) => code !== 0)) console.error('npm test: building the suite’s dev keys failed (above)');
-process.exitCode = failed || lintCode !== 0 || keyCodes.some((code) => code !== 0) ? 1 : 0;
+const lintFailed = lintCode !== 0;
+const keysFailed = keyCodes.some((code) => code !== 0);
+if (lintFailed) console.error('npm test: the lint failed (above)');
+if (keysFailed) console.error('npm test: building the suite’s dev keys failed (above)');
+process.exitCode = failed || lintFailed || keysFailed ? 1 : 0;

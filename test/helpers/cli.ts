@@ -42,6 +42,13 @@ export interface RunningGateway extends CliProcess {
 }
 
 /**
+ * No preloaded shapes and no forester: a fresh data dir would otherwise build proving keys in the
+ * background (the forester's take minutes of a core) for the whole life of a gateway whose test is
+ * about something else. A test that wants either passes it in its own arguments (the last wins).
+ */
+export const QUIET_START = ['--preload-circuits', '', '--forester', 'off'] as const;
+
+/**
  * Starts `zkgate start` on ephemeral ports and waits for its banner: about 10 s on an idle machine
  * from a fresh data dir (the ledger's genesis, the batch circuits' verifying keys), several times
  * that beside the suite's proving on two cores.
@@ -51,26 +58,7 @@ export async function startCli(
   env: NodeJS.ProcessEnv = {},
   timeoutMs = 90_000,
 ): Promise<RunningGateway> {
-  // No preloaded shapes and no forester: a fresh data dir would otherwise build proving keys in
-  // the background (the forester's take minutes of a core) for the whole life of a gateway whose
-  // test is about something else. A test that wants either passes it in `args` (the last wins).
-  const p = runCli(
-    [
-      'start',
-      '--rpc-port',
-      '0',
-      '--grpc-port',
-      '0',
-      '--prove-port',
-      '0',
-      '--preload-circuits',
-      '',
-      '--forester',
-      'off',
-      ...args,
-    ],
-    env,
-  );
+  const p = runCli(['start', '--rpc-port', '0', '--grpc-port', '0', '--prove-port', '0', ...QUIET_START, ...args], env);
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     const m = p.stderr().match(/JSON-RPC\s+(http:\/\/\S+\/)\?api-key=(\S+)/);

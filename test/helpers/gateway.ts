@@ -26,9 +26,12 @@ export function tempDir(prefix = 'zkgate-test-'): string {
   return mkdtempSync(join(tmpdir(), prefix));
 }
 
-/** Points a data dir's keys and compiled circuits at the suite's shared cache (built once). */
-export function linkKeyCache(dataDir: string): void {
-  for (const sub of ['keys', 'circuits']) {
+/**
+ * Points a data dir's keys and compiled circuits at the suite's shared cache (built once); `parts`
+ * ['circuits'] links the compiled circuits alone, for a test about building or importing keys.
+ */
+export function linkKeyCache(dataDir: string, parts: readonly ('keys' | 'circuits')[] = ['keys', 'circuits']): void {
+  for (const sub of parts) {
     mkdirSync(join(KEY_CACHE, sub), { recursive: true });
     if (!existsSync(join(dataDir, sub))) symlinkSync(join(KEY_CACHE, sub), join(dataDir, sub), 'dir');
   }

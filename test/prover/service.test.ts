@@ -1,8 +1,7 @@
 // The prover service's behaviour around proofs: the bounded queue, deadlines, warm-up, restarts,
 // StateSync over gRPC, the split roles and Light's /prove API.
 import assert from 'node:assert/strict';
-import { rmSync, symlinkSync } from 'node:fs';
-import { join } from 'node:path';
+import { rmSync } from 'node:fs';
 import { after, before, describe, test } from 'node:test';
 import type { HealthReport } from '../../src/obs/health.js';
 import { ProverClient, demoAccountHashes, demoAddress } from '../../src/prover/index.js';
@@ -18,7 +17,7 @@ import {
   tempDir,
   TEST_KEY,
 } from '../helpers/gateway.js';
-import { assertVerifies, KEY_CACHE } from '../helpers/zk.js';
+import { assertVerifies } from '../helpers/zk.js';
 import { AMT1, keys, SMT1, startProverGateway, verifyV1, warmKeys, type ProverGateway } from './helpers.js';
 
 const b58 = bigIntToBase58;
@@ -158,7 +157,7 @@ describe('per-request timeout', () => {
   test('a shape whose key is still being built answers "circuit warming up" (-32013) at its deadline', async () => {
     // A data dir without the suite's keys (its compiled circuits only): the key has to be built first.
     const dataDir = tempDir();
-    symlinkSync(join(KEY_CACHE, 'circuits'), join(dataDir, 'circuits'), 'dir');
+    linkKeyCache(dataDir, ['circuits']);
     const gw = await startTestGateway(
       { proofTimeoutMs: 300, proverBackend: 'snarkjs' },
       {},
