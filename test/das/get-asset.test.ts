@@ -151,7 +151,7 @@ async function startJsonServer(): Promise<void> {
         }),
       );
     } else if (req.url === '/slow.json') {
-      setTimeout(() => res.end('{}'), 3000).unref();
+      setTimeout(() => res.end('{}'), 30_000).unref();
     } else if (req.url === '/fail.json') {
       failingHits++;
       res.writeHead(500);
@@ -248,7 +248,9 @@ before(async () => {
   gw = await startTestGateway(
     {
       accountDir: [accounts],
-      metadataTimeoutMs: 300,
+      // Well above a loaded machine's request time: an attempt that times out before its request
+      // reaches this server would be an attempt the server cannot count.
+      metadataTimeoutMs: 2_000,
       metadataMaxBytes: 100_000,
       cdnPrefix: 'https://cdn.test/img//',
       priceSource: prices,
@@ -458,8 +460,9 @@ describe('off-chain metadata', () => {
   });
 
   test('slow, failing, oversized and invalid URIs leave chain data only; failures are retried a bounded number of times', async () => {
-    await until(async () => failingHits >= 3, 20_000);
-    await new Promise((r) => setTimeout(r, 1500));
+    await until(async () => failingHits >= 3, 30_000);
+    // A fourth attempt would follow the third failure after the next backoff (4 s).
+    await new Promise((r) => setTimeout(r, 5_000));
     assert.equal(failingHits, 3, 'three attempts, then given up');
     for (const id of [slow, failing, oversized, badUri]) {
       const { content } = (await getAsset({ id })).result;
