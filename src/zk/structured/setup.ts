@@ -45,6 +45,10 @@ function lagrangeRun(tau: bigint, size: bigint, first: bigint, step: bigint, cou
   return points.map((x, i) => (((factor * x) % R) * inv[i]!) % R);
 }
 
+/** One L_j(tau), without a chunk around it (a verifying key needs four of them). */
+const lagrangeAt = (tau: bigint, k: number, j: number): bigint =>
+  lagrangeRun(tau, 1n << BigInt(k), modPow(rootOfUnity(k), BigInt(j), R), 1n, 1)[0]!;
+
 /** L_j(tau) for any j, computed a chunk of consecutive j at a time (constraints come in order). */
 class Lagrange {
   private start = -1;
@@ -74,7 +78,7 @@ const vkG2 = (p: { x: { c0: bigint; c1: bigint }; y: { c0: bigint; c1: bigint } 
   ['1', '0'],
 ];
 
-/** The verifying key of a structured circuit's dev key, from its size alone (milliseconds). */
+/** The verifying key of a structured circuit's dev key, from its size alone (under a second: four Lagrange values). */
 export function structuredVerificationKey(
   circuit: StructuredCircuit<unknown>,
   opts: { seed: string; label: string },
@@ -82,8 +86,12 @@ export function structuredVerificationKey(
   const { nConstraints } = structuredSize(circuit);
   const k = domainLog(nConstraints, 1);
   const { tau, alpha, beta, delta } = deriveToxicWaste(opts.seed, opts.label);
-  const l = new Lagrange(tau, k);
-  const [l0, l1, lc0, lc1] = [l.at(0), l.at(1), l.at(nConstraints), l.at(nConstraints + 1)];
+  const [l0, l1, lc0, lc1] = [0, 1, nConstraints, nConstraints + 1].map((j) => lagrangeAt(tau, k, j)) as [
+    bigint,
+    bigint,
+    bigint,
+    bigint,
+  ];
   // Wire 0: A on the added row nC; B and C in constraint 0. Wire 1: A in constraint 1 and row nC + 1.
   const ic0 = (beta * lc0 + alpha * l0 + l0) % R;
   const ic1 = (beta * ((l1 + lc1) % R)) % R;
