@@ -1,15 +1,14 @@
 pragma circom 2.1.0;
 
 // Light's batch circuits, which a forester proves to move a zkp batch of a V2 queue into its tree
-// (compression-e2e.md §2): append (output queue → state tree), update (input queue → nullifiers in
-// the state tree) and address append (address queue → address tree). Each has one public input,
-// the Poseidon hash chain the account-compression program recomputes from the tree and queue
-// accounts; everything else is private and bound by it. Leaves are updated one after the other,
+// (compression-e2e.md §2): append (output queue → state tree) and update (input queue → nullifiers
+// in the state tree); the address append is a structured circuit (src/zk/structured/). Each has
+// one public input, the Poseidon hash chain the account-compression program recomputes from the
+// tree and queue accounts; everything else is private and bound by it. Leaves are updated one after the other,
 // each path taken against the tree the previous updates left.
 include "circomlib/circuits/bitify.circom";
 include "circomlib/circuits/comparators.circom";
 include "./lib/poseidon.circom";
-include "./lib/range.circom";
 
 // h = x[0]; h = Poseidon2(h, x[i]): Light's create_hash_chain.
 template HashChain(n) {
@@ -263,68 +262,5 @@ template BatchUpdate(n, height) {
         root = update[i].newRoot;
     }
     chain.out === leavesHashchainHash;
-    root === newRoot;
-}
-
-// Address-queue values inserted into a V2 indexed tree (leaf = Poseidon2(value, nextValue)): for
-// each, its low element (low < value < next) is re-pointed at it, then it is appended at
-// startIndex + i pointing at the low element's old next value.
-template BatchAddressAppend(n, height) {
-    signal input publicInputHash;
-    signal input oldRoot;
-    signal input newRoot;
-    signal input hashchainHash;
-    signal input startIndex;
-    signal input lowElementValues[n];
-    signal input lowElementNextValues[n];
-    signal input lowElementIndices[n];
-    signal input lowElementProofs[n][height];
-    signal input newElementValues[n];
-    signal input newElementProofs[n][height];
-
-    component pih = HashChain(4);
-    pih.in <== [oldRoot, newRoot, hashchainHash, startIndex];
-    pih.out === publicInputHash;
-    component chain = HashChain(n);
-    chain.in <== newElementValues;
-    chain.out === hashchainHash;
-
-    component above[n];
-    component below[n];
-    component oldLow[n];
-    component newLow[n];
-    component newLeaf[n];
-    component lowUpdate[n];
-    component append[n];
-    var root = oldRoot;
-    for (var i = 0; i < n; i++) {
-        above[i] = AssertLess248();
-        above[i].a <== lowElementValues[i];
-        above[i].b <== newElementValues[i];
-        below[i] = AssertLess248();
-        below[i].a <== newElementValues[i];
-        below[i].b <== lowElementNextValues[i];
-
-        oldLow[i] = PoseidonHash(2);
-        oldLow[i].inputs <== [lowElementValues[i], lowElementNextValues[i]];
-        newLow[i] = PoseidonHash(2);
-        newLow[i].inputs <== [lowElementValues[i], newElementValues[i]];
-        lowUpdate[i] = LeafUpdate(height);
-        lowUpdate[i].oldRoot <== root;
-        lowUpdate[i].oldLeaf <== oldLow[i].out;
-        lowUpdate[i].newLeaf <== newLow[i].out;
-        lowUpdate[i].index <== lowElementIndices[i];
-        lowUpdate[i].siblings <== lowElementProofs[i];
-
-        newLeaf[i] = PoseidonHash(2);
-        newLeaf[i].inputs <== [newElementValues[i], lowElementNextValues[i]];
-        append[i] = LeafUpdate(height);
-        append[i].oldRoot <== lowUpdate[i].newRoot;
-        append[i].oldLeaf <== 0;
-        append[i].newLeaf <== newLeaf[i].out;
-        append[i].index <== startIndex + i;
-        append[i].siblings <== newElementProofs[i];
-        root = append[i].newRoot;
-    }
     root === newRoot;
 }

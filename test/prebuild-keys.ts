@@ -16,8 +16,8 @@ import { KEY_CACHE } from './helpers/zk.js';
 
 /** Every shape a test proves with from the shared cache, the longest build first. */
 export const SUITE_KEYS = [
-  'batch_address_append_40_10',
   'batch_update_32_10',
+  'batch_address_append_40_10',
   'batch_append_32_10',
   'v2_combined_32_40_1_1',
   'v1_combined_26_26_1_1',

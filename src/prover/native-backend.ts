@@ -7,12 +7,11 @@ import { randomBytes } from 'node:crypto';
 import { readFile, stat } from 'node:fs/promises';
 import { performance } from 'node:perf_hooks';
 import { FR } from '../zk/field.js';
-import { CircuitUnsatisfied, structuredWitness, type StructuredCircuit } from '../zk/structured/cs.js';
+import type { StructuredCircuit } from '../zk/structured/cs.js';
 import { structuredCircuit } from '../zk/structured/registry.js';
 import type { CircuitInputs } from '../zk/inputs.js';
 import type { ProofPoints } from '../zk/proof-format.js';
 import {
-  UnsatisfiedWitnessError,
   type AcceleratorOptions,
   type BackendOptions,
   type BackendProof,
@@ -32,6 +31,7 @@ import {
 } from '../zk/native-addon.js';
 import {
   buildWitnessCalculator,
+  calculateStructuredWitness,
   calculateWitness,
   warmWitness,
   witnessValues,
@@ -283,14 +283,7 @@ export class NativeBackend implements ProverBackend {
     warm: boolean,
   ): BackendProof {
     const t0 = performance.now();
-    let w;
-    try {
-      w = structuredWitness(circuit, job.inputs);
-    } catch (e) {
-      if (e instanceof CircuitUnsatisfied || e instanceof RangeError)
-        throw new UnsatisfiedWitnessError(`${job.shape}: the inputs do not satisfy the circuit (${e.message})`);
-      throw e;
-    }
+    const w = calculateStructuredWitness(circuit, job.shape, job.inputs);
     const t1 = performance.now();
     const out = this.addon.proveEvals(
       key,

@@ -1,19 +1,40 @@
-// The snarkjs backend: circom's WebAssembly witness calculator, then snarkjs' Groth16 prover, with
-// the zkey bytes and the compiled calculator of recently used shapes kept in memory (LRU within a
-// byte budget) so a warm proof reads nothing from disk.
-import { isStructuredShape } from '../zk/structured/registry.js';
+// The snarkjs backend: circom's WebAssembly witness calculator (or a structured circuit's witness
+// builder), then snarkjs' Groth16 prover, with the zkey bytes and the compiled calculator of
+// recently used shapes kept in memory (LRU within a byte budget) so a warm proof reads nothing from
+// disk. A structured key proves here only if its zkey has a coefficient section (small circuits).
 import { readFile } from 'node:fs/promises';
 import { performance } from 'node:perf_hooks';
 import { isMainThread } from 'node:worker_threads';
 import { importInWorker } from '../util/load-iden3.js';
+import type { CircuitInputs } from '../zk/inputs.js';
 import { fromSnarkjs } from '../zk/proof-format.js';
+import type { StructuredCircuit } from '../zk/structured/cs.js';
+import { structuredCircuit } from '../zk/structured/registry.js';
 import type { BackendOptions, BackendProof, ProveJob, ProverBackend, WarmInfo } from './backend.js';
 import { KeyCache } from './key-cache.js';
-import { buildWitnessCalculator, calculateWitness, warmWitness, type WitnessCalculator } from './witness-calculator.js';
+import {
+  buildWitnessCalculator,
+  calculateStructuredWitness,
+  calculateWitness,
+  warmWitness,
+  wtnsFile,
+  type WitnessCalculator,
+} from './witness-calculator.js';
 
-interface Loaded {
-  zkey: Uint8Array;
-  wc: WitnessCalculator;
+type Loaded = { zkey: Uint8Array } & (
+  { wc: WitnessCalculator; circuit?: undefined } | { circuit: StructuredCircuit<CircuitInputs>; wc?: undefined }
+);
+
+/** The entry count of a zkey's coefficient section (section 4), 0 where there is none. */
+function coefficientCount(zkey: Uint8Array): number {
+  const view = new DataView(zkey.buffer, zkey.byteOffset, zkey.byteLength);
+  let at = 12;
+  for (let i = 0; i < view.getUint32(8, true) && at + 12 <= zkey.length; i++) {
+    const size = Number(view.getBigUint64(at + 4, true));
+    if (view.getUint32(at, true) === 4) return size >= 4 ? view.getUint32(at + 12, true) : 0;
+    at += 12 + size;
+  }
+  return 0;
 }
 
 let snarkjs: Promise<typeof import('snarkjs')> | undefined;
@@ -41,11 +62,16 @@ export class SnarkjsBackend implements ProverBackend {
   }
 
   private load(job: ProveJob): { value: Promise<Loaded>; warm: boolean } {
-    if (isStructuredShape(job.shape))
-      throw new Error(
-        `${job.shape} proves only with the native prover (its key has no coefficient section for snarkjs)`,
-      );
+    const circuit = structuredCircuit(job.shape);
     return this.keys.get(`${job.shape}\0${job.zkeyPath}`, job.keyBytes, async () => {
+      if (circuit) {
+        const zkey = await readFile(job.zkeyPath);
+        if (coefficientCount(zkey) === 0)
+          throw new Error(
+            `${job.shape} proves only with the native prover (its key has no coefficient section for snarkjs)`,
+          );
+        return { value: { zkey, circuit }, bytes: zkey.byteLength };
+      }
       const [zkey, wasm] = await Promise.all([readFile(job.zkeyPath), readFile(job.wasmPath)]);
       const wc = await buildWitnessCalculator(wasm);
       return { value: { zkey, wc }, bytes: zkey.byteLength + wasm.byteLength };
@@ -56,15 +82,17 @@ export class SnarkjsBackend implements ProverBackend {
     const t = performance.now();
     const { wc } = await this.load(job).value;
     const loadMs = performance.now() - t;
-    return { loadMs, ...(await warmWitness(wc, job)), tablesReady: false };
+    return { loadMs, ...(wc ? await warmWitness(wc, job) : {}), tablesReady: false };
   }
 
   async prove(job: ProveJob): Promise<BackendProof> {
     const { groth16 } = await loadSnarkjs();
     const { value, warm } = this.load(job);
-    const { zkey, wc } = await value;
+    const { zkey, wc, circuit } = await value;
     const t0 = performance.now();
-    const wtns = await calculateWitness(wc, job.shape, job.inputs);
+    const wtns = wc
+      ? await calculateWitness(wc, job.shape, job.inputs)
+      : wtnsFile(calculateStructuredWitness(circuit, job.shape, job.inputs).witness);
     const t1 = performance.now();
     const { proof, publicSignals } = await groth16.prove({ type: 'mem', data: zkey }, { type: 'mem', data: wtns });
     const t2 = performance.now();

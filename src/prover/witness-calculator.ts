@@ -1,7 +1,14 @@
 // circom's WebAssembly witness calculator, shared by every backend: inputs in, the .wtns bytes out
 // (the backends prove from its values). Unsatisfied inputs fail here, before any proving.
 import { importInWorker } from '../util/load-iden3.js';
+import { FR } from '../zk/field.js';
 import type { CircuitInputs } from '../zk/inputs.js';
+import {
+  CircuitUnsatisfied,
+  structuredWitness,
+  type StructuredCircuit,
+  type StructuredWitness,
+} from '../zk/structured/cs.js';
 import { UnsatisfiedWitnessError } from './backend.js';
 
 export interface WitnessCalculator {
@@ -37,6 +44,38 @@ export async function calculateWitness(
     const first = String((e as Error)?.message ?? e).split('\n')[0];
     throw new UnsatisfiedWitnessError(`${shape}: the inputs do not satisfy the circuit (${first})`);
   }
+}
+
+/** A structured circuit's witness (src/zk/structured/); inputs it rejects throw UnsatisfiedWitnessError. */
+export function calculateStructuredWitness(
+  circuit: StructuredCircuit<CircuitInputs>,
+  shape: string,
+  inputs: CircuitInputs,
+): StructuredWitness {
+  try {
+    return structuredWitness(circuit, inputs);
+  } catch (e) {
+    if (e instanceof CircuitUnsatisfied || e instanceof RangeError)
+      throw new UnsatisfiedWitnessError(`${shape}: the inputs do not satisfy the circuit (${e.message})`);
+    throw e;
+  }
+}
+
+/** Witness values (32-byte little-endian, one per wire) as a .wtns file for snarkjs. */
+export function wtnsFile(values: Uint8Array): Uint8Array {
+  const head = Buffer.alloc(12 + 12 + 40 + 12);
+  head.write('wtns', 0, 'latin1');
+  head.writeUInt32LE(2, 4); // version
+  head.writeUInt32LE(2, 8); // sections
+  head.writeUInt32LE(1, 12);
+  head.writeBigUInt64LE(40n, 16);
+  head.writeUInt32LE(32, 24);
+  let r = FR;
+  for (let i = 0; i < 32; i++, r >>= 8n) head[28 + i] = Number(r & 0xffn);
+  head.writeUInt32LE(values.length / 32, 60);
+  head.writeUInt32LE(2, 64);
+  head.writeBigUInt64LE(BigInt(values.length), 68);
+  return Buffer.concat([head, values]);
 }
 
 /** The values section of a .wtns file: 32-byte little-endian field elements, one per wire. */

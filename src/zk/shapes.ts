@@ -117,13 +117,10 @@ export function publicInputNames(shape: Shape): string[] {
 /** The circom main component of a shape; the templates live in circuits/v1.circom and v2.circom. */
 export function mainSource(shape: Shape): string {
   if (isBatchShape(shape)) {
-    const template =
-      shape.family === 'batch-append'
-        ? 'BatchAppend'
-        : shape.family === 'batch-update'
-          ? 'BatchUpdate'
-          : 'BatchAddressAppend';
-    const height = shape.family === 'batch-address-append' ? shape.addressHeight : shape.stateHeight;
+    // Address appends are structured circuits (src/zk/structured/registry.ts), never compiled.
+    if (shape.family === 'batch-address-append') throw new Error(`${shape.name} has no circom source`);
+    const template = shape.family === 'batch-append' ? 'BatchAppend' : 'BatchUpdate';
+    const height = shape.stateHeight;
     return [
       'pragma circom 2.1.0;',
       'include "batch.circom";',

@@ -4,7 +4,8 @@
 // the prover is handed are the constraint rows' values); a streamed dev key proves with the native
 // prover from those evaluations, snarkjs and the noble verifier accept the proof, and the verifying
 // key computed from the circuit's size alone (what genesis patches into Light's program) is the
-// key's own. Inputs that break the statement give no witness, naming the broken check.
+// key's own; a small circuit's key carries a coefficient section from which snarkjs and the native
+// coefficient path prove too. Inputs that break the statement give no witness, naming the broken check.
 import assert from 'node:assert/strict';
 import { readdirSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
@@ -17,6 +18,9 @@ import {
   type NodeSource,
 } from '../../src/forester/batch-inputs.js';
 import { decodeProof } from '../../src/prover/native-backend.js';
+import { SnarkjsBackend } from '../../src/prover/snarkjs-backend.js';
+import { wtnsFile } from '../../src/prover/witness-calculator.js';
+import { fromSnarkjs } from '../../src/zk/proof-format.js';
 import { TreeStore } from '../../src/state/index.js';
 import { FR } from '../../src/zk/field.js';
 import { KeyStore, loadPoseidon, poseidon, shutdownZk, verifyGroth16 } from '../../src/zk/index.js';
@@ -158,7 +162,12 @@ test("a streamed dev key proves from the evaluations; the fast verifying key is 
   const circuit = batchUpdateCircuit(3, 32);
   const zkey = join(dir, 'update.zkey');
   const t0 = performance.now();
-  const info = await structuredSetup(circuit, zkey, { seed: 'structured-test', label: circuit.name });
+  // Without a coefficient section, as the production sizes' keys are.
+  const info = await structuredSetup(circuit, zkey, {
+    seed: 'structured-test',
+    label: circuit.name,
+    coefficients: false,
+  });
   t.diagnostic(`setup of ${info.nConstraints} constraints: ${(performance.now() - t0).toFixed(0)} ms`);
   assert.equal(info.domainSize, 2 ** domainLog(info.nConstraints, 1));
   const vk = structuredVerificationKey(circuit, { seed: 'structured-test', label: circuit.name });
@@ -176,8 +185,34 @@ test("a streamed dev key proves from the evaluations; the fast verifying key is 
   forged.writeUInt8((forged[32 * 100]! + 1) & 0xff, 32 * 100);
   const bad = decodeProof(addon.addon.proveEvals(key, w.witness, forged, w.b, le32(1n), le32(2n), 2));
   assert.equal(verifyGroth16(vk, [updatePih], bad), false, 'evaluations off the witness do not prove');
-  // The key has no coefficients: the ordinary path refuses it rather than prove garbage.
+  // The key has no coefficients: the ordinary path refuses it rather than prove garbage, and so
+  // does the snarkjs backend (the backend of a machine without a C++ compiler), naming the reason.
   assert.throws(() => addon.addon.prove(key, w.witness, le32(1n), le32(2n), 1), /proves only with A·w and B·w given/);
+  const snark = new SnarkjsBackend({ memoryBudgetBytes: 1 << 30, curveThreads: 1 });
+  await assert.rejects(
+    snark.prove({ shape: 'batch_update_32_500', zkeyPath: zkey, wasmPath: '', keyBytes: 0, inputs: update }),
+    /batch_update_32_500 proves only with the native prover \(its key has no coefficient section for snarkjs\)/,
+  );
+});
+
+test('a small structured key carries its coefficients: snarkjs and the native coefficient path prove it too', async () => {
+  const addon = loadNativeAddon();
+  if (!addon.ok) assert.fail(addon.reason);
+  const circuit = batchAddressAppendCircuit(3, 40);
+  const zkey = join(dir, 'address.zkey');
+  await structuredSetup(circuit, zkey, { seed: 'structured-test', label: circuit.name });
+  const vk = structuredVerificationKey(circuit, { seed: 'structured-test', label: circuit.name });
+  const w = structuredWitness(circuit, address);
+  // snarkjs computes A·w and B·w from the coefficient section and the .wtns file alone.
+  const { proof, publicSignals } = await snarkjs.groth16.prove(zkey, { type: 'mem', data: wtnsFile(w.witness) });
+  assert.deepEqual(publicSignals, [w.publicInput.toString()]);
+  await assertVerifies(vk, [w.publicInput], fromSnarkjs(proof));
+  // The native prover's coefficient path (what circom keys take) reads the same section.
+  const key = addon.addon.loadKeyFile(zkey, 0, 2, false, '');
+  const native = decodeProof(addon.addon.prove(key, w.witness, le32(11n), le32(13n), 2));
+  await assertVerifies(vk, [w.publicInput], native);
+  const evals = decodeProof(addon.addon.proveEvals(key, w.witness, w.a, w.b, le32(11n), le32(13n), 2));
+  assert.deepEqual(evals, native, 'the same blinding gives the same proof from the evaluations');
 });
 
 test('production sizes: domains, and verifying keys ready for Light program before any proving key', () => {

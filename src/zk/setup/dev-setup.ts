@@ -19,13 +19,13 @@ import { parseR1cs, readLE } from '../r1cs.js';
 import { workerUrl } from '../../util/worker-url.js';
 import { loadNativeAddon } from '../native-addon.js';
 import { writeZkey, type ZkeySections } from '../zkey.js';
+import { CoefficientSection } from './coefficients.js';
 import type { FixedBaseTask } from './fixed-base.worker.js';
 
 const R = FR;
 /** 2-adicity of r - 1 and the generator snarkjs (ffjavascript) derives roots of unity from. */
 const TWO_ADICITY = 28;
 const NQR = 5n;
-const R2_MONT = mod((1n << 512n) % R, R); // (2^256)^2 mod r: snarkjs stores coefficients as coef·R²
 
 export interface ToxicWaste {
   tau: bigint;
@@ -238,23 +238,7 @@ export function constraintPassBigint(
   const u = new Array<bigint>(nVars).fill(0n);
   const v = new Array<bigint>(nVars).fill(0n);
   const w = new Array<bigint>(nVars).fill(0n);
-  const coefChunks: Buffer[] = [];
-  let coefCount = 0;
-  let cur = Buffer.alloc(44 * 65536);
-  let curPos = 0;
-  const pushCoef = (matrix: number, c: number, s: number, value: bigint) => {
-    if (curPos === cur.length) {
-      coefChunks.push(cur);
-      cur = Buffer.alloc(cur.length);
-      curPos = 0;
-    }
-    cur.writeUInt32LE(matrix, curPos);
-    cur.writeUInt32LE(c, curPos + 4);
-    cur.writeUInt32LE(s, curPos + 8);
-    writeLE(cur, curPos + 12, (value * R2_MONT) % R);
-    curPos += 44;
-    coefCount++;
-  };
+  const coefs = new CoefficientSection();
   let pos = 0;
   for (let c = 0; c < nC; c++) {
     const lc = l[c]!;
@@ -270,17 +254,13 @@ export function constraintPassBigint(
         const coef = readLE(constraints, pos + 4, n8);
         pos += 4 + n8;
         acc[s] = (acc[s]! + coef * lc) % R;
-        if (matrix < 2) pushCoef(matrix, c, s, coef);
+        if (matrix !== 2) coefs.push(matrix, c, s, coef);
       }
     }
   }
-  for (let s = 0; s <= nPublic; s++) {
-    u[s] = (u[s]! + l[nC + s]!) % R;
-    pushCoef(0, nC + s, s, 1n);
-  }
-  coefChunks.push(cur.subarray(0, curPos));
-  const coefHeader = Buffer.alloc(4);
-  coefHeader.writeUInt32LE(coefCount, 0);
+  for (let s = 0; s <= nPublic; s++) u[s] = (u[s]! + l[nC + s]!) % R;
+  coefs.pushPublicRows(nC, nPublic);
+  const { header: coefHeader, chunks: coefChunks } = coefs.finish();
   return { u, v, w, coefHeader, coefChunks };
 }
 

@@ -1,8 +1,10 @@
-// Light's batch update and batch address append circuits as structured circuits, for the production
-// zkp batch sizes (× 500 nullifications, × 250 addresses): the same statements as BatchUpdate and
-// BatchAddressAppend in circuits/batch.circom, with the same single public input (the hash chain
-// Light's account-compression program recomputes), the same inputs (src/forester/batch-inputs.ts),
-// and the same checks in the same order.
+// Light's batch update and batch address append circuits as structured circuits: the update for the
+// production zkp batch size (× 500; BatchUpdate in circuits/batch.circom has the same statement for
+// × 10), the address append for every size. The single public input is the hash chain Light's
+// account-compression program recomputes; inputs from src/forester/batch-inputs.ts. Address
+// append: each value's low element (low < value < next, values below 2^248) is re-pointed at it,
+// then the value is appended at startIndex + i pointing at the low element's old next value, each
+// path taken against the tree the batch's earlier steps left.
 import type { CircuitInputs } from '../inputs.js';
 import { assertEqual, type Cs, type StructuredCircuit } from './cs.js';
 

@@ -20,6 +20,7 @@ import {
   type DevSetupResult,
   type Progress,
 } from '../setup/dev-setup.js';
+import { CoefficientSection } from '../setup/coefficients.js';
 import { emitConstraints, structuredSize, type StructuredCircuit } from './cs.js';
 
 const R = FR;
@@ -107,11 +108,18 @@ export function structuredVerificationKey(
   };
 }
 
-/** Writes the dev .zkey of a structured circuit (no coefficient section). */
+/**
+ * Circuits up to this many constraints get a coefficient section, so that snarkjs (the backend of
+ * a machine without a C++ compiler) proves them too: the forester's address append × 10 (407 k).
+ * The production sizes' sections would take over a GB; those prove with the native prover alone.
+ */
+export const COEFFICIENTS_UP_TO = 1 << 20;
+
+/** Writes the dev .zkey of a structured circuit (a coefficient section up to COEFFICIENTS_UP_TO). */
 export async function structuredSetup(
   circuit: StructuredCircuit<unknown>,
   zkeyPath: string,
-  opts: { seed: string; label: string; progress?: Progress },
+  opts: { seed: string; label: string; progress?: Progress; coefficients?: boolean },
 ): Promise<DevSetupResult> {
   const progress = opts.progress ?? (() => {});
   const { tau, alpha, beta, delta } = deriveToxicWaste(opts.seed, opts.label);
@@ -125,11 +133,13 @@ export async function structuredSetup(
   progress('constraints', 0, nC);
   const l = new Lagrange(tau, k);
   const acc = [new Array<bigint>(nVars).fill(0n), new Array<bigint>(nVars).fill(0n), new Array<bigint>(nVars).fill(0n)];
+  const coefs = (opts.coefficients ?? nC <= COEFFICIENTS_UP_TO) ? new CoefficientSection() : undefined;
   let last = 0;
   emitConstraints(circuit, {
     term(matrix, j, wire, coef) {
       const lj = l.at(j);
       acc[matrix]![wire]! += coef === 1n ? lj : coef * lj;
+      if (coefs && matrix !== 2) coefs.push(matrix, j, wire, coef);
       if (j - last >= 500_000) {
         last = j;
         progress('constraints', j, nC);
@@ -139,6 +149,8 @@ export async function structuredSetup(
   const [u, v, w] = acc as [bigint[], bigint[], bigint[]];
   u[0]! += l.at(nC);
   u[1]! += l.at(nC + 1);
+  coefs?.pushPublicRows(nC, nPublic);
+  const coefSection = coefs?.finish();
   for (let i = 0; i < nVars; i++) {
     u[i] = u[i]! % R;
     v[i] = v[i]! % R;
@@ -175,7 +187,14 @@ export async function structuredSetup(
     [1, 4, (put) => put(Buffer.from([1, 0, 0, 0]))],
     [2, groth.length, (put) => put(groth)],
     [3, 64 * (nPublic + 1), async (put) => put(await fixedBase('G1', [combined(0), combined(1)]))],
-    [4, 4, (put) => put(Buffer.alloc(4))],
+    [
+      4,
+      coefSection?.bytes ?? 4,
+      async (put) => {
+        if (!coefSection) return put(Buffer.alloc(4));
+        for (const b of [coefSection.header, ...coefSection.chunks]) await put(b);
+      },
+    ],
     [5, 64 * nVars, (put) => points(put, 'G1', nVars, (i) => u[i]!, 'A')],
     [6, 64 * nVars, (put) => points(put, 'G1', nVars, (i) => v[i]!, 'B1')],
     [7, 128 * nVars, (put) => points(put, 'G2', nVars, (i) => v[i]!, 'B2')],

@@ -1,0 +1,44 @@
+// A zkey's coefficient section (snarkjs's section 4): a count, then for every A and B term of every
+// constraint (matrix, constraint, wire, value), and A's 1 for the one and each public wire on rows
+// of their own after the constraints. snarkjs reads each value in Montgomery form from the stored
+// value·R² (R = 2^256 mod r); the native prover reads the same entries (native/src/groth16.cpp).
+import { FR, mod } from '../field.js';
+
+const R2_MONT = mod((1n << 512n) % FR, FR);
+const ENTRY = 44;
+
+export class CoefficientSection {
+  private readonly chunks: Buffer[] = [];
+  private cur = Buffer.alloc(ENTRY * 65536);
+  private pos = 0;
+  private count = 0;
+
+  push(matrix: 0 | 1, constraint: number, wire: number, value: bigint): void {
+    if (this.pos === this.cur.length) {
+      this.chunks.push(this.cur);
+      this.cur = Buffer.alloc(this.cur.length);
+      this.pos = 0;
+    }
+    const b = this.cur;
+    b.writeUInt32LE(matrix, this.pos);
+    b.writeUInt32LE(constraint, this.pos + 4);
+    b.writeUInt32LE(wire, this.pos + 8);
+    let v = (value * R2_MONT) % FR;
+    for (let i = 0; i < 32; i++, v >>= 8n) b[this.pos + 12 + i] = Number(v & 0xffn);
+    this.pos += ENTRY;
+    this.count++;
+  }
+
+  /** The rows snarkjs adds after the nConstraints constraints: A[nC + s][s] = 1 for s ≤ nPublic. */
+  pushPublicRows(nConstraints: number, nPublic: number): void {
+    for (let s = 0; s <= nPublic; s++) this.push(0, nConstraints + s, s, 1n);
+  }
+
+  /** The section's bytes: the count, then the entries. */
+  finish(): { header: Buffer; chunks: Buffer[]; bytes: number } {
+    const header = Buffer.alloc(4);
+    header.writeUInt32LE(this.count, 0);
+    const chunks = [...this.chunks, this.cur.subarray(0, this.pos)];
+    return { header, chunks, bytes: 4 + ENTRY * this.count };
+  }
+}
