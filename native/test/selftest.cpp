@@ -153,8 +153,13 @@ static void test_msm(const Affine<F>& g, bool large) {
     J two_threads = msm(bases.data(), scalars.data(), n, 2);
     CHECK((same<J, Affine<F>>(naive, one_thread)));
     CHECK((same<J, Affine<F>>(naive, two_threads)));
-    // Tables in both forms where the CPU has the eight-lane path (field_x8.hpp).
+    // Tables in both forms where the CPU has the eight-lane path (field_x8.hpp); elsewhere the
+    // packed form is the plain one, built and checked once.
+#ifdef ZK_HAVE_X8
     for (bool packed : {false, true}) {
+#else
+    for (bool packed : {false}) {
+#endif
       set_x8_tables(packed);
       FixedBaseTable<F> table;
       table.build(bases.data(), n, 2);

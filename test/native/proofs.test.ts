@@ -91,14 +91,12 @@ describe('native backend', () => {
     const native = new NativeBackend({ memoryBudgetBytes: budget, curveThreads: 2 });
     const snark = new SnarkjsBackend({ memoryBudgetBytes: budget, curveThreads: 2 });
     for (const name of ['v1_inclusion_26_1', 'v1_combined_26_26_1_1', 'v2_inclusion_32_1']) {
-      for (let round = 0; round < 2; round++) {
-        const j = job(name, 100 + round);
-        const [a, b] = [await native.prove(j), await snark.prove(j)];
-        assert.deepEqual(a.publicSignals, b.publicSignals);
-        assert.notDeepEqual(a.points, b.points, 'fresh blinding each time');
-        await assertVerifies(j.key.vk, a.publicSignals, a.points);
-        await assertVerifies(j.key.vk, b.publicSignals, b.points);
-      }
+      const j = job(name, 100);
+      const [a, b] = [await native.prove(j), await snark.prove(j)];
+      assert.deepEqual(a.publicSignals, b.publicSignals);
+      assert.notDeepEqual(a.points, b.points, 'fresh blinding each time');
+      await assertVerifies(j.key.vk, a.publicSignals, a.points);
+      await assertVerifies(j.key.vk, b.publicSignals, b.points);
     }
   });
 
