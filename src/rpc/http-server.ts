@@ -113,7 +113,11 @@ export class RpcHttpServer {
     const requestTimeout = deps.requestTimeoutMs ?? 120_000;
     this.server = createServer(
       {
-        keepAliveTimeout: 5_000,
+        // The client must be the side that closes an idle connection: Node's fetch keeps one for the
+        // server's Keep-Alive hint less 1 s, and a client busy past that second (parsing a 3 MB
+        // getLeaderSchedule) reused a socket the server was closing at Node's default 5 s: "fetch
+        // failed" (CI, 2026-11-27). 65 s outlasts the usual 60 s idle timeouts of proxies too.
+        keepAliveTimeout: 65_000,
         headersTimeout: Math.min(30_000, requestTimeout),
         requestTimeout,
         // How often Node looks for requests past those timeouts (its default: every 30 s).
