@@ -10,6 +10,7 @@ import type { CircuitInputs } from '../zk/inputs.js';
 import { fromSnarkjs } from '../zk/proof-format.js';
 import type { StructuredCircuit } from '../zk/structured/cs.js';
 import { structuredCircuit } from '../zk/structured/registry.js';
+import { readZkeyHeader } from '../zk/zkey.js';
 import type { BackendOptions, BackendProof, ProveJob, ProverBackend, WarmInfo } from './backend.js';
 import { KeyCache } from './key-cache.js';
 import {
@@ -24,18 +25,6 @@ import {
 type Loaded = { zkey: Uint8Array } & (
   { wc: WitnessCalculator; circuit?: undefined } | { circuit: StructuredCircuit<CircuitInputs>; wc?: undefined }
 );
-
-/** The entry count of a zkey's coefficient section (section 4), 0 where there is none. */
-function coefficientCount(zkey: Uint8Array): number {
-  const view = new DataView(zkey.buffer, zkey.byteOffset, zkey.byteLength);
-  let at = 12;
-  for (let i = 0; i < view.getUint32(8, true) && at + 12 <= zkey.length; i++) {
-    const size = Number(view.getBigUint64(at + 4, true));
-    if (view.getUint32(at, true) === 4) return size >= 4 ? view.getUint32(at + 12, true) : 0;
-    at += 12 + size;
-  }
-  return 0;
-}
 
 let snarkjs: Promise<typeof import('snarkjs')> | undefined;
 const loadSnarkjs = () => (snarkjs ??= importInWorker(() => import('snarkjs')));
@@ -65,11 +54,11 @@ export class SnarkjsBackend implements ProverBackend {
     const circuit = structuredCircuit(job.shape);
     return this.keys.get(`${job.shape}\0${job.zkeyPath}`, job.keyBytes, async () => {
       if (circuit) {
-        const zkey = await readFile(job.zkeyPath);
-        if (coefficientCount(zkey) === 0)
+        if ((await readZkeyHeader(job.zkeyPath)).nCoefs === 0)
           throw new Error(
             `${job.shape} proves only with the native prover (its key has no coefficient section for snarkjs)`,
           );
+        const zkey = await readFile(job.zkeyPath);
         return { value: { zkey, circuit }, bytes: zkey.byteLength };
       }
       const [zkey, wasm] = await Promise.all([readFile(job.zkeyPath), readFile(job.wasmPath)]);

@@ -1,7 +1,7 @@
 // circom's WebAssembly witness calculator, shared by every backend: inputs in, the .wtns bytes out
 // (the backends prove from its values). Unsatisfied inputs fail here, before any proving.
 import { importInWorker } from '../util/load-iden3.js';
-import { FR } from '../zk/field.js';
+import { FR, writeLE } from '../zk/field.js';
 import type { CircuitInputs } from '../zk/inputs.js';
 import {
   CircuitUnsatisfied,
@@ -70,8 +70,7 @@ export function wtnsFile(values: Uint8Array): Uint8Array {
   head.writeUInt32LE(1, 12);
   head.writeBigUInt64LE(40n, 16);
   head.writeUInt32LE(32, 24);
-  let r = FR;
-  for (let i = 0; i < 32; i++, r >>= 8n) head[28 + i] = Number(r & 0xffn);
+  writeLE(head, 28, FR);
   head.writeUInt32LE(values.length / 32, 60);
   head.writeUInt32LE(2, 64);
   head.writeBigUInt64LE(BigInt(values.length), 68);

@@ -54,3 +54,12 @@ export const modInv = (a: bigint, m: bigint): bigint => {
   if (mod(a, m) === 0n) throw new RangeError('inverse of zero');
   return modPow(a, m - 2n, m);
 };
+
+/** v as n little-endian bytes at buf[offset] (zkey, wtns and coefficient encodings). */
+export function writeLE(buf: Uint8Array, offset: number, v: bigint, n = 32): void {
+  let x = v;
+  for (let i = 0; i < n; i++) {
+    buf[offset + i] = Number(x & 0xffn);
+    x >>= 8n;
+  }
+}

@@ -2,7 +2,7 @@
 // constraint (matrix, constraint, wire, value), and A's 1 for the one and each public wire on rows
 // of their own after the constraints. snarkjs reads each value in Montgomery form from the stored
 // value·R² (R = 2^256 mod r); the native prover reads the same entries (native/src/groth16.cpp).
-import { FR, mod } from '../field.js';
+import { FR, mod, writeLE } from '../field.js';
 
 const R2_MONT = mod((1n << 512n) % FR, FR);
 const ENTRY = 44;
@@ -23,8 +23,7 @@ export class CoefficientSection {
     b.writeUInt32LE(matrix, this.pos);
     b.writeUInt32LE(constraint, this.pos + 4);
     b.writeUInt32LE(wire, this.pos + 8);
-    let v = (value * R2_MONT) % FR;
-    for (let i = 0; i < 32; i++, v >>= 8n) b[this.pos + 12 + i] = Number(v & 0xffn);
+    writeLE(b, this.pos + 12, (value * R2_MONT) % FR);
     this.pos += ENTRY;
     this.count++;
   }

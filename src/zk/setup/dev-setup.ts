@@ -14,7 +14,7 @@ import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
 import { Piscina } from 'piscina';
-import { FP, FR, mod, modInv, modPow } from '../field.js';
+import { FP, FR, mod, modInv, modPow, writeLE } from '../field.js';
 import { parseR1cs, readLE } from '../r1cs.js';
 import { workerUrl } from '../../util/worker-url.js';
 import { loadNativeAddon } from '../native-addon.js';
@@ -88,14 +88,6 @@ function lagrangeAt(tau: bigint, k: number, indices: number[]): bigint[] {
   const inv = batchInverse(points.map((p) => mod(tau - p, R)));
   const factor = (mod(modPow(tau, n, R) - 1n, R) * modInv(n, R)) % R;
   return points.map((p, i) => (((factor * p) % R) * inv[i]!) % R);
-}
-
-export function writeLE(buf: Buffer, offset: number, v: bigint, n = 32): void {
-  let x = v;
-  for (let i = 0; i < n; i++) {
-    buf[offset + i] = Number(x & 0xffn);
-    x >>= 8n;
-  }
 }
 
 /** 32-byte little-endian scalars (as 64-bit limbs: millions per key, a byte loop is too slow). */

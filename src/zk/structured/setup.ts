@@ -8,7 +8,7 @@
 // 0 and 1 and in snarkjs' added rows (see cs.ts), so IC follows from the domain and the count.
 import { createHash } from 'node:crypto';
 import { bn254 } from '@noble/curves/bn254.js';
-import { FP, FR, modInv, modPow } from '../field.js';
+import { FP, FR, modInv, modPow, writeLE } from '../field.js';
 import type { SnarkjsVerificationKey } from '../verify.js';
 import { writeAtomic } from '../../util/atomic-file.js';
 import {
@@ -16,7 +16,6 @@ import {
   deriveToxicWaste,
   fixedBase,
   rootOfUnity,
-  writeLE,
   type DevSetupResult,
   type Progress,
 } from '../setup/dev-setup.js';
