@@ -740,29 +740,35 @@ napi_value FixedBaseMulOp(napi_env env, napi_callback_info info) {
 }
 
 /**
- * qapAtTau(constraints, nConstraints, nVars, nPublic, lagrange) → {u, v, w, coefs, count}: the dev
- * setup's constraint pass (qap_setup.hpp).
+ * qapAccumulate(constraints, nConstraints, firstConstraint, lagrange, u, v, w, coefficients) →
+ * {coefs, count}: one run of the dev setup's constraint pass (qap_setup.hpp), adding into u, v, w
+ * (equal-length Uint8Arrays, nVars × 32 bytes) in place.
  */
-napi_value QapAtTauOp(napi_env env, napi_callback_info info) {
-  napi_value argv[5];
-  const uint8_t *cs, *lg;
-  size_t cl, ll;
-  if (!args(env, info, argv) || !get_bytes(env, argv[0], &cs, &cl) || !get_bytes(env, argv[4], &lg, &ll))
-    return throw_error(env, "qapAtTau(constraints, nConstraints, nVars, nPublic, lagrange)");
-  const int n_constraints = get_int(env, argv[1], -1), n_vars = get_int(env, argv[2], -1),
-            n_public = get_int(env, argv[3], -1);
-  if (n_constraints < 0 || n_vars <= 0 || n_public < 0 || n_public >= n_vars)
-    return throw_error(env, "qapAtTau: counts out of range");
+napi_value QapAccumulateOp(napi_env env, napi_callback_info info) {
+  napi_value argv[8];
+  const uint8_t *cs, *lg, *sums[3];
+  size_t cl, ll, sl[3];
+  if (!args(env, info, argv) || !get_bytes(env, argv[0], &cs, &cl) || !get_bytes(env, argv[3], &lg, &ll) ||
+      !get_bytes(env, argv[4], &sums[0], &sl[0]) || !get_bytes(env, argv[5], &sums[1], &sl[1]) ||
+      !get_bytes(env, argv[6], &sums[2], &sl[2]))
+    return throw_error(env, "qapAccumulate(constraints, nConstraints, firstConstraint, lagrange, u, v, w, coefficients)");
+  const int64_t n_constraints = get_int(env, argv[1], -1), first = get_int(env, argv[2], -1);
+  if (n_constraints < 0 || first < 0 || first + n_constraints > int64_t(UINT32_MAX))
+    return throw_error(env, "qapAccumulate: counts out of range");
+  if (sl[0] == 0 || sl[0] % 32 != 0 || sl[1] != sl[0] || sl[2] != sl[0] || sl[0] / 32 > UINT32_MAX)
+    return throw_error(env, "qapAccumulate: u, v and w must be nVars × 32 bytes each");
+  bool with_coefs = false;
+  napi_get_value_bool(env, argv[7], &with_coefs);
   GUARD_BEGIN
-  const QapAtTau q = qap_at_tau(cs, cl, uint32_t(n_constraints), uint32_t(n_vars), uint32_t(n_public), lg, ll);
-  napi_value obj, count;
+  uint8_t* const out[3] = {const_cast<uint8_t*>(sums[0]), const_cast<uint8_t*>(sums[1]), const_cast<uint8_t*>(sums[2])};
+  std::vector<uint8_t> coefs;
+  const uint32_t count = qap_accumulate(cs, cl, uint32_t(first), uint32_t(n_constraints), lg, ll, out,
+                                        uint32_t(sl[0] / 32), with_coefs ? &coefs : nullptr);
+  napi_value obj, n;
   napi_create_object(env, &obj);
-  napi_set_named_property(env, obj, "u", make_bytes(env, q.u.data(), q.u.size()));
-  napi_set_named_property(env, obj, "v", make_bytes(env, q.v.data(), q.v.size()));
-  napi_set_named_property(env, obj, "w", make_bytes(env, q.w.data(), q.w.size()));
-  napi_set_named_property(env, obj, "coefs", make_bytes(env, q.coefs.data(), q.coefs.size()));
-  napi_create_uint32(env, q.count, &count);
-  napi_set_named_property(env, obj, "count", count);
+  napi_set_named_property(env, obj, "coefs", make_bytes(env, coefs.data(), coefs.size()));
+  napi_create_uint32(env, count, &n);
+  napi_set_named_property(env, obj, "count", n);
   return obj;
   GUARD_END
 }
@@ -1231,7 +1237,7 @@ napi_value Init(napi_env env, napi_value exports) {
       {"proveEvals", nullptr, ProveEvals, nullptr, nullptr, nullptr, napi_default, nullptr},
       {"fixedBaseMul", nullptr, FixedBaseMulOp, nullptr, nullptr, nullptr, napi_default, nullptr},
       {"fixedBaseRelease", nullptr, FixedBaseRelease, nullptr, nullptr, nullptr, napi_default, nullptr},
-      {"qapAtTau", nullptr, QapAtTauOp, nullptr, nullptr, nullptr, napi_default, nullptr},
+      {"qapAccumulate", nullptr, QapAccumulateOp, nullptr, nullptr, nullptr, napi_default, nullptr},
       {"fieldOp", nullptr, FieldOp, nullptr, nullptr, nullptr, napi_default, nullptr},
       {"curveOp", nullptr, CurveOp, nullptr, nullptr, nullptr, napi_default, nullptr},
       {"msm", nullptr, Msm, nullptr, nullptr, nullptr, napi_default, nullptr},

@@ -63,3 +63,25 @@ export function writeLE(buf: Uint8Array, offset: number, v: bigint, n = 32): voi
     x >>= 8n;
   }
 }
+
+/** 32-byte little-endian scalars (as 64-bit limbs: millions per key, a byte loop is too slow). */
+export function scalarsToBytes(values: readonly bigint[]): Uint8Array {
+  const limbs = new BigUint64Array(values.length * 4);
+  for (let i = 0; i < values.length; i++) {
+    const v = values[i]!;
+    limbs[4 * i] = BigInt.asUintN(64, v);
+    limbs[4 * i + 1] = BigInt.asUintN(64, v >> 64n);
+    limbs[4 * i + 2] = BigInt.asUintN(64, v >> 128n);
+    limbs[4 * i + 3] = v >> 192n;
+  }
+  return new Uint8Array(limbs.buffer);
+}
+
+/** 32-byte little-endian scalars back to bigints. */
+export function bytesToScalars(bytes: Uint8Array): bigint[] {
+  const limbs = new BigUint64Array(bytes.buffer, bytes.byteOffset, bytes.byteLength / 8);
+  const out = new Array<bigint>(limbs.length / 4);
+  for (let i = 0; i < out.length; i++)
+    out[i] = limbs[4 * i]! | (limbs[4 * i + 1]! << 64n) | (limbs[4 * i + 2]! << 128n) | (limbs[4 * i + 3]! << 192n);
+  return out;
+}

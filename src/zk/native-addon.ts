@@ -90,16 +90,21 @@ export interface NativeAddon {
   /** Frees fixedBaseMul's tables (192 MB). */
   fixedBaseRelease(): void;
   /**
-   * The dev setup's constraint pass (native/src/qap_setup.hpp): u, v, w at tau per wire (32-byte
-   * little-endian each) and the zkey's A and B coefficient entries (44 bytes each, `count` of them).
+   * One run of the dev setup's constraint pass (native/src/qap_setup.hpp): adds constraints
+   * first .. first + nConstraints − 1 (R1CS section bytes, their Lagrange values at tau) into u, v,
+   * w (nVars canonical 32-byte values each, in place); with `coefficients`, returns their A and B
+   * entries of the zkey's coefficient section (44 bytes each, `count` of them).
    */
-  qapAtTau(
+  qapAccumulate(
     constraints: Uint8Array,
     nConstraints: number,
-    nVars: number,
-    nPublic: number,
+    firstConstraint: number,
     lagrange: Uint8Array,
-  ): { u: Uint8Array; v: Uint8Array; w: Uint8Array; coefs: Uint8Array; count: number };
+    u: Uint8Array,
+    v: Uint8Array,
+    w: Uint8Array,
+    coefficients: boolean,
+  ): { coefs: Uint8Array; count: number };
   /**
    * loadKey for a key on disk, parsed from the mapped file (every key: no copy into a buffer first).
    * `mustFit` (a named key): null, rather than evicting others, when it does not fit the budget.

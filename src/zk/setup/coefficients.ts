@@ -28,6 +28,19 @@ export class CoefficientSection {
     this.count++;
   }
 
+  /** Entries already encoded (the native pass's): `count` of them, 44 bytes each. */
+  pushEncoded(entries: Uint8Array, count: number): void {
+    if (entries.byteLength !== ENTRY * count) throw new RangeError('coefficient entries are 44 bytes each');
+    if (count === 0) return;
+    if (this.pos > 0) {
+      this.chunks.push(this.cur.subarray(0, this.pos));
+      this.cur = Buffer.alloc(this.cur.length);
+      this.pos = 0;
+    }
+    this.chunks.push(Buffer.from(entries.buffer, entries.byteOffset, entries.byteLength));
+    this.count += count;
+  }
+
   /** The rows snarkjs adds after the nConstraints constraints: A[nC + s][s] = 1 for s ≤ nPublic. */
   pushPublicRows(nConstraints: number, nPublic: number): void {
     for (let s = 0; s <= nPublic; s++) this.push(0, nConstraints + s, s, 1n);

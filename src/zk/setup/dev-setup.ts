@@ -14,13 +14,13 @@ import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
 import { Piscina } from 'piscina';
-import { FP, FR, mod, modInv, modPow, writeLE } from '../field.js';
-import { parseR1cs, readLE } from '../r1cs.js';
+import { FP, FR, mod, modInv, modPow, scalarsToBytes, writeLE } from '../field.js';
+import { parseR1cs } from '../r1cs.js';
 import { workerUrl } from '../../util/worker-url.js';
 import { loadNativeAddon } from '../native-addon.js';
 import { writeZkey, type ZkeySections } from '../zkey.js';
-import { CoefficientSection } from './coefficients.js';
 import type { FixedBaseTask } from './fixed-base.worker.js';
+import { QapPass, type ConstraintPass } from './qap.js';
 
 const R = FR;
 /** 2-adicity of r - 1 and the generator snarkjs (ffjavascript) derives roots of unity from. */
@@ -88,19 +88,6 @@ function lagrangeAt(tau: bigint, k: number, indices: number[]): bigint[] {
   const inv = batchInverse(points.map((p) => mod(tau - p, R)));
   const factor = (mod(modPow(tau, n, R) - 1n, R) * modInv(n, R)) % R;
   return points.map((p, i) => (((factor * p) % R) * inv[i]!) % R);
-}
-
-/** 32-byte little-endian scalars (as 64-bit limbs: millions per key, a byte loop is too slow). */
-function scalarsToBytes(values: bigint[]): Uint8Array {
-  const limbs = new BigUint64Array(values.length * 4);
-  for (let i = 0; i < values.length; i++) {
-    const v = values[i]!;
-    limbs[4 * i] = BigInt.asUintN(64, v);
-    limbs[4 * i + 1] = BigInt.asUintN(64, v >> 64n);
-    limbs[4 * i + 2] = BigInt.asUintN(64, v >> 128n);
-    limbs[4 * i + 3] = v >> 192n;
-  }
-  return new Uint8Array(limbs.buffer);
 }
 
 let pool: Piscina | undefined;
@@ -176,16 +163,6 @@ export interface DevSetupResult {
 
 export type Progress = (step: string, done: number, total: number) => void;
 
-interface ConstraintPass {
-  /** u_i(tau), v_i(tau), w_i(tau) per wire. */
-  u: bigint[];
-  v: bigint[];
-  w: bigint[];
-  /** The zkey's coefficient section: its count, then the A and B entries. */
-  coefHeader: Buffer;
-  coefChunks: Buffer[];
-}
-
 interface CircuitCounts {
   nC: number;
   nVars: number;
@@ -194,75 +171,20 @@ interface CircuitCounts {
 }
 
 /**
- * The QAP at tau and the coefficient section, from the R1CS constraints and the Lagrange basis at
- * tau (`l`, one value per constraint, then the one and public wires' extra rows): natively where
- * the addon has it (qapAtTau, native/src/qap_setup.hpp), else in bigints. `ZKGATE_SETUP=wasm`
- * keeps the bigint form; a test holds the two equal.
+ * The QAP at tau and the coefficient section of a circom circuit, from its R1CS constraints and the
+ * Lagrange basis at tau (`l`, one value per constraint, then the one and public wires' extra rows):
+ * natively where the addon has it, else in bigints (./qap.ts; `native: false` forces bigints).
  */
-export function constraintPass(constraints: Buffer, counts: CircuitCounts, l: bigint[]): ConstraintPass {
-  const status = loadNativeAddon();
-  if (
-    process.env.ZKGATE_SETUP !== 'wasm' &&
-    counts.n8 === 32 &&
-    status.ok &&
-    typeof status.addon.qapAtTau === 'function'
-  ) {
-    const q = status.addon.qapAtTau(constraints, counts.nC, counts.nVars, counts.nPublic, scalarsToBytes(l));
-    const coefHeader = Buffer.alloc(4);
-    coefHeader.writeUInt32LE(q.count, 0);
-    return {
-      u: bytesToScalars(q.u),
-      v: bytesToScalars(q.v),
-      w: bytesToScalars(q.w),
-      coefHeader,
-      coefChunks: [Buffer.from(q.coefs.buffer, q.coefs.byteOffset, q.coefs.byteLength)],
-    };
-  }
-  return constraintPassBigint(constraints, counts, l);
-}
-
-/** The same pass in bigints (what the native one is checked against). */
-export function constraintPassBigint(
+export function constraintPass(
   constraints: Buffer,
   { nC, nVars, nPublic, n8 }: CircuitCounts,
   l: bigint[],
+  opts: { native?: boolean } = {},
 ): ConstraintPass {
-  const u = new Array<bigint>(nVars).fill(0n);
-  const v = new Array<bigint>(nVars).fill(0n);
-  const w = new Array<bigint>(nVars).fill(0n);
-  const coefs = new CoefficientSection();
-  let pos = 0;
-  for (let c = 0; c < nC; c++) {
-    const lc = l[c]!;
-    for (const [matrix, acc] of [
-      [0, u],
-      [1, v],
-      [2, w],
-    ] as const) {
-      const nTerms = constraints.readUInt32LE(pos);
-      pos += 4;
-      for (let t = 0; t < nTerms; t++) {
-        const s = constraints.readUInt32LE(pos);
-        const coef = readLE(constraints, pos + 4, n8);
-        pos += 4 + n8;
-        acc[s] = (acc[s]! + coef * lc) % R;
-        if (matrix !== 2) coefs.push(matrix, c, s, coef);
-      }
-    }
-  }
-  for (let s = 0; s <= nPublic; s++) u[s] = (u[s]! + l[nC + s]!) % R;
-  coefs.pushPublicRows(nC, nPublic);
-  const { header: coefHeader, chunks: coefChunks } = coefs.finish();
-  return { u, v, w, coefHeader, coefChunks };
-}
-
-/** 32-byte little-endian scalars back to bigints. */
-function bytesToScalars(bytes: Uint8Array): bigint[] {
-  const limbs = new BigUint64Array(bytes.buffer, bytes.byteOffset, bytes.byteLength / 8);
-  const out = new Array<bigint>(limbs.length / 4);
-  for (let i = 0; i < out.length; i++)
-    out[i] = limbs[4 * i]! | (limbs[4 * i + 1]! << 64n) | (limbs[4 * i + 2]! << 128n) | (limbs[4 * i + 3]! << 192n);
-  return out;
+  if (n8 !== 32) throw new RangeError(`field elements of ${n8} bytes: BN254's are 32`);
+  const pass = new QapPass(nVars, { coefficients: true, ...opts });
+  pass.add(constraints, 0, l.slice(0, nC));
+  return pass.finish(nC, l.slice(nC, nC + nPublic + 1));
 }
 
 /** Writes a dev .zkey for the circuit in `r1csPath`. */

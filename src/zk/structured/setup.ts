@@ -1,8 +1,9 @@
 // Dev setup of a structured circuit (cs.ts): the same toxic waste and the same key contents as
 // dev-setup.ts writes for a circom circuit, but streamed: the constraints come from running the
 // circuit, the QAP values at tau accumulate per wire, and each section's points are computed and
-// written chunk by chunk. The key has no coefficient section (the prover gets A·w and B·w with the
-// witness), so a 10 M-constraint key is its points only (about 4 GB).
+// written chunk by chunk. Keys up to COEFFICIENTS_UP_TO constraints carry a coefficient section
+// (for snarkjs); larger ones have none (the native prover gets A·w and B·w with the witness), so a
+// 10 M-constraint key is its points only (about 4 GB).
 //
 // The verifying key needs no pass over the constraints: wires 0 and 1 appear only in constraints
 // 0 and 1 and in snarkjs' added rows (see cs.ts), so IC follows from the domain and the count.
@@ -19,8 +20,9 @@ import {
   type DevSetupResult,
   type Progress,
 } from '../setup/dev-setup.js';
-import { CoefficientSection } from '../setup/coefficients.js';
+import { QapPass } from '../setup/qap.js';
 import { emitConstraints, structuredSize, type StructuredCircuit } from './cs.js';
+import { R1csRuns } from './r1cs-runs.js';
 
 const R = FR;
 const CHUNK = 1 << 16;
@@ -128,33 +130,23 @@ export async function structuredSetup(
   const k = domainLog(nC, nPublic);
   const n = 2 ** k;
 
-  // QAP values at tau per wire, unreduced until the end (a bigint sum is cheaper than a reduction).
+  // One pass over the emitted constraints, in runs of R1CS bytes (./r1cs-runs.ts): the QAP values
+  // at tau per wire and, up to COEFFICIENTS_UP_TO, the coefficient section.
   progress('constraints', 0, nC);
   const l = new Lagrange(tau, k);
-  const acc = [new Array<bigint>(nVars).fill(0n), new Array<bigint>(nVars).fill(0n), new Array<bigint>(nVars).fill(0n)];
-  const coefs = (opts.coefficients ?? nC <= COEFFICIENTS_UP_TO) ? new CoefficientSection() : undefined;
-  let last = 0;
-  emitConstraints(circuit, {
-    term(matrix, j, wire, coef) {
-      const lj = l.at(j);
-      acc[matrix]![wire]! += coef === 1n ? lj : coef * lj;
-      if (coefs && matrix !== 2) coefs.push(matrix, j, wire, coef);
-      if (j - last >= 500_000) {
-        last = j;
-        progress('constraints', j, nC);
-      }
-    },
+  const pass = new QapPass(nVars, { coefficients: opts.coefficients ?? nC <= COEFFICIENTS_UP_TO });
+  const runs = new R1csRuns((bytes, first, count) => {
+    pass.add(
+      bytes,
+      first,
+      Array.from({ length: count }, (_, i) => l.at(first + i)),
+    );
+    progress('constraints', first + count, nC);
   });
-  const [u, v, w] = acc as [bigint[], bigint[], bigint[]];
-  u[0]! += l.at(nC);
-  u[1]! += l.at(nC + 1);
-  coefs?.pushPublicRows(nC, nPublic);
-  const coefSection = coefs?.finish();
-  for (let i = 0; i < nVars; i++) {
-    u[i] = u[i]! % R;
-    v[i] = v[i]! % R;
-    w[i] = w[i]! % R;
-  }
+  emitConstraints(circuit, runs);
+  runs.end();
+  const { u, v, w, coefHeader, coefChunks } = pass.finish(nC, [l.at(nC), l.at(nC + 1)]);
+  const coefBytes = coefChunks.reduce((n, c) => n + c.length, coefHeader.length);
   progress('constraints', nC, nC);
 
   const combined = (i: number) => (beta * u[i]! + alpha * v[i]! + w[i]!) % R;
@@ -188,10 +180,9 @@ export async function structuredSetup(
     [3, 64 * (nPublic + 1), async (put) => put(await fixedBase('G1', [combined(0), combined(1)]))],
     [
       4,
-      coefSection?.bytes ?? 4,
+      coefBytes,
       async (put) => {
-        if (!coefSection) return put(Buffer.alloc(4));
-        for (const b of [coefSection.header, ...coefSection.chunks]) await put(b);
+        for (const b of [coefHeader, ...coefChunks]) await put(b);
       },
     ],
     [5, 64 * nVars, (put) => points(put, 'G1', nVars, (i) => u[i]!, 'A')],
