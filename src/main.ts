@@ -2,10 +2,7 @@
 // zkgate's command line: `zkgate start` runs the gateway until SIGTERM/SIGINT.
 import { ConfigError, helpText, parseCommandLine, resolveConfig } from './config.js';
 import { AppError } from './errors.js';
-import { startGateway, type Gateway } from './gateway.js';
-import { demoCommand } from './demo-command.js';
-import { foresterCommand } from './forester-command.js';
-import { keysCommand } from './keys-command.js';
+import type { Gateway } from './gateway.js';
 import { createLogger, type Logger } from './obs/log.js';
 import { VERSION } from './version.js';
 
@@ -84,10 +81,12 @@ function installProcessHandlers(log: Logger, gateway: Gateway): void {
   });
 }
 
+// Each command loads only its own modules: `--help`, a bad flag or `forester status` answer without
+// loading the gateway (a second of CPU for its hundreds of modules).
 async function main(argv: string[]): Promise<number | undefined> {
-  if (argv[0] === 'keys') return keysCommand(argv.slice(1));
-  if (argv[0] === 'demo') return demoCommand(argv.slice(1));
-  if (argv[0] === 'forester') return foresterCommand(argv.slice(1));
+  if (argv[0] === 'keys') return (await import('./keys-command.js')).keysCommand(argv.slice(1));
+  if (argv[0] === 'demo') return (await import('./demo-command.js')).demoCommand(argv.slice(1));
+  if (argv[0] === 'forester') return (await import('./forester-command.js')).foresterCommand(argv.slice(1));
   const cli = parseCommandLine(argv);
   if (cli.version) {
     process.stdout.write(`zkgate ${VERSION}\n`);
@@ -101,6 +100,7 @@ async function main(argv: string[]): Promise<number | undefined> {
     throw new ConfigError(`unknown command ${JSON.stringify(cli.command)}; try: zkgate start`);
   const config = resolveConfig(cli.flags, process.env, cli.configFile ?? process.env.CONFIG);
   const log = createLogger(config.logLevel);
+  const { startGateway } = await import('./gateway.js');
   const gateway = await startGateway({ config, log, version: VERSION });
   installProcessHandlers(log, gateway);
   log.info('started', {

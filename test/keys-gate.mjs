@@ -4,15 +4,17 @@
 // machine with two cores). Files that need no key, and any process that is not a test file (the
 // gateways and tools the tests start), go on at once; so does everything when no prebuild runs.
 import { existsSync, readFileSync } from 'node:fs';
+import { sourceOf } from './compiled-paths.mjs';
 
-// Plain JavaScript: it runs before tsx's loader is registered.
+// Plain JavaScript: it runs before any loader is registered (and in processes that have none).
 
 /** What makes a test file wait for the prebuild (also how test/run.mjs orders the files). */
 export const USES_SUITE_KEYS =
   /warmKeys|keys\.ensure|KEY_CACHE|TEST_SHAPES|helpers\/zk|prover\/helpers|compression\/helpers|startCli|forester/;
 
 const marker = process.env.ZKGATE_TEST_KEYS_READY;
-const file = process.argv[1];
+// A test file compiled by test/compile.mjs is judged by its TypeScript source, as run.mjs orders it.
+const file = process.argv[1] && sourceOf(process.argv[1]);
 if (marker && file?.endsWith('.test.ts') && USES_SUITE_KEYS.test(readFileSync(file, 'utf8'))) {
   while (!existsSync(marker)) await new Promise((resolve) => setTimeout(resolve, 250));
 }

@@ -5,13 +5,13 @@ import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { rmSync } from 'node:fs';
-import { fileURLToPath } from 'node:url';
 import { after, test } from 'node:test';
 import { Keypair } from '@solana/web3.js';
 import { compareWithChain } from '../../src/compression/index.js';
 import type { CommittedTransaction, InnerInstruction } from '../../src/ledger/index.js';
 import { decodeBase58, encodeBase58 } from '../../src/zk/index.js';
 import { tempDir } from '../helpers/gateway.js';
+import { LOADER, sibling } from '../helpers/paths.js';
 import { compressIx, openLightLedger, sendIxs, stateTrees, type LightLedger } from './helpers.js';
 
 const SMT1 = 'smt1NamzXdq4AMqS2fS2F1i5KTYPZRhoHgWx38d8WsT';
@@ -180,13 +180,9 @@ test('a restart keeps the trees, queues and index, and the self-check still pass
 
 test('kill -9 while Light transactions are ingested loses nothing committed', { timeout: 180_000 }, async () => {
   const d = dir();
-  const child = spawn(
-    process.execPath,
-    ['--import', 'tsx', fileURLToPath(new URL('./crash-child.ts', import.meta.url)), d],
-    {
-      stdio: ['ignore', 'pipe', 'inherit'],
-    },
-  );
+  const child = spawn(process.execPath, [...LOADER, sibling(import.meta.url, 'crash-child'), d], {
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
   let out = '';
   await new Promise<void>((resolve, reject) => {
     child.stdout!.on('data', (chunk: Buffer) => {

@@ -1,8 +1,9 @@
-// Runs the real zkgate CLI (from sources, through tsx) as a child process.
+// Runs the real zkgate CLI as a child process: dist/main.js as installed (test/run.mjs builds it
+// first), or src/main.ts through tsx when the test itself runs as TypeScript (./paths.ts).
 import { spawn, type ChildProcess } from 'node:child_process';
-import { fileURLToPath } from 'node:url';
+import { LOADER, sourceModule } from './paths.js';
 
-const MAIN = fileURLToPath(new URL('../../src/main.ts', import.meta.url));
+const MAIN = sourceModule('main');
 
 export interface CliProcess {
   child: ChildProcess;
@@ -12,7 +13,7 @@ export interface CliProcess {
 }
 
 export function runCli(args: string[], env: NodeJS.ProcessEnv = {}): CliProcess {
-  const child = spawn(process.execPath, ['--import', 'tsx', MAIN, ...args], {
+  const child = spawn(process.execPath, [...LOADER, MAIN, ...args], {
     env: { ...process.env, ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });

@@ -7,11 +7,13 @@ import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
 import { readFileSync, rmSync } from 'node:fs';
 import { after, before, describe, test } from 'node:test';
+import { pathToFileURL } from 'node:url';
 import { decodeProof, tablesPathOf } from '../../src/prover/native-backend.js';
 import { witnessValues } from '../../src/prover/witness-calculator.js';
 import type { SampleWitness } from '../../src/sample-witnesses.js';
 import { loadNativeAddon, le32, type NativeAddon } from '../../src/zk/native-addon.js';
 import { loadPoseidon, shutdownZk } from '../../src/zk/index.js';
+import { LOADER, sourceModule } from '../helpers/paths.js';
 import { assertVerifies } from '../helpers/zk.js';
 import { keyCopy, type KeyCopy } from './key-copy.js';
 
@@ -19,6 +21,8 @@ process.env.ZKGATE_NATIVE_SIMD = '0';
 
 const SHAPE = 'v1_inclusion_26_1';
 const BUDGET = 1 << 30;
+/** The addon's loader as a child process imports it (an absolute path: `-e` resolves from the cwd). */
+const ADDON_MODULE = pathToFileURL(sourceModule('zk/native-addon')).href;
 const status = loadNativeAddon();
 let addon: NativeAddon;
 let dir: string;
@@ -31,10 +35,9 @@ const defaultArithmetic = (): string =>
   execFileSync(
     process.execPath,
     [
-      '--import',
-      'tsx',
+      ...LOADER,
       '-e',
-      "import('./src/zk/native-addon.ts').then((m) => { const s = m.loadNativeAddon(); console.log(s.ok ? s.addon.arithmetic() : 'none'); })",
+      `import(${JSON.stringify(ADDON_MODULE)}).then((m) => { const s = m.loadNativeAddon(); console.log(s.ok ? s.addon.arithmetic() : 'none'); })`,
     ],
     { encoding: 'utf8', env: { ...process.env, ZKGATE_NATIVE_SIMD: '' } },
   ).trim();
@@ -92,10 +95,9 @@ describe(
       execFileSync(
         process.execPath,
         [
-          '--import',
-          'tsx',
+          ...LOADER,
           '-e',
-          `import('./src/zk/native-addon.ts').then((m) => { const s = m.loadNativeAddon(); const fs = require('node:fs'); s.addon.loadKey(fs.readFileSync(${JSON.stringify(zkeyPath)}), ${BUDGET}, 2, false, '', ${JSON.stringify(tablesPathOf(zkeyPath))}); })`,
+          `import(${JSON.stringify(ADDON_MODULE)}).then((m) => { const s = m.loadNativeAddon(); const fs = require('node:fs'); s.addon.loadKey(fs.readFileSync(${JSON.stringify(zkeyPath)}), ${BUDGET}, 2, false, '', ${JSON.stringify(tablesPathOf(zkeyPath))}); })`,
         ],
         { env: { ...process.env, ZKGATE_NATIVE_SIMD: '' } },
       );

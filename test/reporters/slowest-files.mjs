@@ -6,6 +6,7 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { dirname, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { sourceOf } from '../compiled-paths.mjs';
 
 // Plain JavaScript: the runner loads reporters before the --import loaders that would read TypeScript.
 
@@ -21,9 +22,10 @@ export default async function* slowestFiles(source) {
   const took = new Map();
   const runStarted = performance.now();
   for await (const event of source) {
-    const file = event.data?.file;
+    // Named by their TypeScript sources, whether the run compiled them (test/compile.mjs) or not.
+    const file = event.data?.file && sourceOf(event.data.file);
     // The runner reports each file as a test named by its path: dequeued when it gets a slot.
-    if (!file || event.data?.name !== file || event.data.nesting !== 0) continue;
+    if (!file || event.data?.name !== event.data.file || event.data.nesting !== 0) continue;
     if (event.type === 'test:dequeue') started.set(file, performance.now());
     else if (event.type === 'test:complete') took.set(file, performance.now() - (started.get(file) ?? runStarted));
   }

@@ -2,18 +2,18 @@
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
 import { rmSync } from 'node:fs';
-import { fileURLToPath } from 'node:url';
 import { test } from 'node:test';
 import { TreeStore } from '../../src/state/index.js';
 import { tempDir } from '../helpers/gateway.js';
+import { LOADER, sibling } from '../helpers/paths.js';
 
-const CHILD = fileURLToPath(new URL('./crash-child.ts', import.meta.url));
+const CHILD = sibling(import.meta.url, 'crash-child');
 const BATCH = 400;
 
 test('a process killed mid-batch leaves the last committed state, consistent and usable', async () => {
   const dir = tempDir('zkgate-crash-');
   try {
-    const child = spawn(process.execPath, ['--import', 'tsx', CHILD, dir, String(BATCH)], {
+    const child = spawn(process.execPath, [...LOADER, CHILD, dir, String(BATCH)], {
       stdio: ['ignore', 'pipe', 'inherit'],
     });
     let out = '';

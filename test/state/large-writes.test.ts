@@ -4,11 +4,11 @@
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
 import { rmSync } from 'node:fs';
-import { fileURLToPath } from 'node:url';
 import { after, describe, test } from 'node:test';
 import { TreeStore, type TreeInfo } from '../../src/state/index.js';
 import { CHUNK_ITEMS } from '../../src/state/large-writes.js';
 import { tempDir } from '../helpers/gateway.js';
+import { LOADER, sibling } from '../helpers/paths.js';
 
 const dirs: string[] = [];
 async function freshStore(): Promise<TreeStore> {
@@ -122,11 +122,11 @@ describe('chunked writes end as one call would', () => {
 });
 
 test('kill -9 during a large write: after reopening, whole writes only, the cut one finished', async () => {
-  const CHILD = fileURLToPath(new URL('./large-write-child.ts', import.meta.url));
+  const CHILD = sibling(import.meta.url, 'large-write-child');
   const BATCH = 1500;
   const dir = tempDir('zkgate-large-crash-');
   dirs.push(dir);
-  const child = spawn(process.execPath, ['--import', 'tsx', CHILD, dir, String(BATCH)], {
+  const child = spawn(process.execPath, [...LOADER, CHILD, dir, String(BATCH)], {
     stdio: ['ignore', 'pipe', 'inherit'],
   });
   let out = '';

@@ -4,11 +4,11 @@ import { spawn, spawnSync } from 'node:child_process';
 import { existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, test } from 'node:test';
-import { fileURLToPath } from 'node:url';
 import { withFileLock } from '../../src/util/file-lock.js';
 import { tempDir } from '../helpers/gateway.js';
+import { LOADER, sibling } from '../helpers/paths.js';
 
-const CHILD = fileURLToPath(new URL('./file-lock-child.ts', import.meta.url));
+const CHILD = sibling(import.meta.url, 'file-lock-child');
 const dir = tempDir('zkgate-lock-');
 after(() => rmSync(dir, { recursive: true, force: true }));
 
@@ -20,7 +20,7 @@ test('processes holding the same lock run one at a time, each whole', async () =
   const children = ['p1', 'p2', 'p3'].map(
     (name) =>
       new Promise<number | null>((resolve, reject) => {
-        const c = spawn(process.execPath, ['--import', 'tsx', CHILD, lock, log, name, '300'], { stdio: 'inherit' });
+        const c = spawn(process.execPath, [...LOADER, CHILD, lock, log, name, '300'], { stdio: 'inherit' });
         c.on('exit', resolve);
         c.on('error', reject);
       }),

@@ -1,7 +1,7 @@
 // Which shapes are structured circuits (built in TypeScript, cs.ts) rather than compiled by circom:
 // the production-size batch circuits, whose 8–10 M constraints circom in WebAssembly cannot compile,
 // and the address append at every size: × 10's key builds in a quarter of the time circom took
-// (no compile: 26 s against about 115 s for the dev chain's forester), its proofs about 1.15× slower.
+// (no compile: 31 s against about 115 s for the dev chain’s forester), its proofs about 1.15× slower.
 import type { CircuitInputs } from '../inputs.js';
 import type { Shape } from '../shapes.js';
 import { batchAddressAppendCircuit, batchUpdateCircuit } from './batch-circuits.js';
