@@ -139,13 +139,14 @@ export async function structuredSetup(
     pass.add(
       bytes,
       first,
-      Array.from({ length: count }, (_, i) => l.at(first + i)),
+      // A lone row (constraint 1, emitted last) takes its own value rather than recomputing a chunk.
+      count === 1 ? [lagrangeAt(tau, k, first)] : Array.from({ length: count }, (_, i) => l.at(first + i)),
     );
     progress('constraints', first + count, nC);
   });
   emitConstraints(circuit, runs);
   runs.end();
-  const { u, v, w, coefHeader, coefChunks } = pass.finish(nC, [l.at(nC), l.at(nC + 1)]);
+  const { u, v, w, coefHeader, coefChunks } = pass.finish(nC, [lagrangeAt(tau, k, nC), lagrangeAt(tau, k, nC + 1)]);
   const coefBytes = coefChunks.reduce((n, c) => n + c.length, coefHeader.length);
   progress('constraints', nC, nC);
 
