@@ -15,6 +15,7 @@
 #include "engine.hpp"
 #include "hd/curve_hd.hpp"
 #include "groth16.hpp"
+#include "point_decompress.hpp"
 #include "poseidon.hpp"
 #include "preempt.hpp"
 #include "qap_setup.hpp"
@@ -702,6 +703,111 @@ napi_value ProveEvals(napi_env env, napi_callback_info info) {
   GUARD_END
 }
 
+/**
+ * decompressPoints(group 1|2, points (gnark's compressed encoding: 32 | 64 bytes each), threads)
+ * → the points in the zkey encoding (affine, Montgomery: 64 | 128 bytes each); throws naming the
+ * first point that is not one.
+ */
+napi_value DecompressPoints(napi_env env, napi_callback_info info) {
+  napi_value argv[3];
+  const uint8_t* in;
+  size_t len;
+  if (!args(env, info, argv) || !get_bytes(env, argv[1], &in, &len))
+    return throw_error(env, "decompressPoints(group, points, threads)");
+  const int group = get_int(env, argv[0], 0);
+  const size_t size = group == 1 ? 32 : group == 2 ? 64 : 0;
+  if (size == 0 || len % size != 0) return throw_error(env, "decompressPoints: group 1 (32-byte points) or 2 (64-byte)");
+  const int threads = std::max(1, get_int(env, argv[2], 1));
+  GUARD_BEGIN
+  const size_t count = len / size;
+  if (group == 1) {
+    std::vector<G1Affine> out(count);
+    decompress_points(out.data(), in, count, threads);
+    return make_bytes(env, out.data(), count * sizeof(G1Affine));
+  }
+  std::vector<G2Affine> out(count);
+  decompress_points(out.data(), in, count, threads);
+  return make_bytes(env, out.data(), count * sizeof(G2Affine));
+  GUARD_END
+}
+
+/** The inputs argument of solve and proveInputs: n × 32 bytes, canonical little-endian. */
+bool get_inputs(napi_env env, napi_value v, std::vector<Scalar>& out) {
+  const uint8_t* p;
+  size_t len;
+  if (!get_bytes(env, v, &p, &len) || len % 32 != 0) return false;
+  out.resize(len / 32);
+  std::memcpy(out.data(), p, len);
+  return true;
+}
+
+const R1csSystem& r1cs_of(const ZKey& key) {
+  if (!key.r1cs) throw std::runtime_error("this key has no constraint system (it proves from a full witness)");
+  return *key.r1cs;
+}
+
+/**
+ * solve(key, inputs) → { witness, a, b }: the key's constraint system solved for the circuit's
+ * inputs (public without the constant wire, then secret); an unsatisfied constraint throws
+ * "constraint #N is not satisfied".
+ */
+napi_value Solve(napi_env env, napi_callback_info info) {
+  napi_value argv[2];
+  std::vector<Scalar> inputs;
+  if (!args(env, info, argv) || !get_inputs(env, argv[1], inputs)) return throw_error(env, "solve(key, inputs)");
+  std::shared_ptr<KeyHandle> h = get_key(env, argv[0], "solve");
+  if (!h) return nullptr;
+  GUARD_BEGIN
+  R1csSolution sol = solve_r1cs(r1cs_of(*h->key), inputs.data(), inputs.size());
+  napi_value obj;
+  napi_create_object(env, &obj);
+  napi_set_named_property(env, obj, "witness", make_bytes(env, sol.witness.data(), sol.witness.size() * 32));
+  napi_set_named_property(env, obj, "a", make_bytes(env, sol.a.data(), sol.a.size() * 32));
+  napi_set_named_property(env, obj, "b", make_bytes(env, sol.b.data(), sol.b.size() * 32));
+  return obj;
+  GUARD_END
+}
+
+/**
+ * proveInputs(key, inputs, r, s, threads, blinding?, priority?) → a ‖ b ‖ c: solve, then prove with
+ * the rows' A·w and B·w (keys with a constraint system); errors as solve's.
+ */
+napi_value ProveInputs(napi_env env, napi_callback_info info) {
+  napi_value argv[7];
+  std::vector<Scalar> inputs;
+  if (!args_from(env, info, argv, 5) || !get_inputs(env, argv[1], inputs))
+    return throw_error(env, "proveInputs(key, inputs, r, s, threads, blinding?, priority?)");
+  Blinding blinding;
+  if (!get_blinding(env, argv[5], &blinding))
+    return throw_error(env, "proveInputs: blinding must be \"snarkjs\" or \"rerandomized\"");
+  bool background;
+  if (!get_background(env, argv[6], &background))
+    return throw_error(env, "proveInputs: priority must be \"client\" or \"background\"");
+  std::shared_ptr<KeyHandle> h = get_key(env, argv[0], "proveInputs");
+  if (!h) return nullptr;
+  const uint8_t *r, *s;
+  size_t rl, sl;
+  if (!get_bytes(env, argv[2], &r, &rl) || rl != 32 || !get_bytes(env, argv[3], &s, &sl) || sl != 32)
+    return throw_error(env, "proveInputs: r and s must be 32 bytes");
+  const int threads = get_int(env, argv[4], 1);
+  GUARD_BEGIN
+  Scalar rs, ss;
+  std::memcpy(rs.v, r, 32);
+  std::memcpy(ss.v, s, 32);
+  if (!Fr::is_canonical(rs.v) || !Fr::is_canonical(ss.v)) throw std::runtime_error("r and s must be below r");
+  ProofPriority priority(background);
+  R1csSolution sol = solve_r1cs(r1cs_of(*h->key), inputs.data(), inputs.size());
+  Evals ev{sol.a.data(), sol.b.data(), sol.a.size()};
+  CpuCompute cpu(threads);
+  Proof p = zk::prove(*h->key, sol.witness.data(), sol.witness.size(), rs, ss, cpu, &ev, blinding);
+  uint8_t out[256];
+  g1_out(p.a, out);
+  g2_out(p.b, out + 64);
+  g1_out(p.c, out + 192);
+  return make_bytes(env, out, sizeof out);
+  GUARD_END
+}
+
 // The fixed-base tables (64 MB for G1, 128 MB for G2) live from the first use until released.
 std::mutex fixed_base_mutex;
 std::unique_ptr<FixedBaseMul<Fq>> fixed_base_g1;
@@ -1252,6 +1358,9 @@ napi_value Init(napi_env env, napi_value exports) {
       {"engineProve", nullptr, EngineProve, nullptr, nullptr, nullptr, napi_default, nullptr},
       {"engineStats", nullptr, EngineStatsInfo, nullptr, nullptr, nullptr, napi_default, nullptr},
       {"accelSelfCheck", nullptr, AccelSelfCheck, nullptr, nullptr, nullptr, napi_default, nullptr},
+      {"decompressPoints", nullptr, DecompressPoints, nullptr, nullptr, nullptr, napi_default, nullptr},
+      {"solve", nullptr, Solve, nullptr, nullptr, nullptr, napi_default, nullptr},
+      {"proveInputs", nullptr, ProveInputs, nullptr, nullptr, nullptr, napi_default, nullptr},
   };
   napi_define_properties(env, exports, sizeof props / sizeof props[0], props);
   return exports;

@@ -88,6 +88,9 @@ Proof Engine::prove(const ZKey& key, const Scalar* witness, size_t n_witness, co
     stats_.largest_batch = std::max<uint64_t>(stats_.largest_batch, 1);
     return p;
   }
+  // The batched pass computes snarkjs's quotient from the coefficient section.
+  if (key.coefs.empty() || key.gnark_quotient)
+    throw std::runtime_error("this key (no coefficient section, or gnark's quotient) proves on the CPU only");
   // A bad witness fails alone, before it can join (and spoil) a batch.
   check_witness(key, witness, n_witness);
   check_blinding(r, blinding);

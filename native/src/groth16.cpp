@@ -77,12 +77,25 @@ bool equals_modulus(Reader& r, const u64 P[4]) {
 
 void prepare_domain(ZKey& key) {
   key.domain = std::make_unique<Domain>(key.log_domain);
-  key.coset_shift = root_of_unity(key.log_domain + 1);
+  if (!key.gnark_quotient) key.coset_shift = root_of_unity(key.log_domain + 1);
   key.coset_powers.resize(key.domain_size);
   Fr g = key.domain->n_inv;
   for (size_t i = 0; i < key.domain_size; i++) {
     key.coset_powers[i] = g;
     g = g * key.coset_shift;
+  }
+  if (key.gnark_quotient) {
+    // g^−i / (n·(gⁿ − 1)): Z is gⁿ − 1 all over the coset; g^−i undoes the shift of coefficient i.
+    const Fr n = Fr::from_u64(key.domain_size);
+    const Fr gn_minus_1 = g * n - Fr::one();  // g is gⁿ/n here
+    Fr u = (n * gn_minus_1).inverse();
+    const Fr g_inv = key.coset_shift.inverse();
+    key.unshift.resize(key.domain_size);
+    for (size_t i = 0; i < key.domain_size; i++) {
+      key.unshift[i] = u;
+      u = u * g_inv;
+    }
+    return;  // the eight-lane H computes snarkjs's quotient only
   }
 #ifdef ZK_HAVE_X8
   if (key.domain_size >= 8) key.domain_x8 = x8::domain_x8(*key.domain, key.coset_powers);
@@ -189,6 +202,21 @@ std::unique_ptr<ZKey> parse_zkey(const uint8_t* data, size_t len) {
   }
   g1s(8, key->n_vars - key->n_public - 1, key->c, "C");
   g1s(9, key->domain_size, key->h, "H");
+  // zkgate's sections for keys imported from gnark: the quotient's coset generator, the constraint system.
+  if (sections.count(100)) {
+    Reader s = section(100);
+    if (s.u32() != 1) throw std::runtime_error("zkey: unknown quotient convention");
+    key->gnark_quotient = true;
+    key->coset_shift = read_mont<FrParams>(s, "coset generator");
+    if (key->coset_shift.is_zero()) throw std::runtime_error("zkey: coset generator is zero");
+  }
+  if (sections.count(101)) {
+    auto it = sections.find(101);
+    key->r1cs = parse_r1cs_section(data + it->second.first, it->second.second);
+    const R1csSystem& cs = *key->r1cs;
+    if (cs.n_wires != key->n_vars || cs.n_public != key->n_public + 1 || cs.n_constraints > key->domain_size)
+      throw std::runtime_error("zkey: the constraint system's counts differ from the key's");
+  }
   prepare_domain(*key);
   return key;
 }
@@ -238,7 +266,7 @@ std::vector<Scalar> h_from_evals(const ZKey& key, std::vector<Fr> (&abc)[3], Com
   const int threads = compute.threads();
 #ifdef ZK_HAVE_X8
   // On the CPU, with the eight-lane arithmetic: the whole computation in its form.
-  if (key.domain_x8 && x8_tables() && dynamic_cast<CpuCompute*>(&compute) != nullptr) {
+  if (!key.gnark_quotient && key.domain_x8 && x8_tables() && dynamic_cast<CpuCompute*>(&compute) != nullptr) {
     std::vector<Scalar> h(n);
     x8::h_scalars_x8(*key.domain_x8, abc[0].data(), abc[1].data(), h.data(), threads);
     return h;
@@ -257,6 +285,18 @@ std::vector<Scalar> h_from_evals(const ZKey& key, std::vector<Fr> (&abc)[3], Com
     compute.ntt_unscaled(v.data(), *key.domain, false);
   }
   std::vector<Scalar> h(n);
+  if (key.gnark_quotient) {
+    // gnark's H: (A·B − C)/Z on the coset, interpolated back to its coefficients (natural order).
+    std::vector<Fr>& t = abc[2];
+    parallel_for((size_t)threads, threads, [&](size_t p) {
+      for (size_t i = n * p / threads; i < n * (p + 1) / threads; i++) t[i] = abc[0][i] * abc[1][i] - t[i];
+    });
+    compute.ntt_unscaled(t.data(), *key.domain, true);
+    parallel_for((size_t)threads, threads, [&](size_t p) {
+      for (size_t i = n * p / threads; i < n * (p + 1) / threads; i++) (t[i] * key.unshift[i]).to_canonical(h[i].v);
+    });
+    return h;
+  }
   parallel_for((size_t)threads, threads, [&](size_t p) {
     for (size_t i = n * p / threads; i < n * (p + 1) / threads; i++) {
       Fr t;

@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "compute.hpp"
+#include "r1cs_solver.hpp"
 
 namespace zk {
 
@@ -98,8 +99,17 @@ struct ZKey {
     key_released(id);
   }
   std::unique_ptr<Domain> domain, coset_domain;
-  Fr coset_shift;               // ω of order 2 × domain size
+  Fr coset_shift;               // ω of order 2 × domain size (gnark's quotient: its coset generator)
   std::vector<Fr> coset_powers;  // shift^i / domain size
+  /**
+   * gnark's quotient (keys imported from Light's files, zkey section 100): H's coefficients, not
+   * its values on a coset, go into the MSM (section 9 holds [τ^i·Z(τ)/δ]₁); unshift[i] =
+   * g^−i / (n·(gⁿ − 1)) takes the coset values back to them.
+   */
+  bool gnark_quotient = false;
+  std::vector<Fr> unshift;
+  /** The constraint system (section 101): such a key proves from the circuit's inputs alone. */
+  std::unique_ptr<R1csSystem> r1cs;
   /** The domain's constants for the eight-lane transforms (ntt_x8.hpp), where the CPU has them. */
   std::shared_ptr<const x8::DomainX8> domain_x8;
   size_t bytes = 0;

@@ -22,9 +22,10 @@ import {
 } from './backend.js';
 import { KeyCache } from './key-cache.js';
 import {
+  decodeProof,
   fromLe32,
-  le32,
   loadNativeAddon,
+  randomScalar,
   type AcceleratorName,
   type NativeAddon,
   type NativeKey,
@@ -48,25 +49,6 @@ interface Loaded {
   loadMs: number;
   /** What the key's tables may take (0: none, e.g. on an accelerator or a structured circuit). */
   tableBudget: number;
-}
-
-/** A uniformly random scalar below r (rejection sampling), little-endian. */
-function randomScalar(): Uint8Array {
-  for (;;) {
-    const b = randomBytes(32);
-    b[31]! &= 0x3f;
-    const v = fromLe32(b);
-    if (v !== 0n && v < FR) return le32(v);
-  }
-}
-
-export function decodeProof(out: Uint8Array): ProofPoints {
-  const f = (i: number) => fromLe32(out, i * 32);
-  return {
-    a: { x: f(0), y: f(1) },
-    b: { x: { c0: f(2), c1: f(3) }, y: { c0: f(4), c1: f(5) } },
-    c: { x: f(6), y: f(7) },
-  };
 }
 
 const cacheEntry = (job: ProveJob) => `${job.shape}\0${job.zkeyPath}`;

@@ -1,11 +1,13 @@
 // The native prover addon (native/, built by `native/build.mjs` during install): loading it, the
 // reason when it cannot be loaded, and the self-check that decides whether `--prover-backend auto`
 // may use it. Values cross the boundary as little-endian 32-byte canonical integers.
+import { randomBytes } from 'node:crypto';
 import { existsSync, readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { fileURLToPath } from 'node:url';
 import { bn254 } from '@noble/curves/bn254.js';
 import { FP, FR, mod, modPow } from './field.js';
+import type { ProofPoints } from './proof-format.js';
 import { rootOfUnity } from './setup/dev-setup.js';
 
 /** An opaque handle to a parsed key living in native memory. */
@@ -188,6 +190,27 @@ export interface NativeAddon {
   engineStats(): EngineStats | null;
   /** '' when a synthetic key's proofs on the accelerator equal the CPU's with the same r and s. */
   accelSelfCheck(backend: AcceleratorName, device: number, threads: number): string;
+  /**
+   * Points in gnark's compressed encoding (group 1: 32 bytes each, 2: 64) decompressed into the
+   * zkey encoding (affine, Montgomery; infinity as zeros); throws "point i: …" for a bad one.
+   */
+  decompressPoints(group: 1 | 2, points: Uint8Array, threads: number): Uint8Array;
+  /**
+   * For keys with a constraint system (imported from Light's files): the full witness and A·w, B·w
+   * per row from the circuit's inputs (public without the constant wire, then secret; 32-byte LE
+   * each). An input the circuit does not accept throws "constraint #N is not satisfied".
+   */
+  solve(key: NativeKey, inputs: Uint8Array): { witness: Uint8Array; a: Uint8Array; b: Uint8Array };
+  /** solve, then prove (as prove's arguments after the witness): a ‖ b ‖ c. */
+  proveInputs(
+    key: NativeKey,
+    inputs: Uint8Array,
+    r: Uint8Array,
+    s: Uint8Array,
+    threads: number,
+    blinding?: Blinding,
+    priority?: ProofPriority,
+  ): Uint8Array;
 }
 
 /** cuda: a GPU; emulate: the GPU pipeline's every step on host threads (tests). */
@@ -264,6 +287,26 @@ export function fromLe32(b: Uint8Array, offset = 0): bigint {
 }
 
 const concat = (parts: Uint8Array[]) => Buffer.concat(parts);
+
+/** A uniformly random nonzero scalar below r (rejection sampling), little-endian: blinding. */
+export function randomScalar(): Uint8Array {
+  for (;;) {
+    const b = randomBytes(32);
+    b[31]! &= 0x3f;
+    const v = fromLe32(b);
+    if (v !== 0n && v < FR) return le32(v);
+  }
+}
+
+/** The addon's proof (a ‖ b ‖ c, 8 × 32-byte LE coordinates) as points. */
+export function decodeProof(out: Uint8Array): ProofPoints {
+  const f = (i: number) => fromLe32(out, i * 32);
+  return {
+    a: { x: f(0), y: f(1) },
+    b: { x: { c0: f(2), c1: f(3) }, y: { c0: f(4), c1: f(5) } },
+    c: { x: f(6), y: f(7) },
+  };
+}
 
 /**
  * Checks the addon against independent arithmetic (bigint, @noble/curves) and against the domain

@@ -10,7 +10,7 @@ import { after, before, describe, test } from 'node:test';
 import { bn254 } from '@noble/curves/bn254.js';
 import { ConfigError } from '../../src/config.js';
 import { createLogger } from '../../src/obs/log.js';
-import { decodeProof } from '../../src/prover/native-backend.js';
+import { decodeProof } from '../../src/zk/native-addon.js';
 import { chooseBackend } from '../../src/prover/index.js';
 import { ProverPool } from '../../src/prover/pool.js';
 import { MetricsRegistry } from '../../src/obs/metrics.js';

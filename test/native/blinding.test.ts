@@ -7,7 +7,7 @@ import assert from 'node:assert/strict';
 import { readFileSync, rmSync } from 'node:fs';
 import { after, before, describe, test } from 'node:test';
 import { bn254 } from '@noble/curves/bn254.js';
-import { decodeProof } from '../../src/prover/native-backend.js';
+import { decodeProof } from '../../src/zk/native-addon.js';
 import { witnessValues } from '../../src/prover/witness-calculator.js';
 import type { SampleWitness } from '../../src/sample-witnesses.js';
 import { loadNativeAddon, le32, type NativeAddon } from '../../src/zk/native-addon.js';

@@ -4,10 +4,10 @@
 import assert from 'node:assert/strict';
 import { readFileSync, statSync } from 'node:fs';
 import { after, before, describe, test } from 'node:test';
-import { decodeProof, NativeBackend } from '../../src/prover/native-backend.js';
+import { NativeBackend } from '../../src/prover/native-backend.js';
 import { buildWitnessCalculator, calculateWitness, witnessValues } from '../../src/prover/witness-calculator.js';
 import { sampleWitnesses } from '../../src/sample-witnesses.js';
-import { fromLe32, le32, loadNativeAddon, type NativeAddon } from '../../src/zk/native-addon.js';
+import { decodeProof, fromLe32, le32, loadNativeAddon, type NativeAddon } from '../../src/zk/native-addon.js';
 import { loadPoseidon, shutdownZk } from '../../src/zk/index.js';
 import { assertVerifies } from '../helpers/zk.js';
 import { keys } from '../prover/helpers.js';

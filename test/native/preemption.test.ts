@@ -5,7 +5,7 @@ import assert from 'node:assert/strict';
 import { readFileSync, rmSync } from 'node:fs';
 import { after, before, describe, test } from 'node:test';
 import { Worker } from 'node:worker_threads';
-import { decodeProof } from '../../src/prover/native-backend.js';
+import { decodeProof } from '../../src/zk/native-addon.js';
 import { witnessValues } from '../../src/prover/witness-calculator.js';
 import { addonPath, le32, loadNativeAddon, type NativeAddon } from '../../src/zk/native-addon.js';
 import { loadPoseidon, shutdownZk } from '../../src/zk/index.js';

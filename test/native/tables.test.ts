@@ -19,10 +19,10 @@ import {
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
-import { decodeProof, tablesPathOf } from '../../src/prover/native-backend.js';
+import { tablesPathOf } from '../../src/prover/native-backend.js';
 import { witnessValues } from '../../src/prover/witness-calculator.js';
 import type { SampleWitness } from '../../src/sample-witnesses.js';
-import { loadNativeAddon, le32, type NativeAddon } from '../../src/zk/native-addon.js';
+import { decodeProof, loadNativeAddon, le32, type NativeAddon } from '../../src/zk/native-addon.js';
 import { KeyStore, loadPoseidon, shutdownZk } from '../../src/zk/index.js';
 import { assertVerifies, KEY_CACHE } from '../helpers/zk.js';
 import { keyCopy, type KeyCopy } from './key-copy.js';

@@ -5,7 +5,7 @@
 import assert from 'node:assert/strict';
 import { readFile } from 'node:fs/promises';
 import { after, before, describe, test } from 'node:test';
-import { decodeProof } from '../../src/prover/native-backend.js';
+import { decodeProof } from '../../src/zk/native-addon.js';
 import { warmUpInputs } from '../../src/prover/warm-inputs.js';
 import {
   buildWitnessCalculator,

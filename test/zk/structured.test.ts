@@ -17,7 +17,7 @@ import {
   type IndexedSource,
   type NodeSource,
 } from '../../src/forester/batch-inputs.js';
-import { decodeProof } from '../../src/prover/native-backend.js';
+import { decodeProof } from '../../src/zk/native-addon.js';
 import { SnarkjsBackend } from '../../src/prover/snarkjs-backend.js';
 import { wtnsFile } from '../../src/prover/witness-calculator.js';
 import { fromSnarkjs } from '../../src/zk/proof-format.js';

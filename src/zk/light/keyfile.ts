@@ -26,6 +26,17 @@ export interface LightCircuit {
   header: [number, number, number, number];
 }
 
+/** gnark's verifying key, decompressed; ic: K, the constant wire's point first. */
+export interface GnarkVerifyingKey {
+  alpha1: G1;
+  beta1: G1;
+  beta2: G2;
+  gamma2: G2;
+  delta1: G1;
+  delta2: G2;
+  ic: G1[];
+}
+
 /** Where a section of the proving key lies: its first point and how many there are. */
 export interface PointRun {
   offset: number;
@@ -53,7 +64,7 @@ export interface LightKeyFile {
     infinityA: Uint8Array;
     infinityB: Uint8Array;
   };
-  vk: { alpha1: G1; beta1: G1; beta2: G2; gamma2: G2; delta1: G1; delta2: G2; ic: G1[] };
+  vk: GnarkVerifyingKey;
   /** The verifying key section as encoded (what Light's `export-vk` writes). */
   vkBytes: Uint8Array;
   /** Where the constraint system starts. */
@@ -214,6 +225,29 @@ export function parseLightKeyFile(file: string, bytes: Uint8Array): LightKeyFile
     },
     vkBytes,
     csOffset: pos,
+  };
+}
+
+/** A verifying key as gnark writes it alone (Light's `export-vk`): α, β, β₂, γ₂, δ, δ₂, then K. */
+export function parseGnarkVerifyingKey(file: string, bytes: Uint8Array): GnarkVerifyingKey {
+  const fail = (what: string): never => {
+    throw new LightKeyFileError(`${file}: ${what}`);
+  };
+  const fixed = G1_BYTES * 3 + G2_BYTES * 3;
+  if (bytes.length < fixed + 4) fail('truncated verifying key');
+  const count = new DataView(bytes.buffer, bytes.byteOffset).getUint32(fixed);
+  if (bytes.length !== fixed + 4 + count * G1_BYTES)
+    fail(`a verifying key of ${count} K points is not ${bytes.length} bytes`);
+  const g1 = (at: number) => decompressG1(bytes.subarray(at), fail);
+  const g2 = (at: number) => decompressG2(bytes.subarray(at), fail);
+  return {
+    alpha1: g1(0),
+    beta1: g1(G1_BYTES),
+    beta2: g2(G1_BYTES * 2),
+    gamma2: g2(G1_BYTES * 2 + G2_BYTES),
+    delta1: g1(G1_BYTES * 2 + G2_BYTES * 2),
+    delta2: g2(G1_BYTES * 3 + G2_BYTES * 2),
+    ic: Array.from({ length: count }, (_, i) => g1(fixed + 4 + i * G1_BYTES)),
   };
 }
 
