@@ -13,6 +13,8 @@ export const ROLES = ['all', 'rpc', 'prover'] as const;
 export const PROVER_BACKENDS = ['auto', 'snarkjs', 'native', 'cuda'] as const;
 export type ProverBackendChoice = (typeof PROVER_BACKENDS)[number];
 export type Role = (typeof ROLES)[number];
+export const PROVING_KEYS = ['auto', 'light', 'dev'] as const;
+export type ProvingKeysChoice = (typeof PROVING_KEYS)[number];
 
 export interface Config {
   host: string;
@@ -51,6 +53,8 @@ export interface Config {
   proverThreads: number;
   proverCurveThreads: number;
   proverBackend: ProverBackendChoice;
+  provingKeys: ProvingKeysChoice;
+  lightKeys: string[];
   proverQueue: number;
   proverQueuePerKey: number;
   proofTimeoutMs: number;
@@ -76,13 +80,16 @@ export interface Config {
   foresterKeypair: string;
 }
 
-type Kind = 'string' | 'port' | 'wsport' | 'count' | 'list' | 'indexes' | 'level' | 'role' | 'backend' | 'switch';
+type Kind =
+  'string' | 'port' | 'wsport' | 'count' | 'list' | 'indexes' | 'level' | 'role' | 'backend' | 'switch' | 'choice';
 
 interface OptionSpec {
   key: keyof Config;
   kind: Kind;
   default: Config[keyof Config];
   help: string;
+  /** kind 'choice': the values it takes. */
+  choices?: readonly string[];
 }
 
 /** Every option; flag = kebab-case of the key, env = UPPER_SNAKE of the same words. */
@@ -261,6 +268,19 @@ export const OPTIONS: readonly OptionSpec[] = [
     kind: 'backend',
     default: 'auto',
     help: `proving backend: ${PROVER_BACKENDS.join(', ')} (auto: cuda when a GPU is present and its self-check passes, else native when built and its self-check passes, else snarkjs)`,
+  },
+  {
+    key: 'provingKeys',
+    kind: 'choice',
+    choices: PROVING_KEYS,
+    default: 'auto',
+    help: "whose keys prove the validity shapes: light (Light's own, imported with --light-keys or `zkgate keys import-light`; a shape without one is refused), dev (zkgate's dev keys), auto (Light's where imported, else the dev key)",
+  },
+  {
+    key: 'lightKeys',
+    kind: 'list',
+    default: [],
+    help: "directories or files of Light's proving-system files (*.key of Light's prover 0.27): imported into the data dir at start (a file imported before is not imported again)",
   },
   {
     key: 'proverQueue',
@@ -470,6 +490,11 @@ function coerce(spec: OptionSpec, raw: unknown, source: string): Config[keyof Co
     case 'switch':
       if (raw !== 'on' && raw !== 'off')
         throw new ConfigError(`${where}: expected on or off, got ${JSON.stringify(raw)}`);
+      return raw;
+    case 'choice':
+      if (typeof raw !== 'string' || !spec.choices!.includes(raw)) {
+        throw new ConfigError(`${where}: expected one of ${spec.choices!.join(', ')}, got ${JSON.stringify(raw)}`);
+      }
       return raw;
     case 'backend':
       if (typeof raw !== 'string' || !(PROVER_BACKENDS as readonly string[]).includes(raw)) {

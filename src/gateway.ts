@@ -433,6 +433,7 @@ export async function startGateway({
         : { status: 'ready' }
       : notConfigured,
   );
+  if (prover) health.add('provingKeys', () => ({ status: 'ready', detail: prover.keys.describeSources() }));
   health.add('simulateBundle', () => (backends.bundleSimulator ? { status: 'ready' } : notConfigured));
   health.add('getAsset', () => (backends.assets ? { status: 'ready' } : notConfigured));
   if (chain) {

@@ -6,6 +6,7 @@ import { ConfigError, resolveConfig } from './config.js';
 import { exportKeys } from './keys-export.js';
 import { UnknownShapeError } from './zk/shapes.js';
 import { KeyStore, SHAPES, shapeByName, shutdownZk, solanaVerifyingKey } from './zk/index.js';
+import { lightKeyFiles } from './zk/light/store.js';
 
 export const KEYS_HELP = `Usage:
   zkgate keys list                               shape, status (ready/missing/stale), setup kind, sha256
@@ -13,6 +14,10 @@ export const KEYS_HELP = `Usage:
                                                  --all: every validity shape; batch shapes (the
                                                  forester's, e.g. batch_append_32_10) by name
   zkgate keys import SHAPE FILE.zkey             use a key from a snarkjs phase-2 ceremony for SHAPE
+  zkgate keys import-light FILE|DIR…             import Light's proving-system files (*.key of Light's
+                                                 prover 0.27, e.g. mainnet_inclusion_26_1.key): each
+                                                 checked and test-proved, then used by --proving-keys
+                                                 auto (the default) or light
   zkgate keys export-vk SHAPE [--format snarkjs|solana]
                                                  print the verification key (snarkjs JSON, or the byte
                                                  layout of Solana's groth16 verifiers)
@@ -71,7 +76,7 @@ export async function keysCommand(argv: string[]): Promise<number> {
   if (values['data-dir']) flags.dataDir = values['data-dir'];
   if (values['dev-key-seed']) flags.devKeySeed = values['dev-key-seed'];
   const config = resolveConfig(flags, process.env, values.config ?? process.env.CONFIG);
-  const keys = new KeyStore(config.dataDir, config.devKeySeed);
+  const keys = new KeyStore(config.dataDir, config.devKeySeed, config.provingKeys);
   try {
     switch (sub) {
       case 'list': {
@@ -112,6 +117,28 @@ export async function keysCommand(argv: string[]): Promise<number> {
         if (!shape || !file) throw new ConfigError('usage: zkgate keys import SHAPE FILE.zkey');
         const entry = await keys.import(shape, file);
         process.stdout.write(`${entry.shape}: imported ${file}, sha256 ${entry.sha256}\n`);
+        return 0;
+      }
+      case 'import-light': {
+        if (args.length === 0) throw new ConfigError('usage: zkgate keys import-light FILE|DIR…');
+        const files = lightKeyFiles(args.map((a) => resolve(a)));
+        if (files.length === 0) throw new ConfigError(`no *.key files in ${args.join(', ')}`);
+        let imported = 0;
+        for (const file of files) {
+          const t0 = Date.now();
+          const r = await keys.light.import(file, { threads: 2 });
+          const s = ((Date.now() - t0) / 1000).toFixed(1);
+          if (r.status === 'skipped') process.stdout.write(`${file}: skipped (${r.reason})\n`);
+          else if (r.status === 'unchanged')
+            process.stdout.write(`${r.entry.shape}: ${file} imported before, unchanged\n`);
+          else {
+            imported++;
+            process.stdout.write(
+              `${r.entry.shape}: imported ${file} in ${s} s (${r.entry.nConstraints} constraints, test proof verified), sha256 ${r.entry.sourceSha256}\n`,
+            );
+          }
+        }
+        process.stdout.write(`${imported} imported into ${keys.light.dir}\n`);
         return 0;
       }
       case 'export-vk': {

@@ -16,6 +16,7 @@ function banner(g: Gateway, dataDir: string): string {
   const prove = g.provePort
     ? [`  /prove     http://${g.grpcAddress.replace(/:\d+$/, '')}:${g.provePort}/prove (Light prover API)`]
     : [];
+  if (g.prover) prove.push(`  keys       ${g.prover.keys.describeSources()}`);
   if (!g.rpcUrl)
     return [
       `zkgate ${VERSION} prover is running`,

@@ -11,6 +11,11 @@ export interface ProveJob {
   wasmPath: string;
   /** Bytes of the zkey and the witness calculator on disk: what loading them costs the worker's budget. */
   keyBytes: number;
+  /**
+   * A key imported from Light's files (src/zk/light/): it carries its constraint system, so the
+   * native backend solves it for the inputs (no witness calculator; wasmPath is empty).
+   */
+  light?: boolean;
   inputs: CircuitInputs;
   /** Threads this proof may use, when not the worker's default (background work takes fewer). */
   threads?: number;

@@ -8,7 +8,8 @@ import type { Logger } from '../obs/log.js';
 import type { MetricsRegistry } from '../obs/metrics.js';
 import { TreeStore } from '../state/index.js';
 import { shutdownZk } from '../zk/index.js';
-import { KeyStore, type ProvingKey } from '../zk/keys.js';
+import { KeyStore, type ProvingKey, type ProvingKeySource } from '../zk/keys.js';
+import { LightKeyStore, lightKeyFiles } from '../zk/light/store.js';
 import { SHAPES, shapeByName } from '../zk/shapes.js';
 import type { BackendName } from './backend.js';
 import { bootstrapLocalnetTrees } from '../ledger/light-trees.js';
@@ -89,6 +90,49 @@ export interface ProverHooks {
   store?: TreeStore;
 }
 
+/**
+ * Imports --light-keys (files imported before are left as they are) and says whose keys prove:
+ * Light's need the native prover (its solver and gnark's quotient), so under snarkjs "auto" means
+ * the dev keys and "light" is refused.
+ */
+async function keySource(config: Config, backend: BackendName, log: Logger): Promise<ProvingKeySource> {
+  const store = new LightKeyStore(config.dataDir);
+  if (config.lightKeys.length > 0) {
+    const started = Date.now();
+    let files: string[];
+    try {
+      files = lightKeyFiles(config.lightKeys);
+    } catch (e) {
+      throw new ConfigError(`--light-keys: ${(e as Error).message}`);
+    }
+    if (backend === 'snarkjs')
+      throw new ConfigError("--light-keys: Light's keys prove on the native backend, which is not available here");
+    for (const file of files) {
+      const r = await store.import(file, { threads: Math.max(1, config.proverCurveThreads || 2) });
+      if (r.status === 'skipped') log.info('Light key file skipped', { file, reason: r.reason });
+      else
+        log.info(r.status === 'imported' ? 'Light key imported' : 'Light key unchanged', {
+          file,
+          circuit: r.entry.shape,
+        });
+    }
+    log.info("Light's keys ready", { files: files.length, ms: Date.now() - started });
+  }
+  if (config.provingKeys === 'dev') return 'dev';
+  if (backend === 'snarkjs') {
+    if (config.provingKeys === 'light')
+      throw new ConfigError(
+        "--proving-keys light: Light's keys prove on the native backend, which is not available here",
+      );
+    if (store.shapes().length > 0)
+      log.warn("Light's keys are imported but the snarkjs backend cannot prove with them: dev keys prove");
+    return 'dev';
+  }
+  const shapes = store.shapes();
+  log.info('prover: proving keys', { source: config.provingKeys, lightShapes: shapes });
+  return config.provingKeys;
+}
+
 export async function startProver(
   config: Config,
   log: Logger,
@@ -103,9 +147,9 @@ export async function startProver(
     if (store.recovered) log.warn('tree store: finished a large write a crash interrupted', { write: store.recovered });
     // The embedded ledger's trees were registered by its ingest when it opened.
     if (!hooks.store) bootstrapLocalnetTrees(store, log);
-    const keys = new KeyStore(config.dataDir, config.devKeySeed);
     const backend = chooseBackend(config.proverBackend, log, config.proverDevices);
     log.info('prover: proving backend', { backend });
+    const keys = new KeyStore(config.dataDir, config.devKeySeed, await keySource(config, backend, log));
     pool = new ProverPool({
       backend,
       ...(backend === 'cuda'

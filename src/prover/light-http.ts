@@ -115,6 +115,7 @@ function lightError(e: unknown): LightHttpError | undefined {
     case 'proof_failed':
     case 'witness_shape':
     case 'unknown_shape':
+    case 'key_missing':
       return new LightHttpError(400, 'proving_error', e.message);
     case 'prover_timeout':
     case 'circuit_warming_up':

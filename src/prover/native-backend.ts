@@ -12,6 +12,7 @@ import { structuredCircuit } from '../zk/structured/registry.js';
 import type { CircuitInputs } from '../zk/inputs.js';
 import type { ProofPoints } from '../zk/proof-format.js';
 import {
+  UnsatisfiedWitnessError,
   type AcceleratorOptions,
   type BackendOptions,
   type BackendProof,
@@ -20,10 +21,13 @@ import {
   type WarmInfo,
   type WarmJob,
 } from './backend.js';
+import { lightInputVector } from '../zk/light/inputs.js';
+import { shapeByName } from '../zk/shapes.js';
 import { KeyCache } from './key-cache.js';
 import {
   decodeProof,
   fromLe32,
+  le32,
   loadNativeAddon,
   randomScalar,
   type AcceleratorName,
@@ -42,6 +46,8 @@ import {
 interface Loaded {
   key: NativeKey;
   nPublic: number;
+  /** A Light key: solved from the inputs by its own constraint system. */
+  light?: boolean;
   /** circom shapes: the witness calculator; structured shapes: the circuit (it computes A·w and B·w too). */
   wc?: WitnessCalculator;
   circuit?: StructuredCircuit<CircuitInputs>;
@@ -128,7 +134,7 @@ export class NativeBackend implements ProverBackend {
           bytes: 0,
         };
       }
-      const wasm = await readFile(job.wasmPath);
+      const wasm = job.light ? new Uint8Array(0) : await readFile(job.wasmPath);
       const t = performance.now();
       // A key's tables may take half of what the budget leaves after the key itself, so other
       // shapes still fit beside it; a key whose tables do not fit proves without them. Tables
@@ -147,6 +153,7 @@ export class NativeBackend implements ProverBackend {
       if (!key) throw new NoRoom(job.shape);
       const loadMs = performance.now() - t;
       const info = this.addon.keyInfo(key);
+      if (job.light) return { value: { key, nPublic: info.nPublic, light: true, loadMs, tableBudget }, bytes: 0 };
       const wc = await buildWitnessCalculator(wasm);
       return {
         value: { key, nPublic: info.nPublic, wc, loadMs, tableBudget },
@@ -234,6 +241,7 @@ export class NativeBackend implements ProverBackend {
   private async proveOnce(job: ProveJob): Promise<BackendProof> {
     const { loaded, warm } = await this.load(job);
     if (loaded.circuit) return this.proveStructured(job, loaded.key, loaded.circuit, warm);
+    if (loaded.light) return this.proveLight(job, loaded, warm);
     const t0 = performance.now();
     const witness = witnessValues(await calculateWitness(loaded.wc!, job.shape, job.inputs));
     const t1 = performance.now();
@@ -254,6 +262,40 @@ export class NativeBackend implements ProverBackend {
       points: decodeProof(out),
       publicSignals,
       timings: { witnessMs: t1 - t0, proveMs: t2 - t1, keyLoaded: warm },
+    };
+  }
+
+  /**
+   * Light's circuits: the key's constraint system solved natively for the inputs, then proved on
+   * this worker's CPU threads (an accelerator's batched pass computes snarkjs's quotient only).
+   * Inputs the circuit rejects name the first unsatisfied constraint.
+   */
+  private proveLight(job: ProveJob, loaded: Loaded, warm: boolean): BackendProof {
+    const t0 = performance.now();
+    const vector = lightInputVector(shapeByName(job.shape), job.inputs);
+    let out: Uint8Array;
+    try {
+      out = this.addon.proveInputs(
+        loaded.key,
+        Buffer.concat(vector.map(le32)),
+        randomScalar(),
+        randomScalar(),
+        job.threads ?? this.threads,
+        'rerandomized',
+        job.background ? 'background' : 'client',
+      );
+    } catch (e) {
+      const message = (e as Error).message;
+      if (/^constraint #\d+ is not satisfied$/.test(message))
+        throw new UnsatisfiedWitnessError(`${job.shape}: the inputs do not satisfy Light's circuit (${message})`);
+      throw e;
+    }
+    const t1 = performance.now();
+    return {
+      points: decodeProof(out),
+      publicSignals: vector.slice(0, loaded.nPublic),
+      // The solve runs inside the native call: its time is the proof's.
+      timings: { witnessMs: 0, proveMs: t1 - t0, keyLoaded: warm },
     };
   }
 

@@ -75,6 +75,7 @@ export class SnarkjsBackend implements ProverBackend {
   }
 
   async prove(job: ProveJob): Promise<BackendProof> {
+    if (job.light) throw new Error(`${job.shape}: Light's keys prove on the native backend only (gnark's quotient)`);
     const { groth16 } = await loadSnarkjs();
     const { value, warm } = this.load(job);
     const { zkey, wc, circuit } = await value;

@@ -14,7 +14,8 @@ import { compileShape, sourcesHash, type CompiledCircuit } from './compile.js';
 import { bigIntToBytes32 } from './field.js';
 import { parseR1cs } from './r1cs.js';
 import { devSetup, type Progress } from './setup/dev-setup.js';
-import { ALL_SHAPES, shapeByName, type Shape } from './shapes.js';
+import { ALL_SHAPES, isBatchShape, shapeByName, type Shape } from './shapes.js';
+import { LightKeyStore } from './light/store.js';
 import { buildStructuredKey, structuredSourcesHash, structuredVerifyingKey } from './structured/build-key.js';
 import { isStructuredShape } from './structured/registry.js';
 import type { SnarkjsVerificationKey } from './verify.js';
@@ -30,7 +31,10 @@ export class KeyError extends AppError {
   }
 }
 
-export type SetupKind = 'dev' | 'imported';
+/** dev: zkgate's deterministic setup; imported: a snarkjs ceremony's zkey; light: Light's own key file. */
+export type SetupKind = 'dev' | 'imported' | 'light';
+/** Whose keys prove the validity shapes (--proving-keys): Light's where imported ("auto"), only Light's, or zkgate's. */
+export type ProvingKeySource = 'auto' | 'light' | 'dev';
 
 export interface KeyEntry {
   shape: string;
@@ -81,12 +85,47 @@ export class KeyStore {
   private readonly manifestPath: string;
   private readonly building = new Map<string, Promise<ProvingKey>>();
 
+  readonly light: LightKeyStore;
+
   constructor(
     readonly dataDir: string,
     private readonly seed: string = DEFAULT_DEV_SEED,
+    readonly source: ProvingKeySource = 'dev',
   ) {
     this.dir = join(dataDir, 'keys');
     this.manifestPath = join(this.dir, 'manifest.json');
+    this.light = new LightKeyStore(dataDir);
+  }
+
+  /**
+   * The Light key a shape proves with, if the source takes Light's keys and one is imported.
+   * Light's batch circuits are not imported: the forester's shapes keep zkgate's keys.
+   */
+  private lightKey(shape: Shape): ProvingKey | undefined {
+    if (this.source === 'dev' || isBatchShape(shape)) return undefined;
+    const k = this.light.get(shape.name);
+    if (!k) {
+      if (this.source === 'light')
+        throw new KeyError(
+          'key_missing',
+          `no Light key for ${shape.name}: --proving-keys light proves only with Light's keys; import its file with zkgate keys import-light (or --light-keys DIR)`,
+        );
+      return undefined;
+    }
+    const entry: KeyEntry = {
+      shape: shape.name,
+      setup: 'light',
+      zkey: join('light', k.entry.zkey),
+      vk: join('light', k.entry.vk),
+      // What the key was made from: the Light file an operator can compare with theirs.
+      sha256: k.entry.sourceSha256,
+      sourcesHash: '',
+      nPublic: k.vk.nPublic,
+      nVars: k.entry.nVars,
+      domainSize: k.entry.domainSize,
+      createdAt: k.entry.importedAt,
+    };
+    return { shape, entry, zkeyPath: k.zkeyPath, wasmPath: '', vk: k.vk };
   }
 
   manifest(): Record<string, KeyEntry> {
@@ -114,6 +153,7 @@ export class KeyStore {
   }
 
   status(shape: Shape, entry: KeyEntry | undefined = this.manifest()[shape.name]): KeyStatus {
+    if (this.lightKeyOrNone(shape)) return 'ready';
     if (!entry || !existsSync(join(this.dir, entry.zkey))) return 'missing';
     return entry.sourcesHash === expectedSourcesHash(shape) ? 'ready' : 'stale';
   }
@@ -121,6 +161,8 @@ export class KeyStore {
   list(): KeyListing[] {
     const m = this.manifest();
     return ALL_SHAPES.map((shape) => {
+      const light = this.lightKeyOrNone(shape);
+      if (light) return { shape: shape.name, status: 'ready', setup: 'light', sha256: light.entry.sha256 };
       const entry = m[shape.name];
       const status = this.status(shape, entry);
       return status === 'missing'
@@ -142,9 +184,39 @@ export class KeyStore {
     return status === 'ready' || (status === 'stale' && entry!.setup === 'imported');
   }
 
-  /** The shape's key, building a dev key first if there is none (or it is for older sources). */
+  /** Which validity shapes prove with Light's keys, in words (the banner and /health say it). */
+  describeSources(): string {
+    if (this.source === 'dev') return "zkgate's dev keys for every shape (--proving-keys dev)";
+    const light = this.light.shapes().filter((s) => !isBatchShape(shapeByName(s)));
+    const names = light.length > 4 ? `${light.slice(0, 4).join(', ')}, …` : light.join(', ');
+    const lightPart =
+      light.length > 0 ? `Light's own keys for ${light.length} shapes (${names})` : 'no Light keys imported';
+    return this.source === 'light'
+      ? `${lightPart}; other validity shapes refused (--proving-keys light)`
+      : `${lightPart}; zkgate's dev keys for the others`;
+  }
+
+  /** lightKey, without the refusal of a missing one (listings show what there is). */
+  private lightKeyOrNone(shape: Shape): ProvingKey | undefined {
+    try {
+      return this.lightKey(shape);
+    } catch {
+      return undefined;
+    }
+  }
+
+  /**
+   * The shape's key: Light's where the source takes it and one is imported; else the dev key,
+   * built first if there is none (or it is for older sources).
+   */
   ensure(name: string, progress?: Progress): Promise<ProvingKey> {
     const shape = shapeByName(name);
+    try {
+      const light = this.lightKey(shape);
+      if (light) return Promise.resolve(light);
+    } catch (e) {
+      return Promise.reject(e as Error);
+    }
     const entry = this.manifest()[shape.name];
     if (this.usable(shape, entry)) return this.load(shape, entry);
     return this.build(name, progress, { unlessUsable: true });
@@ -158,6 +230,8 @@ export class KeyStore {
   usableVerificationKeys(): { shape: string; sha256: string; vk: SnarkjsVerificationKey }[] {
     const m = this.manifest();
     return ALL_SHAPES.flatMap((shape) => {
+      const light = this.lightKeyOrNone(shape);
+      if (light) return [{ shape: shape.name, sha256: light.entry.sha256, vk: light.vk }];
       if (isStructuredShape(shape)) {
         const vk = structuredVerifyingKey(this.dir, shape.name, this.seed);
         return [{ shape: shape.name, sha256: createHash('sha256').update(JSON.stringify(vk)).digest('hex'), vk }];
