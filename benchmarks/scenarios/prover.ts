@@ -137,11 +137,12 @@ const rssMb = (pid: number) => {
  */
 export async function startBenchGateway(
   backend: string,
-  opts: { preload?: readonly string[]; dataDir?: string; args?: readonly string[] } = {},
+  opts: { preload?: readonly string[]; dataDir?: string; args?: readonly string[]; ownKeys?: boolean } = {},
 ) {
   const started = performance.now();
   const dataDir = opts.dataDir ?? mkdtempSync(join(tmpdir(), 'zkgate-bench-prover-'));
-  if (!opts.dataDir)
+  // ownKeys: a key store of its own (Light's keys imported there are not the shared cache's).
+  if (!opts.dataDir && !opts.ownKeys)
     for (const sub of ['keys', 'circuits']) {
       mkdirSync(join(CACHE, sub), { recursive: true });
       symlinkSync(join(CACHE, sub), join(dataDir, sub), 'dir');

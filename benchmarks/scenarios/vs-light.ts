@@ -5,14 +5,17 @@
 // ~/.cache/zkgate/light-cli-0.27.0): never a dependency, never in tests. Printed per shape: latency
 // at concurrency 1 (median), proofs/s at concurrency 2, the ratio; then each side's first proof
 // after a start and its RSS with the shapes loaded. BENCH_VS_LIGHT_SHAPES selects shapes
-// (inclusion_26_1, inclusion_26_4, inclusion_32_1, inclusion_32_4), BENCH_VS_LIGHT_ROUNDS the
+// (inclusion_26_1, inclusion_26_4, inclusion_32_1, inclusion_32_4, non-inclusion_26_1,
+// combined_26_1_1), BENCH_VS_LIGHT_KEYS light (default: the same key files) or dev, BENCH_VS_LIGHT_ROUNDS the
 // rounds (each side measured once per round, the order alternating), BENCH_VS_LIGHT_RUNS the timed
 // proofs per side and round.
 import { execFileSync } from 'node:child_process';
 import { chmodSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, symlinkSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { join } from 'node:path';
-import { KeyStore, loadPoseidon, SHAPES as ALL, shapeByName, shutdownZk } from '../../src/zk/index.js';
+import { KeyStore, loadPoseidon, SHAPES as ALL, shapeByName, shutdownZk, type Shape } from '../../src/zk/index.js';
+import { toHex32 } from '../../src/zk/field.js';
+import { sampleLightInputs } from '../../src/zk/light/sample-inputs.js';
 import { BENCH_CACHE as CACHE } from '../lib/paths.js';
 import { startProcess, type Started } from '../lib/processes.js';
 import { envList, table } from '../lib/table.js';
@@ -27,14 +30,28 @@ const RUNS = Number(process.env.BENCH_VS_LIGHT_RUNS ?? 12);
 const ROUNDS = Number(process.env.BENCH_VS_LIGHT_ROUNDS ?? 3);
 const WARM = 15;
 
-/** Light's shape name → zkgate's circuit of the same statement, and the tree height of its body. */
-const SHAPES: Record<string, { zkgate: string; height: number; accounts: number }> = {
-  inclusion_26_1: { zkgate: 'v1_inclusion_26_1', height: 26, accounts: 1 },
-  inclusion_26_4: { zkgate: 'v1_inclusion_26_4', height: 26, accounts: 4 },
-  inclusion_32_1: { zkgate: 'v2_inclusion_32_1', height: 32, accounts: 1 },
-  inclusion_32_4: { zkgate: 'v2_inclusion_32_4', height: 32, accounts: 4 },
+/**
+ * Light's shape name → zkgate's circuit of the same statement, Light's key file for it, and the
+ * tree height of an inclusion body from Light's generator (0: a body of made-up inputs, as Light's
+ * generator makes inclusion bodies only).
+ */
+const SHAPES: Record<string, { zkgate: string; file: string; height: number; accounts: number }> = {
+  inclusion_26_1: { zkgate: 'v1_inclusion_26_1', file: 'mainnet_inclusion_26_1.key', height: 26, accounts: 1 },
+  inclusion_26_4: { zkgate: 'v1_inclusion_26_4', file: 'mainnet_inclusion_26_4.key', height: 26, accounts: 4 },
+  inclusion_32_1: { zkgate: 'v2_inclusion_32_1', file: 'inclusion_32_1.key', height: 32, accounts: 1 },
+  inclusion_32_4: { zkgate: 'v2_inclusion_32_4', file: 'inclusion_32_4.key', height: 32, accounts: 4 },
+  'non-inclusion_26_1': { zkgate: 'v1_non-inclusion_26_1', file: 'non-inclusion_26_1.key', height: 0, accounts: 0 },
+  combined_26_1_1: { zkgate: 'v1_combined_26_26_1_1', file: 'combined_26_1_1.key', height: 0, accounts: 0 },
 };
-const WANTED = envList(process.env.BENCH_VS_LIGHT_SHAPES, Object.keys(SHAPES));
+const WANTED = envList(process.env.BENCH_VS_LIGHT_SHAPES, [
+  'inclusion_26_1',
+  'inclusion_26_4',
+  'inclusion_32_1',
+  'non-inclusion_26_1',
+  'combined_26_1_1',
+]);
+/** light (default): zkgate proves with Light's own key files, imported; dev: with its own dev keys. */
+const KEYS = process.env.BENCH_VS_LIGHT_KEYS ?? 'light';
 
 /** The package's bin folder, fetched and unpacked on first use. */
 function lightBin(): string {
@@ -119,8 +136,10 @@ const LIGHT_STANDINS: readonly string[] = [
   ...[1, 2, 3, 4].flatMap((i) => [1, 2].flatMap((j) => [`combined_26_${i}_${j}.key`, `combined_32_40_${i}_${j}.key`])),
 ];
 
-/** A valid Light /prove body from Light's own generator (V1: without publicInputHash). */
-function lightBody(bin: string, height: number, accounts: number): string {
+/** A valid Light /prove body: from Light's own generator (V1: without publicInputHash), else made up. */
+function lightBody(bin: string, shape: string): string {
+  const { height, accounts, zkgate } = SHAPES[shape]!;
+  if (height === 0) return sampleBody(shapeByName(zkgate));
   const out = execFileSync(
     join(bin, 'prover-linux-x64'),
     ['gen-test-params', '--compressed-accounts', String(accounts), '--tree-height', String(height)],
@@ -129,6 +148,34 @@ function lightBody(bin: string, height: number, accounts: number): string {
   const body = JSON.parse(out.slice(out.indexOf('{'))) as Record<string, unknown>;
   if (height === 26) delete body.publicInputHash;
   return JSON.stringify(body);
+}
+
+/** A Light /prove body of made-up inputs that the circuit accepts (non-inclusion and combined). */
+function sampleBody(shape: Shape): string {
+  const inputs = sampleLightInputs(shape);
+  const hex = (v: string) => toHex32(BigInt(v));
+  const list = (name: string) => (inputs[name] as string[] | undefined) ?? [];
+  const accounts = list('roots').map((root, i) => ({
+    root: hex(root),
+    leaf: hex(list('leaves')[i]!),
+    pathIndex: Number(list('inPathIndices')[i]),
+    pathElements: (inputs.inPathElements as string[][])[i]!.map(hex),
+  }));
+  const addresses = list('addressRoots').map((root, i) => ({
+    root: hex(root),
+    value: hex(list('values')[i]!),
+    pathIndex: Number(list('addrPathIndices')[i]),
+    pathElements: (inputs.addrPathElements as string[][])[i]!.map(hex),
+    leafLowerRangeValue: hex(list('lowValues')[i]!),
+    leafHigherRangeValue: hex(list('nextValues')[i]!),
+    ...(shape.version === 1 ? { nextIndex: Number(list('nextIndices')[i]) } : {}),
+  }));
+  return JSON.stringify({
+    circuitType: shape.family,
+    ...(accounts.length ? { stateTreeHeight: shape.stateHeight, inputCompressedAccounts: accounts } : {}),
+    ...(addresses.length ? { addressTreeHeight: shape.addressHeight, newAddresses: addresses } : {}),
+    ...(shape.version === 2 ? { publicInputHash: hex(inputs.publicInputHash as string) } : {}),
+  });
 }
 
 async function prove(url: string, body: string): Promise<number> {
@@ -241,23 +288,36 @@ export const vsLightScenario = {
     await loadPoseidon();
     const bin = lightBin();
     const keys = new KeyStore(CACHE);
-    for (const s of WANTED) await keys.ensure(shapeByName(SHAPES[s]!.zkgate).name);
-    const bodies = new Map(WANTED.map((s) => [s, lightBody(bin, SHAPES[s]!.height, SHAPES[s]!.accounts)]));
+    const light_ = KEYS === 'light';
+    if (!light_) for (const s of WANTED) await keys.ensure(shapeByName(SHAPES[s]!.zkgate).name);
+    const bodies = new Map(WANTED.map((s) => [s, lightBody(bin, s)]));
 
-    // zkgate starts once to warm its key cache (tables built and written beside the keys), then
-    // restarts: the restart's time to ready and its first proofs are what is measured. Light's
-    // prover loads its keys at every start.
+    // zkgate starts once to warm its key cache (tables built and written beside the keys; Light's
+    // files imported), then restarts: the restart's time to ready and its first proofs are what
+    // is measured. Light's prover loads its keys at every start.
     const zkShapes = WANTED.map((s) => SHAPES[s]!.zkgate);
-    const zkArgs = ['--forester', 'off'];
+    const zkArgs = [
+      '--forester',
+      'off',
+      ...(light_
+        ? [
+            '--proving-keys',
+            'light',
+            '--light-keys',
+            WANTED.map((s) => join(bin, 'proving-keys', SHAPES[s]!.file)).join(','),
+          ]
+        : []),
+    ];
+    console.log(`  zkgate proves with ${light_ ? "Light's own key files (imported)" : 'its dev keys'}`);
     const light = await startLight(bin);
     let zk: Awaited<ReturnType<typeof startBenchGateway>> | undefined;
     try {
-      const cold = await startBenchGateway('native', { preload: zkShapes, args: zkArgs });
+      const cold = await startBenchGateway('native', { preload: zkShapes, args: zkArgs, ownKeys: light_ });
       cold.client.close();
       await cold.gw.stop();
       zk = await startBenchGateway('native', { preload: zkShapes, args: zkArgs, dataDir: cold.dataDir });
       console.log(
-        `  zkgate start to /health ready with ${zkShapes.join(', ')} preloaded: first start ${(cold.readyMs / 1000).toFixed(1)} s, restart ${(zk.readyMs / 1000).toFixed(2)} s`,
+        `  zkgate start to /health ready with ${zkShapes.join(', ')} preloaded: first start ${(cold.readyMs / 1000).toFixed(1)} s${light_ ? " (Light's files imported)" : ''}, restart ${(zk.readyMs / 1000).toFixed(2)} s`,
       );
       const zkProve = zk.proveUrl;
       const firsts = new Map<string, { light: number; zk: number }>();
@@ -318,7 +378,8 @@ export const vsLightScenario = {
       await zk.gw.stop();
       rmSync(zk.dataDir, { recursive: true, force: true });
       zk = undefined;
-      await keySets(keys, zkArgs, lightRss);
+      // Sets of every V1 (V2) shape: dev keys, as Light's package lacks most of those files.
+      if (!light_) await keySets(keys, zkArgs, lightRss);
     } finally {
       await shutdownZk();
       await light.proc.stop();
