@@ -772,7 +772,12 @@ napi_value Solve(napi_env env, napi_callback_info info) {
  * proveInputs(key, inputs, r, s, threads, blinding?, priority?) → a ‖ b ‖ c: solve, then prove with
  * the rows' A·w and B·w (keys with a constraint system); errors as solve's.
  */
-napi_value ProveInputs(napi_env env, napi_callback_info info) {
+napi_value prove_inputs(napi_env env, napi_callback_info info, bool engine);
+napi_value ProveInputs(napi_env env, napi_callback_info info) { return prove_inputs(env, info, false); }
+/** engineProveInputs(key, inputs, r, s, threads, blinding?): proveInputs through the process's engine. */
+napi_value EngineProveInputs(napi_env env, napi_callback_info info) { return prove_inputs(env, info, true); }
+
+napi_value prove_inputs(napi_env env, napi_callback_info info, bool engine) {
   napi_value argv[7];
   std::vector<Scalar> inputs;
   if (!args_from(env, info, argv, 5) || !get_inputs(env, argv[1], inputs))
@@ -798,8 +803,15 @@ napi_value ProveInputs(napi_env env, napi_callback_info info) {
   ProofPriority priority(background);
   R1csSolution sol = solve_r1cs(r1cs_of(*h->key), inputs.data(), inputs.size());
   Evals ev{sol.a.data(), sol.b.data(), sol.a.size()};
-  CpuCompute cpu(threads);
-  Proof p = zk::prove(*h->key, sol.witness.data(), sol.witness.size(), rs, ss, cpu, &ev, blinding);
+  Proof p;
+  if (engine) {
+    std::shared_ptr<Engine> e = current_engine();
+    if (!e) throw std::runtime_error("engineProveInputs: engineConfigure first");
+    p = e->prove_evals(*h->key, sol.witness.data(), sol.witness.size(), ev, rs, ss, blinding);
+  } else {
+    CpuCompute cpu(threads);
+    p = zk::prove(*h->key, sol.witness.data(), sol.witness.size(), rs, ss, cpu, &ev, blinding);
+  }
   uint8_t out[256];
   g1_out(p.a, out);
   g2_out(p.b, out + 64);
@@ -1361,6 +1373,7 @@ napi_value Init(napi_env env, napi_value exports) {
       {"decompressPoints", nullptr, DecompressPoints, nullptr, nullptr, nullptr, napi_default, nullptr},
       {"solve", nullptr, Solve, nullptr, nullptr, nullptr, napi_default, nullptr},
       {"proveInputs", nullptr, ProveInputs, nullptr, nullptr, nullptr, napi_default, nullptr},
+      {"engineProveInputs", nullptr, EngineProveInputs, nullptr, nullptr, nullptr, napi_default, nullptr},
   };
   napi_define_properties(env, exports, sizeof props / sizeof props[0], props);
   return exports;

@@ -90,7 +90,7 @@ Proof Engine::prove(const ZKey& key, const Scalar* witness, size_t n_witness, co
   }
   // The batched pass computes snarkjs's quotient from the coefficient section.
   if (key.coefs.empty() || key.gnark_quotient)
-    throw std::runtime_error("this key (no coefficient section, or gnark's quotient) proves on the CPU only");
+    throw std::runtime_error("this key (no coefficient section, or gnark's quotient) proves through prove_evals");
   // A bad witness fails alone, before it can join (and spoil) a batch.
   check_witness(key, witness, n_witness);
   check_blinding(r, blinding);
@@ -115,6 +115,30 @@ Proof Engine::prove(const ZKey& key, const Scalar* witness, size_t n_witness, co
   if (blinding == Blinding::rerandomized)
     if (std::optional<Proof> p = finish_rerandomized(key, core, r, s)) return *p;
   return finish_proof(key, core, r, s);
+}
+
+Proof Engine::prove_evals(const ZKey& key, const Scalar* witness, size_t n_witness, const Evals& evals,
+                          const Scalar& r, const Scalar& s, Blinding blinding) {
+  Proof p;
+  try {
+    if (cpu_) {
+      p = zk::prove(key, witness, n_witness, r, s, *cpu_, &evals, blinding);
+    } else {
+      size_t which = 0;
+      Compute& compute = pick_compute(which);
+      std::lock_guard<std::mutex> busy(*accel_busy_[which]);
+      p = zk::prove(key, witness, n_witness, r, s, compute, &evals, blinding);
+    }
+  } catch (...) {
+    std::lock_guard<std::mutex> lock(mutex_);
+    stats_.failed++;
+    throw;
+  }
+  std::lock_guard<std::mutex> lock(mutex_);
+  stats_.proofs++;
+  stats_.batches++;
+  stats_.largest_batch = std::max<uint64_t>(stats_.largest_batch, 1);
+  return p;
 }
 
 // The leader waits (bounded) for its batch to fill, takes it, hands leadership on, runs it.

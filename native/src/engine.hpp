@@ -45,6 +45,13 @@ class Engine {
   /** One proof; blocks while its batch gathers and runs. Throws for a bad witness or a failed pass. */
   Proof prove(const ZKey& key, const Scalar* witness, size_t n_witness, const Scalar& r, const Scalar& s,
               Blinding blinding = Blinding::snarkjs);
+  /**
+   * One proof with A·w and B·w given (keys without a coefficient section, or with gnark's
+   * quotient: imported from Light's files), through the Compute interface of the backend (on an
+   * accelerator its MSMs and NTTs, one proof at a time): the batched pass does not serve them.
+   */
+  Proof prove_evals(const ZKey& key, const Scalar* witness, size_t n_witness, const Evals& evals, const Scalar& r,
+                    const Scalar& s, Blinding blinding);
   EngineStats stats() const;
   std::string describe() const;
   /** Drops a released key's resident copies (see key_released). */

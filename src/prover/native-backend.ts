@@ -267,23 +267,28 @@ export class NativeBackend implements ProverBackend {
 
   /**
    * Light's circuits: the key's constraint system solved natively for the inputs, then proved on
-   * this worker's CPU threads (an accelerator's batched pass computes snarkjs's quotient only).
-   * Inputs the circuit rejects name the first unsatisfied constraint.
+   * this worker's CPU threads, or through the engine on its accelerator's MSMs and NTTs (one
+   * proof at a time: the batched pass computes snarkjs's quotient only). Inputs the circuit
+   * rejects name the first unsatisfied constraint.
    */
   private proveLight(job: ProveJob, loaded: Loaded, warm: boolean): BackendProof {
     const t0 = performance.now();
     const vector = lightInputVector(shapeByName(job.shape), job.inputs);
     let out: Uint8Array;
     try {
-      out = this.addon.proveInputs(
-        loaded.key,
-        Buffer.concat(vector.map(le32)),
-        randomScalar(),
-        randomScalar(),
-        job.threads ?? this.threads,
-        'rerandomized',
-        job.background ? 'background' : 'client',
-      );
+      const inputs = Buffer.concat(vector.map(le32));
+      const threads = job.threads ?? this.threads;
+      out = this.accelerated
+        ? this.addon.engineProveInputs(loaded.key, inputs, randomScalar(), randomScalar(), threads, 'rerandomized')
+        : this.addon.proveInputs(
+            loaded.key,
+            inputs,
+            randomScalar(),
+            randomScalar(),
+            threads,
+            'rerandomized',
+            job.background ? 'background' : 'client',
+          );
     } catch (e) {
       const message = (e as Error).message;
       if (/^constraint #\d+ is not satisfied$/.test(message))

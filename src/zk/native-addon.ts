@@ -201,6 +201,15 @@ export interface NativeAddon {
    * each). An input the circuit does not accept throws "constraint #N is not satisfied".
    */
   solve(key: NativeKey, inputs: Uint8Array): { witness: Uint8Array; a: Uint8Array; b: Uint8Array };
+  /** proveInputs through the process's engine (engineConfigure first): on its accelerator's Compute. */
+  engineProveInputs(
+    key: NativeKey,
+    inputs: Uint8Array,
+    r: Uint8Array,
+    s: Uint8Array,
+    threads: number,
+    blinding?: Blinding,
+  ): Uint8Array;
   /** solve, then prove (as prove's arguments after the witness): a ‖ b ‖ c. */
   proveInputs(
     key: NativeKey,

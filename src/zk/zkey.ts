@@ -4,6 +4,7 @@
 import { open } from 'node:fs/promises';
 import { AppError } from '../errors.js';
 import { writeAtomic } from '../util/atomic-file.js';
+import { FP, FR, writeLE } from './field.js';
 
 export class ZkeyFormatError extends AppError {
   readonly kind = 'zkey_format';
@@ -11,6 +12,28 @@ export class ZkeyFormatError extends AppError {
 
 /** Section id → its content as consecutive buffers. */
 export type ZkeySections = Record<number, Buffer[]>;
+
+/**
+ * Section 2 (Groth16 header): the field sizes and moduli, the counts, then α₁, β₁, β₂, γ₂, δ₁, δ₂
+ * as the zkey stores points (64 bytes in G1, 128 in G2, each as `points` gives them).
+ */
+export function groth16HeaderSection(
+  counts: { nVars: number; nPublic: number; domainSize: number },
+  points: { alpha1: Buffer; beta1: Buffer; beta2: Buffer; gamma2: Buffer; delta1: Buffer; delta2: Buffer },
+): Buffer {
+  const head = Buffer.alloc(4 + 32 + 4 + 32 + 12);
+  head.writeUInt32LE(32, 0);
+  writeLE(head, 4, FP);
+  head.writeUInt32LE(32, 36);
+  writeLE(head, 40, FR);
+  head.writeUInt32LE(counts.nVars, 72);
+  head.writeUInt32LE(counts.nPublic, 76);
+  head.writeUInt32LE(counts.domainSize, 80);
+  const { alpha1, beta1, beta2, gamma2, delta1, delta2 } = points;
+  const sizes = [alpha1.length, beta1.length, beta2.length, gamma2.length, delta1.length, delta2.length];
+  if (sizes.join() !== '64,64,128,128,64,128') throw new Error(`zkey header points of sizes ${sizes.join()}`);
+  return Buffer.concat([head, alpha1, beta1, beta2, gamma2, delta1, delta2]);
+}
 
 export function writeZkey(path: string, sections: ZkeySections): Promise<void> {
   return writeAtomic(path, async (fh) => {

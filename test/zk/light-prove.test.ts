@@ -166,3 +166,16 @@ test('an input the circuit does not accept fails naming the first unsatisfied co
     /takes 32 inputs, not 31/,
   );
 });
+
+test("the GPU pipeline's Compute (emulated on host threads) proves Light's keys byte for byte as the CPU", () => {
+  const key = store.get('v1_inclusion_26_1')!;
+  const native = addon.loadKeyFile(key.zkeyPath, 0, 2, false, '');
+  const shape = shapeByName('v1_inclusion_26_1');
+  const vector = lightInputVector(shape, sampleLightInputs(shape));
+  const inputs = Buffer.concat(vector.map(le32));
+  const [r, s] = [randomScalar(), randomScalar()];
+  addon.engineConfigure('emulate', [], 0, 1, 0, 2);
+  const emulated = addon.engineProveInputs(native, inputs, r, s, 2, 'snarkjs');
+  assert.deepEqual(emulated, addon.proveInputs(native, inputs, r, s, 2, 'snarkjs'));
+  assert.ok(verifyGroth16(key.vk, vector.slice(0, 2), decodeProof(emulated)));
+});

@@ -6,7 +6,7 @@
 // the key is kept, a proof of made-up inputs must verify under the file's verifying key.
 import { createHash } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
-import { FP, FR, writeLE } from '../field.js';
+import { FR, writeLE } from '../field.js';
 import { lightInputCount, lightInputVector } from './inputs.js';
 import {
   LightKeyFileError,
@@ -23,7 +23,7 @@ import { decodeProof, loadNativeAddon, le32, randomScalar, type NativeAddon } fr
 import { loadPoseidon } from '../poseidon.js';
 import { findShape, type Shape } from '../shapes.js';
 import { verifyGroth16, type SnarkjsVerificationKey } from '../verify.js';
-import { writeZkey, type ZkeySections } from '../zkey.js';
+import { groth16HeaderSection, writeZkey, type ZkeySections } from '../zkey.js';
 import type { ProofPoints } from '../proof-format.js';
 
 /** The zkgate shape a Light file's circuit proves. */
@@ -45,12 +45,12 @@ export interface ImportedLightKey {
   testProof: { proof: ProofPoints; publicInputs: bigint[] };
 }
 
-const g1Size = 32;
-const g2Size = 64;
+const G1_BYTES = 32;
+const G2_BYTES = 64;
 
 /** A section's points from the file, decompressed into the zkey encoding. */
 function points(addon: NativeAddon, bytes: Uint8Array, run: PointRun, group: 1 | 2, threads: number): Buffer {
-  const size = group === 1 ? g1Size : g2Size;
+  const size = group === 1 ? G1_BYTES : G2_BYTES;
   return Buffer.from(addon.decompressPoints(group, bytes.subarray(run.offset, run.offset + run.count * size), threads));
 }
 
@@ -111,35 +111,22 @@ function zkeySections(
   threads: number,
 ): ZkeySections {
   const { pk } = file;
-  const nVars = pk.nbWires;
-  const nPublic = file.vk.ic.length - 1;
   const one = (run: PointRun, group: 1 | 2) => points(addon, bytes, run, group, threads);
-  const groth = Buffer.alloc(4 + 32 + 4 + 32 + 12 + 64 * 3 + 128 * 3);
-  let p = 0;
-  groth.writeUInt32LE(32, p);
-  writeLE(groth, (p += 4), FP);
-  groth.writeUInt32LE(32, (p += 32));
-  writeLE(groth, (p += 4), FR);
-  groth.writeUInt32LE(nVars, (p += 32));
-  groth.writeUInt32LE(nPublic, (p += 4));
-  groth.writeUInt32LE(file.domain.cardinality, (p += 4));
-  p += 4;
-  const gamma2 = Buffer.from(
-    addon.decompressPoints(2, file.vkBytes.subarray(g1Size * 2 + g2Size, g1Size * 2 + g2Size * 2), 1),
+  const gammaAt = G1_BYTES * 2 + G2_BYTES;
+  const groth = groth16HeaderSection(
+    { nVars: pk.nbWires, nPublic: file.vk.ic.length - 1, domainSize: file.domain.cardinality },
+    {
+      alpha1: one(pk.alpha1, 1),
+      beta1: one(pk.beta1, 1),
+      beta2: one(pk.beta2, 2),
+      // γ is in the verifying key only.
+      gamma2: Buffer.from(addon.decompressPoints(2, file.vkBytes.subarray(gammaAt, gammaAt + G2_BYTES), 1)),
+      delta1: one(pk.delta1, 1),
+      delta2: one(pk.delta2, 2),
+    },
   );
-  for (const part of [
-    one(pk.alpha1, 1),
-    one(pk.beta1, 1),
-    one(pk.beta2, 2),
-    gamma2,
-    one(pk.delta1, 1),
-    one(pk.delta2, 2),
-  ]) {
-    part.copy(groth, p);
-    p += part.length;
-  }
   // The verifying key's K: after its six points and the count.
-  const icStart = g1Size * 3 + g2Size * 3 + 4;
+  const icStart = G1_BYTES * 3 + G2_BYTES * 3 + 4;
   const ic = Buffer.from(addon.decompressPoints(1, file.vkBytes.subarray(icStart), threads));
   const coset = Buffer.alloc(36);
   coset.writeUInt32LE(1, 0);

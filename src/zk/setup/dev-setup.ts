@@ -14,11 +14,11 @@ import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
 import { Piscina } from 'piscina';
-import { FP, FR, mod, modInv, modPow, scalarsToBytes, writeLE } from '../field.js';
+import { FR, mod, modInv, modPow, scalarsToBytes } from '../field.js';
 import { parseR1cs } from '../r1cs.js';
 import { workerUrl } from '../../util/worker-url.js';
 import { loadNativeAddon } from '../native-addon.js';
-import { writeZkey, type ZkeySections } from '../zkey.js';
+import { groth16HeaderSection, writeZkey, type ZkeySections } from '../zkey.js';
 import type { FixedBaseTask } from './fixed-base.worker.js';
 import { QapPass, type ConstraintPass } from './qap.js';
 
@@ -235,25 +235,17 @@ export async function devSetup(
   ]);
   progress('points', 6, 6);
 
-  const groth = Buffer.alloc(4 + 32 + 4 + 32 + 12 + 64 * 3 + 128 * 3);
-  let p = 0;
-  groth.writeUInt32LE(32, p);
-  writeLE(groth, (p += 4), FP);
-  groth.writeUInt32LE(32, (p += 32));
-  writeLE(groth, (p += 4), R);
-  groth.writeUInt32LE(nVars, (p += 32));
-  groth.writeUInt32LE(nPublic, (p += 4));
-  groth.writeUInt32LE(domainSize, (p += 4));
-  p += 4;
-  head1.copy(groth, p, 0, 128); // alpha1, beta1
-  p += 128;
-  head2.copy(groth, p, 0, 128); // beta2
-  p += 128;
-  head2.copy(groth, p, 128, 256); // gamma2 = G2 generator
-  p += 128;
-  head1.copy(groth, p, 128, 192); // delta1
-  p += 64;
-  head2.copy(groth, p, 256, 384); // delta2
+  const groth = groth16HeaderSection(
+    { nVars, nPublic, domainSize },
+    {
+      alpha1: head1.subarray(0, 64),
+      beta1: head1.subarray(64, 128),
+      beta2: head2.subarray(0, 128),
+      gamma2: head2.subarray(128, 256), // the G2 generator: gamma = 1
+      delta1: head1.subarray(128, 192),
+      delta2: head2.subarray(256, 384),
+    },
+  );
 
   // snarkjs records a hash of the circuit and the keys' contributions (none here): we store the
   // BLAKE2b-512 of the R1CS, which identifies what this key proves.

@@ -9,7 +9,7 @@
 // 0 and 1 and in snarkjs' added rows (see cs.ts), so IC follows from the domain and the count.
 import { createHash } from 'node:crypto';
 import { bn254 } from '@noble/curves/bn254.js';
-import { FP, FR, modInv, modPow, writeLE } from '../field.js';
+import { FR, modInv, modPow } from '../field.js';
 import type { SnarkjsVerificationKey } from '../verify.js';
 import { writeAtomic } from '../../util/atomic-file.js';
 import {
@@ -21,6 +21,7 @@ import {
   type Progress,
 } from '../setup/dev-setup.js';
 import { QapPass } from '../setup/qap.js';
+import { groth16HeaderSection } from '../zkey.js';
 import { emitConstraints, structuredSize, type StructuredCircuit } from './cs.js';
 import { R1csRuns } from './r1cs-runs.js';
 
@@ -152,25 +153,17 @@ export async function structuredSetup(
 
   const combined = (i: number) => (beta * u[i]! + alpha * v[i]! + w[i]!) % R;
   const [head1, head2] = await Promise.all([fixedBase('G1', [alpha, beta, delta]), fixedBase('G2', [beta, 1n, delta])]);
-  const groth = Buffer.alloc(4 + 32 + 4 + 32 + 12 + 64 * 3 + 128 * 3);
-  let p = 0;
-  groth.writeUInt32LE(32, p);
-  writeLE(groth, (p += 4), FP);
-  groth.writeUInt32LE(32, (p += 32));
-  writeLE(groth, (p += 4), R);
-  groth.writeUInt32LE(nVars, (p += 32));
-  groth.writeUInt32LE(nPublic, (p += 4));
-  groth.writeUInt32LE(n, (p += 4));
-  p += 4;
-  head1.copy(groth, p, 0, 128);
-  p += 128;
-  head2.copy(groth, p, 0, 128);
-  p += 128;
-  head2.copy(groth, p, 128, 256);
-  p += 128;
-  head1.copy(groth, p, 128, 192);
-  p += 64;
-  head2.copy(groth, p, 256, 384);
+  const groth = groth16HeaderSection(
+    { nVars, nPublic, domainSize: n },
+    {
+      alpha1: head1.subarray(0, 64),
+      beta1: head1.subarray(64, 128),
+      beta2: head2.subarray(0, 128),
+      gamma2: head2.subarray(128, 256),
+      delta1: head1.subarray(128, 192),
+      delta2: head2.subarray(256, 384),
+    },
+  );
 
   // What identifies the circuit: its name and size (the circuit's code is versioned with the shape).
   const csHash = createHash('blake2b512').update(`${circuit.name}\0${nVars}\0${nC}`).digest();
