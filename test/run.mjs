@@ -38,7 +38,7 @@ const files = (dir) =>
 
 /** Seconds per file on a 2-core machine (CI, 2026-11-27); files not listed count as short. */
 const EXPECTED = {
-  'test/forester/transfers.test.ts': 190,
+  'test/forester/transfers.test.ts': 160,
   'test/native/proofs.test.ts': 160,
   'test/forester/gateway.test.ts': 130,
   'test/cli.test.ts': 80,
@@ -52,6 +52,9 @@ const EXPECTED = {
   'test/compression/e2e.test.ts': 25,
   'test/compression/photon-api.test.ts': 20,
   'test/state/large-writes.test.ts': 15,
+  'test/zk/light-prove.test.ts': 60,
+  'test/prover/light-keys.test.ts': 15,
+  'test/compression/light-unpatched.test.ts': 15,
 };
 const measured = existsSync(DURATIONS_FILE) ? JSON.parse(readFileSync(DURATIONS_FILE, 'utf8')) : {};
 const seconds = (f) => measured[f] ?? EXPECTED[f] ?? 1;

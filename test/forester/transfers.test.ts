@@ -1,7 +1,7 @@
-// Compressed transfers back to back with the forester on, bounded for the suite: 150 transfers
+// Compressed transfers back to back with the forester on, bounded for the suite: 120 transfers
 // through the unmodified stateless.js on one V2 tree (bmt3). Each queues two outputs and one
-// nullifier, so the tree's output queue (2 batches of 50) fills and is drained three times over
-// and its input queue one and a half; the forester on these two cores proves more slowly than the
+// nullifier, so the tree's output queue (2 batches of 50) fills and is drained twice over and its
+// input queue more than once; the forester on these two cores proves more slowly than the
 // client sends, so sends meet full queues and wait for room (sendTransaction's queue wait) rather
 // than fail. At the end every transfer has landed, the balances are exact to the lamport, every
 // full zkp batch was proved and sent, and zkgate's trees equal the tree accounts. How fast this
@@ -10,7 +10,7 @@ import assert from 'node:assert/strict';
 import { after, test } from 'node:test';
 import { startTransferLoad, type TransferLoad } from '../helpers/compressed-load.js';
 
-const TRANSFERS = 150;
+const TRANSFERS = 120;
 let load: TransferLoad | undefined;
 after(() => load?.stop());
 
@@ -22,7 +22,7 @@ test(`${TRANSFERS} compressed transfers in a row with the forester on: all land,
   const forester = l.gw.gateway.chain!.forester!;
   for (let i = 0; i < TRANSFERS; i++) {
     await l.transfer();
-    if ((i + 1) % 50 === 0) t.diagnostic(`${i + 1} transfers, ${forester.status().batches.sent} batches sent`);
+    if ((i + 1) % 40 === 0) t.diagnostic(`${i + 1} transfers, ${forester.status().batches.sent} batches sent`);
   }
   assert.equal(l.sent, TRANSFERS);
   await l.drained();

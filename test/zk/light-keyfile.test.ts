@@ -1,14 +1,14 @@
-// Light's own proving-system files (the 0.27.0 CLI package from the npm registry): every one is read
-// (layout, counts, the verifying key decompressed); the verifying key section is byte for byte what
+// Light's own proving-system files (the 0.27.0 CLI package from the npm registry; every one is read
+// and imported by light-prove.test.ts): the verifying key section is byte for byte what
 // Light's prover binary exports, and its points, decompressed, are the ones Light's deployed system
 // program verifies against; truncated, corrupt, renamed and mismatched files are refused naming the
 // file and what is wrong.
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
-import { readdirSync, readFileSync, rmSync } from 'node:fs';
+import { readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { before, after, test } from 'node:test';
-import { lightCircuitOfFile, parseLightKeyFile, LightKeyFileError } from '../../src/zk/light/keyfile.js';
+import { parseLightKeyFile, LightKeyFileError } from '../../src/zk/light/keyfile.js';
 import type { G1, G2 } from '../../src/zk/proof-format.js';
 import { tempDir } from '../helpers/gateway.js';
 import { lightPackage, type LightPackage } from '../helpers/light-package.js';
@@ -21,20 +21,6 @@ before(async () => {
 after(() => rmSync(dir, { recursive: true, force: true }));
 
 const read = (name: string) => parseLightKeyFile(name, readFileSync(join(pkg.keys, name)));
-
-test('every 0.27.0 key file is read: its name and header agree, and its counts hold together', () => {
-  const files = readdirSync(pkg.keys).filter((f) => f.endsWith('.key'));
-  assert.equal(files.length, 18);
-  for (const f of files) {
-    const k = read(f);
-    const c = lightCircuitOfFile(f)!;
-    // Public inputs: a legacy circuit's roots and leaves (or addresses), else one hash; K adds the constant wire.
-    const publicInputs = c.legacy ? 2 * (c.header[1] + c.header[3]) : 1;
-    assert.equal(k.vk.ic.length, publicInputs + 1, f);
-    assert.equal(k.pk.k.count + k.vk.ic.length, k.pk.nbWires, f);
-    assert.ok(k.domain.cardinality >= k.pk.nbWires / 2 && k.csOffset < readFileSync(join(pkg.keys, f)).length, f);
-  }
-});
 
 test("the verifying key is what Light's binary exports, and what Light's deployed system program holds", () => {
   for (const name of ['mainnet_inclusion_26_1.key', 'combined_32_40_1_1.key']) {

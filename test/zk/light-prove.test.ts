@@ -5,14 +5,19 @@
 // same body and both proofs verify under the same key; a bad input names the failing constraint.
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
-import { mkdirSync, readFileSync, rmSync, symlinkSync } from 'node:fs';
+import { mkdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, test } from 'node:test';
 import { parseProveBody } from '../../src/prover/light-http.js';
 import { circuitInputs } from '../../src/zk/inputs.js';
-import { lightVerificationKey } from '../../src/zk/light/import.js';
+import { importLightKey, lightVerificationKey } from '../../src/zk/light/import.js';
 import { lightInputVector } from '../../src/zk/light/inputs.js';
-import { parseGnarkVerifyingKey } from '../../src/zk/light/keyfile.js';
+import {
+  LightKeyFileError,
+  lightCircuitOfFile,
+  parseGnarkVerifyingKey,
+  parseLightKeyFile,
+} from '../../src/zk/light/keyfile.js';
 import { sampleLightInputs } from '../../src/zk/light/sample-inputs.js';
 import { LightKeyStore, lightKeyFiles, type LightImportResult } from '../../src/zk/light/store.js';
 import { decodeProof, le32, loadNativeAddon, randomScalar, type NativeAddon } from '../../src/zk/native-addon.js';
@@ -55,6 +60,13 @@ test('every 0.27.0 file imports, and its test proof verifies under the key Light
     const r = await store.import(file, { threads: 2 });
     assert.ok(r.status === 'imported', file);
     results.set(r.entry.source, r);
+  }
+  for (const [file, r] of results) {
+    // Public inputs: a legacy circuit's roots and leaves (or addresses), else one hash.
+    assert.ok(r.status === 'imported');
+    const c = lightCircuitOfFile(file)!;
+    assert.equal(r.imported.vk.nPublic, c.legacy ? 2 * (c.header[1] + c.header[3]) : 1, file);
+    assert.ok(r.entry.domainSize >= r.entry.nConstraints, file);
   }
   for (const [file, shape] of Object.entries(SHAPE_OF_FILE)) {
     const r = results.get(file);
@@ -178,4 +190,36 @@ test("the GPU pipeline's Compute (emulated on host threads) proves Light's keys 
   const emulated = addon.engineProveInputs(native, inputs, r, s, 2, 'snarkjs');
   assert.deepEqual(emulated, addon.proveInputs(native, inputs, r, s, 2, 'snarkjs'));
   assert.ok(verifyGroth16(key.vk, vector.slice(0, 2), decodeProof(emulated)));
+});
+
+test('a file whose parts do not belong together is refused at import, naming the file and the fault', async () => {
+  const name = 'inclusion_32_1.key';
+  const good = readFileSync(join(pkg.keys, name));
+  const parsed = parseLightKeyFile(name, good);
+  const refused = async (bytes: Uint8Array, pattern: RegExp) => {
+    const path = join(dataDir, 'bad', name);
+    mkdirSync(join(dataDir, 'bad'), { recursive: true });
+    writeFileSync(path, bytes);
+    await assert.rejects(
+      importLightKey(path, join(dataDir, 'bad', 'out.zkey'), { name }),
+      (e: unknown) => e instanceof LightKeyFileError && e.message.startsWith(`${name}: `) && pattern.test(e.message),
+    );
+  };
+  // The constraint system of another circuit (V1 inclusion of one account) after this file's keys.
+  const other = readFileSync(join(pkg.keys, 'mainnet_inclusion_26_1.key'));
+  const otherCs = other.subarray(parseLightKeyFile('mainnet_inclusion_26_1.key', other).csOffset);
+  await refused(
+    Buffer.concat([good.subarray(0, parsed.csOffset), otherCs]),
+    /the constraint system has \d+ wires, the proving key \d+/,
+  );
+  // A byte of the constraint system's CBOR changed into a reserved head.
+  const cbor = Buffer.from(good);
+  cbor[parsed.csOffset] = 0xbf;
+  await refused(cbor, /the constraint system has an indefinite or reserved head/);
+  // Two A points swapped: every point valid, the key no longer the setup's; only a proof tells.
+  const swapped = Buffer.from(good);
+  const a = parsed.pk.a.offset;
+  good.copy(swapped, a, a + 32, a + 64);
+  good.copy(swapped, a + 32, a, a + 32);
+  await refused(swapped, /a test proof made with its proving key does not verify under its verifying key/);
 });

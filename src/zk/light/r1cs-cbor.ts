@@ -4,12 +4,8 @@
 // terms, the coefficient table (stored in Montgomery form), and the hints with their inputs and
 // outputs. Debug information, levels and the symbol table are skipped. The format, with its
 // sources, is docs/light-keys/r1cs-cbor-and-solver.md.
-import { AppError } from '../../errors.js';
 import { FR, mod, modPow } from '../field.js';
-
-export class LightR1csError extends AppError {
-  readonly kind = 'key_import_failed';
-}
+import { LightKeyFileError } from './keyfile.js';
 
 /** gnark's hint IDs (FNV-1a of the Go function's name) for the two hints Light's circuits use. */
 export const HINTS = {
@@ -67,7 +63,7 @@ class Growing {
 export function parseGnarkR1cs(file: string, bytes: Uint8Array): GnarkR1cs {
   let pos = 0;
   const fail = (what: string): never => {
-    throw new LightR1csError(`${file}: the constraint system ${what} (at byte ${pos} of it)`);
+    throw new LightKeyFileError(`${file}: the constraint system ${what} (at byte ${pos} of it)`);
   };
   const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
   /** A head: major type and argument (lengths and small integers). */
