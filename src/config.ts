@@ -66,6 +66,7 @@ export interface Config {
   proverBatchWaitUs: number;
   accountDir: string[];
   program: string[];
+  lightSystemProgram: string;
   forkUrl: string;
   simulateUpstream: string;
   upstreamTimeoutMs: number;
@@ -361,6 +362,12 @@ export const OPTIONS: readonly OptionSpec[] = [
     kind: 'list',
     default: [],
     help: 'programs to load into the ledger, as PROGRAM_ID=FILE.so (comma-separated)',
+  },
+  {
+    key: 'lightSystemProgram',
+    kind: 'string',
+    default: '',
+    help: "Light's system program file to run as shipped, unpatched (e.g. bin/light_system_program_pinocchio.so of Light's CLI 0.27.0): it verifies only proofs of the Light keys it holds (import that release's key files with --light-keys)",
   },
   {
     key: 'slotTimeMs',

@@ -2,9 +2,9 @@
 // /prove API) and the backends from a Config, and stops them in order. `--role` picks the parts:
 // all (default), rpc (adapter only, prover elsewhere via --prover-url) or prover (no JSON-RPC).
 // Tests start whole gateways through here on ephemeral ports.
-import { mkdirSync } from 'node:fs';
+import { mkdirSync, readFileSync } from 'node:fs';
 import { mkdir } from 'node:fs/promises';
-import type { Config } from './config.js';
+import { ConfigError, type Config } from './config.js';
 import {
   checkHealth,
   closeHealthClients,
@@ -26,7 +26,11 @@ import {
   lightSystemProgram,
   readAccountDir,
   readProgramSpec,
+  LIGHT_SYSTEM_PROGRAM_ID,
+  ShippedProgram,
   type PatchedProgram,
+  type ProgramFixture,
+  type VerifierProgram,
 } from './ledger/index.js';
 import { writeFileAtomicSync } from './util/atomic-file.js';
 import {
@@ -39,7 +43,13 @@ import {
 } from './forester/index.js';
 import type { Keypair } from './ledger/tx-build.js';
 import { openCompression, type Compression } from './compression/index.js';
-import { encodeBase58, loadPoseidon, solanaVerifyingKeyBytes, type SnarkjsVerificationKey } from './zk/index.js';
+import {
+  encodeBase58,
+  loadPoseidon,
+  SHAPES,
+  solanaVerifyingKeyBytes,
+  type SnarkjsVerificationKey,
+} from './zk/index.js';
 import { ProverClient, RemoteWitnessProver, startProver, type Prover, type WarmUpState } from './prover/index.js';
 import { AssetIndex, getAsset, MetadataFetcher, PriceSource } from './das/index.js';
 import type { GetAssetParams } from './rpc/methods/get-asset.js';
@@ -107,7 +117,7 @@ export interface EmbeddedChain {
   assets: AssetIndex;
   fetcher: MetadataFetcher;
   /** Light's system program as deployed: it verifies proofs with zkgate's keys once they are installed. */
-  lightSystem: PatchedProgram;
+  lightSystem: VerifierProgram;
   /** Light's account-compression program as deployed: it verifies a forester's batch proofs the same way. */
   accountCompression: PatchedProgram;
   /** The trees and compressed-account index its Light transactions feed. */
@@ -116,6 +126,22 @@ export interface EmbeddedChain {
   foresterKey: Keypair;
   /** The forester, when it runs (--forester on, with the embedded prover). */
   forester?: Forester;
+}
+
+/**
+ * --light-system-program: Light's system program from that file, as shipped; it joins the ledger's
+ * programs last, so it is the one loaded under the system program's id.
+ */
+function shippedSystemProgram(file: string, programs: ProgramFixture[]): ShippedProgram {
+  let bytes: Uint8Array;
+  try {
+    bytes = new Uint8Array(readFileSync(file));
+  } catch (e) {
+    throw new ConfigError(`--light-system-program: cannot read ${file} (${(e as Error).message})`);
+  }
+  programs.push({ id: LIGHT_SYSTEM_PROGRAM_ID, bytes, file });
+  const validity = SHAPES.map((s) => s.name);
+  return new ShippedProgram(LIGHT_SYSTEM_PROGRAM_ID, file, bytes, validity);
 }
 
 async function openLedger(config: Config, log: Logger, registry: MetricsRegistry): Promise<EmbeddedChain> {
@@ -132,7 +158,9 @@ async function openLedger(config: Config, log: Logger, registry: MetricsRegistry
     writeFileAtomicSync(join(programsDir, file), bytes);
   };
   const deploy = (id: Uint8Array, bytes: Uint8Array) => ledger!.deployProgram(id, bytes);
-  const lightSystem = lightSystemProgram(programs, deploy, writeOut(LIGHT_SYSTEM_PROGRAM_FILE));
+  const lightSystem = config.lightSystemProgram
+    ? shippedSystemProgram(config.lightSystemProgram, programs)
+    : lightSystemProgram(programs, deploy, writeOut(LIGHT_SYSTEM_PROGRAM_FILE));
   const accountCompression = accountCompressionProgram(programs, deploy, writeOut(ACCOUNT_COMPRESSION_PROGRAM_FILE));
   let assets: AssetIndex | undefined;
   let fetcher: MetadataFetcher | undefined;
@@ -223,7 +251,7 @@ function validityBackend(
 }
 
 /** The Light program that verifies a shape's proofs: account-compression for batch circuits. */
-const verifierOf = (chain: EmbeddedChain, shape: string): PatchedProgram =>
+const verifierOf = (chain: EmbeddedChain, shape: string): VerifierProgram =>
   chain.accountCompression.shapes.includes(shape) ? chain.accountCompression : chain.lightSystem;
 
 type VerifiedKey = { shape: string; sha256: string; vk: SnarkjsVerificationKey };
@@ -238,7 +266,7 @@ function installKey(chain: EmbeddedChain, key: VerifiedKey): void {
  * goes in, and patching (with its program file written and synced) once per key cost ~40 ms each.
  */
 function installKeys(chain: EmbeddedChain, keys: readonly VerifiedKey[]): void {
-  const byProgram = new Map<PatchedProgram, VerifiedKey[]>();
+  const byProgram = new Map<VerifierProgram, VerifiedKey[]>();
   for (const k of keys) {
     const program = verifierOf(chain, k.shape);
     byProgram.set(program, [...(byProgram.get(program) ?? []), k]);
@@ -286,6 +314,11 @@ export async function startGateway({
         : undefined;
     // Keys built in earlier runs: their shapes verify on the ledger from the start.
     if (chain && prover) installKeys(chain, prover.keys.usableVerificationKeys());
+    if (chain?.lightSystem instanceof ShippedProgram)
+      log.info("Light's system program as shipped: these shapes' proofs verify on the ledger", {
+        file: chain.lightSystem.file,
+        shapes: SHAPES.map((x) => x.name).filter((n) => chain.lightSystem.keyId(n) !== undefined),
+      });
     if (chain && prover && config.forester === 'on')
       chain.forester = startForester({
         ledger: chain.ledger,
@@ -465,7 +498,10 @@ export async function startGateway({
     });
     health.add('lightPrograms', () => ({
       status: 'ready',
-      detail: `dev chain: Light's system program verifies zkgate's keys (${lightSystem.installedCount()} of ${lightSystem.shapes.length} shapes installed so far)`,
+      detail:
+        lightSystem instanceof ShippedProgram
+          ? `dev chain: Light's system program as shipped (${lightSystem.file}, unpatched) verifies ${lightSystem.installedCount()} shapes' proofs (the Light keys it holds)`
+          : `dev chain: Light's system program verifies zkgate's keys (${lightSystem.installedCount()} of ${lightSystem.shapes.length} shapes installed so far)`,
     }));
   }
 

@@ -25,11 +25,14 @@ function banner(g: Gateway, dataDir: string): string {
       `  data dir   ${dataDir}`,
       '',
     ].join('\n');
+  // (A ShippedProgram has `holds`; main.ts keeps the ledger's modules out of its own imports.)
   const ledger = g.chain
-    ? [
-        `  ledger     embedded dev chain: Light's programs here verify zkgate's own keys, so its proofs land here`,
-        `             and nowhere else; for devnet/mainnet, forward with --validity-proof-upstream`,
-      ]
+    ? 'holds' in g.chain.lightSystem
+      ? [`  ledger     embedded dev chain on Light's system program as shipped: it verifies Light's own keys only`]
+      : [
+          `  ledger     embedded dev chain: Light's programs here verify zkgate's own keys, so its proofs land here`,
+          `             and nowhere else; for devnet/mainnet, forward with --validity-proof-upstream`,
+        ]
     : [];
   return [
     `zkgate ${VERSION} is running`,

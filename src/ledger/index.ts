@@ -43,6 +43,8 @@ export {
   ACCOUNT_COMPRESSION_PROGRAM_FILE,
   LIGHT_SYSTEM_PROGRAM_FILE,
   PatchedProgram,
+  ShippedProgram,
+  type VerifierProgram,
   accountCompressionProgram,
   VerifierKeyError,
   expectedRecords,

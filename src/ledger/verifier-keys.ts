@@ -138,7 +138,7 @@ export interface InstalledKey {
  * the VM (about 7 ms for the system program), so a proof made with the key verifies on the ledger
  * from then on; the patched file is also written out for users who run their own validator.
  */
-export class PatchedProgram {
+export class PatchedProgram implements VerifierProgram {
   private readonly keys = new Map<string, InstalledKey>();
   private readonly locations: Map<string, VkRecordLocation>;
 
@@ -187,6 +187,66 @@ export class PatchedProgram {
     for (const k of changed) this.keys.set(k.shape, k);
     this.writeOut?.(bytes);
     return true;
+  }
+}
+
+/** What the gateway needs of a Light program that verifies proofs: patched, or as Light shipped it. */
+export interface VerifierProgram {
+  readonly shapes: string[];
+  keyId(shape: string): string | undefined;
+  installedCount(): number;
+  bytes(): Uint8Array;
+  pristineBytes(): Uint8Array;
+  install(keys: readonly InstalledKey[]): boolean;
+}
+
+/**
+ * Light's system program run as Light shipped it (--light-system-program): nothing is patched or
+ * redeployed. A key "installs" only where the program already holds it (its δ and every IC point
+ * found in the file, in the program's big-endian layout): proofs of Light's own keys for that
+ * release verify there, any other key's proofs are refused by the program (6043), so those keys
+ * are left out and `keyId` says which shapes verify.
+ */
+export class ShippedProgram implements VerifierProgram {
+  private readonly keys = new Map<string, InstalledKey>();
+
+  constructor(
+    readonly programId: Uint8Array,
+    readonly file: string,
+    private readonly shipped: Uint8Array,
+    readonly shapes: string[],
+  ) {}
+
+  /** Whether the program holds this verifying key (its δ, then each IC point). */
+  holds(vk: SolanaVerifyingKeyBytes): boolean {
+    const bytes = Buffer.from(this.shipped.buffer, this.shipped.byteOffset, this.shipped.byteLength);
+    return bytes.indexOf(Buffer.from(vk.delta)) >= 0 && vk.ic.every((p) => bytes.indexOf(Buffer.from(p)) >= 0);
+  }
+
+  keyId(shape: string): string | undefined {
+    return this.keys.get(shape)?.keyId;
+  }
+
+  installedCount(): number {
+    return this.keys.size;
+  }
+
+  bytes(): Uint8Array {
+    return new Uint8Array(this.shipped);
+  }
+
+  pristineBytes(): Uint8Array {
+    return new Uint8Array(this.shipped);
+  }
+
+  /** Records the keys the program holds; never redeploys (returns false). */
+  install(keys: readonly InstalledKey[]): boolean {
+    for (const k of keys) {
+      if (!this.shapes.includes(k.shape) || this.keys.get(k.shape)?.keyId === k.keyId) continue;
+      if (this.holds(k.vk)) this.keys.set(k.shape, k);
+      else this.keys.delete(k.shape);
+    }
+    return false;
   }
 }
 

@@ -1,7 +1,8 @@
-// A compressed transfer whose proof zkgate made with Light's own key is verified by Light's own
-// system program as Light shipped it (the 0.27.0 package's file, byte for byte, not patched): the
-// transfer lands and the balances move to the lamport; the same transfer with another account's
-// proof (other public inputs) is refused with Light's ProofVerificationFailed (6043).
+// The dev chain on Light's own system program as Light shipped it (--light-system-program: the
+// 0.27.0 package's file, byte for byte, never patched) and Light's own key (--light-keys): a
+// compressed transfer proved by zkgate lands and the balances move to the lamport; the same
+// transfer with another account's proof (other public inputs) is refused with Light's
+// ProofVerificationFailed (6043).
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -18,7 +19,7 @@ import {
   type CompressedAccountWithMerkleContext,
   type Rpc,
 } from '@lightprotocol/stateless.js';
-import { LIGHT_SYSTEM_PROGRAM_FILE, LIGHT_SYSTEM_PROGRAM_ID } from '../../src/ledger/index.js';
+import { LIGHT_SYSTEM_PROGRAM_FILE } from '../../src/ledger/index.js';
 import { startTestGateway, type TestGateway } from '../helpers/gateway.js';
 import { lightPackage } from '../helpers/light-package.js';
 
@@ -30,7 +31,11 @@ before(async () => {
   const pkg = await lightPackage();
   shipped = readFileSync(join(pkg.bin, LIGHT_SYSTEM_PROGRAM_FILE));
   gw = await startTestGateway(
-    { provingKeys: 'light', lightKeys: [join(pkg.keys, 'mainnet_inclusion_26_1.key')] },
+    {
+      provingKeys: 'light',
+      lightKeys: [join(pkg.keys, 'mainnet_inclusion_26_1.key')],
+      lightSystemProgram: join(pkg.bin, LIGHT_SYSTEM_PROGRAM_FILE),
+    },
     {},
     // A data dir of its own: Light's key imported into the shared key cache would serve every test.
     { prover: true, ledger: true, linkKeys: false },
@@ -62,6 +67,10 @@ test(
   { timeout: 600_000 },
   async () => {
     const chain = gw.gateway.chain!;
+    const health = (await (await fetch(`${gw.base}health`)).json()) as {
+      components: Record<string, { detail: string }>;
+    };
+    assert.match(health.components.lightPrograms!.detail, /Light's system program as shipped .*unpatched/);
     const payer = Keypair.generate();
     await confirmTx(rpc, await rpc.requestAirdrop(payer.publicKey, 10_000_000_000));
     const smt1 = (await rpc.getStateTreeInfos()).find((t) => t.tree.equals(new PublicKey(merkletreePubkey)))!;
@@ -71,10 +80,14 @@ test(
     const a = items.find((x) => x.lamports.toString() === '1000000000')!;
     const b = items.find((x) => x.lamports.toString() === '2000000000')!;
 
+    // The program is Light's file, and it holds the key zkgate proves v1_inclusion_26_1 with.
+    assert.ok(Buffer.from(chain.lightSystem.bytes()).equals(shipped));
     const good = await spend(payer, a, a);
+    assert.equal(
+      chain.lightSystem.keyId('v1_inclusion_26_1'),
+      gw.gateway.prover!.keys.light.get('v1_inclusion_26_1')!.entry.sourceSha256,
+    );
     const other = await spend(payer, a, b);
-    // From here on the system program is Light's file as shipped (the proofs above are made).
-    chain.ledger.deployProgram(LIGHT_SYSTEM_PROGRAM_ID, shipped);
     assert.deepEqual(
       (await rpc.simulateTransaction(other)).value.err,
       { InstructionError: [1, { Custom: 6043 }] },

@@ -4,6 +4,7 @@
 // Light key get Light's error shapes, and getValidityProof over its own trees proves with Light's key.
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
+import { readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { toHex32 } from '../../src/zk/field.js';
@@ -14,7 +15,8 @@ import { fromRaw } from '../../src/zk/proof-format.js';
 import { shapeByName } from '../../src/zk/shapes.js';
 import { verifyGroth16 } from '../../src/zk/verify.js';
 import { demoAccountHashes } from '../../src/prover/index.js';
-import { httpRequest, startTestGateway, type TestGateway } from '../helpers/gateway.js';
+import { httpRequest, startTestGateway, tempDir, type TestGateway } from '../helpers/gateway.js';
+import { runCliToEnd } from '../helpers/cli.js';
 import { SMT1 } from './helpers.js';
 import { lightPackage, type LightPackage } from '../helpers/light-package.js';
 
@@ -129,4 +131,29 @@ describe("a prover on Light's keys", () => {
     assert.ok(verifyGroth16(light.vk, r.proof!.publicInputs, r.proof!.points));
     assert.deepEqual(r.proof!.publicInputs[1], leaves[1]);
   });
+});
+
+test('zkgate keys import-light imports a file once, lists it, and refuses what is not a key file', async () => {
+  const pkg = await lightPackage();
+  const dataDir = tempDir('zkgate-import-light-');
+  try {
+    const file = join(pkg.keys, 'mainnet_inclusion_26_1.key');
+    const first = await runCliToEnd(['keys', 'import-light', file, '--data-dir', dataDir]);
+    assert.equal(first.code, 0, first.stderr);
+    assert.match(
+      first.stdout,
+      /^v1_inclusion_26_1: imported .* \(6320 constraints, test proof verified\), sha256 [0-9a-f]{64}\n1 imported/,
+    );
+    const again = await runCliToEnd(['keys', 'import-light', file, '--data-dir', dataDir]);
+    assert.match(again.stdout, /^v1_inclusion_26_1: .* imported before, unchanged\n0 imported/);
+    const list = await runCliToEnd(['keys', 'list', '--data-dir', dataDir]);
+    assert.match(list.stdout, /\nv1_inclusion_26_1 +ready +light +[0-9a-f]{64}\n/);
+    const bad = join(dataDir, 'inclusion_32_1.key');
+    writeFileSync(bad, readFileSync(file).subarray(0, 5000));
+    const refused = await runCliToEnd(['keys', 'import-light', bad, '--data-dir', dataDir]);
+    assert.notEqual(refused.code, 0);
+    assert.match(refused.stderr, /inclusion_32_1\.key: its header says \[26, 1, 0, 0\], its name \[32, 1, 0, 0\]/);
+  } finally {
+    rmSync(dataDir, { recursive: true, force: true });
+  }
 });
