@@ -276,6 +276,35 @@ void g2_out(const G2Affine& a, uint8_t* p) {
   field_out(a.y.c1, p + 96);
 }
 
+/**
+ * The blinding scalars r and s (32 bytes each, below r) into `r`, `s`; false, with the error
+ * thrown naming `fn`, if they are not.
+ */
+bool get_blinding_scalars(napi_env env, napi_value vr, napi_value vs, const char* fn, Scalar& r, Scalar& s) {
+  const uint8_t *rp, *sp;
+  size_t rl, sl;
+  if (!get_bytes(env, vr, &rp, &rl) || rl != 32 || !get_bytes(env, vs, &sp, &sl) || sl != 32) {
+    throw_error(env, std::string(fn) + ": r and s must be 32 bytes");
+    return false;
+  }
+  std::memcpy(r.v, rp, 32);
+  std::memcpy(s.v, sp, 32);
+  if (!Fr::is_canonical(r.v) || !Fr::is_canonical(s.v)) {
+    throw_error(env, "r and s must be below r");
+    return false;
+  }
+  return true;
+}
+
+/** A proof as the addon returns it: a ‖ b ‖ c, affine, canonical little-endian (256 bytes). */
+napi_value proof_bytes(napi_env env, const Proof& p) {
+  uint8_t out[256];
+  g1_out(p.a, out);
+  g2_out(p.b, out + 64);
+  g1_out(p.c, out + 192);
+  return make_bytes(env, out, sizeof out);
+}
+
 #define GUARD_BEGIN try {
 #define GUARD_END                          \
   }                                        \
@@ -634,27 +663,19 @@ napi_value Prove(napi_env env, napi_callback_info info) {
     return throw_error(env, "prove: priority must be \"client\" or \"background\"");
   std::shared_ptr<KeyHandle> h = get_key(env, argv[0], "prove");
   if (!h) return nullptr;
-  const uint8_t *w, *r, *s;
-  size_t wl, rl, sl;
+  const uint8_t* w;
+  size_t wl;
   if (!get_bytes(env, argv[1], &w, &wl) || wl % 32 != 0) return throw_error(env, "prove: witness must be n × 32 bytes");
-  if (!get_bytes(env, argv[2], &r, &rl) || rl != 32 || !get_bytes(env, argv[3], &s, &sl) || sl != 32)
-    return throw_error(env, "prove: r and s must be 32 bytes");
+  Scalar rs, ss;
+  if (!get_blinding_scalars(env, argv[2], argv[3], "prove", rs, ss)) return nullptr;
   int threads = get_int(env, argv[4], 1);
   GUARD_BEGIN
   std::vector<Scalar> witness(wl / 32);
   std::memcpy(witness.data(), w, wl);
-  Scalar rs, ss;
-  std::memcpy(rs.v, r, 32);
-  std::memcpy(ss.v, s, 32);
-  if (!Fr::is_canonical(rs.v) || !Fr::is_canonical(ss.v)) throw std::runtime_error("r and s must be below r");
   CpuCompute cpu(threads);
   ProofPriority priority(background);
   Proof p = zk::prove(*h->key, witness.data(), witness.size(), rs, ss, cpu, nullptr, blinding);
-  uint8_t out[256];
-  g1_out(p.a, out);
-  g2_out(p.b, out + 64);
-  g1_out(p.c, out + 192);
-  return make_bytes(env, out, sizeof out);
+  return proof_bytes(env, p);
   GUARD_END
 }
 
@@ -674,32 +695,24 @@ napi_value ProveEvals(napi_env env, napi_callback_info info) {
     return throw_error(env, "proveEvals: priority must be \"client\" or \"background\"");
   std::shared_ptr<KeyHandle> h = get_key(env, argv[0], "proveEvals");
   if (!h) return nullptr;
-  const uint8_t *w, *a, *b, *r, *s;
-  size_t wl, al, bl, rl, sl;
+  const uint8_t *w, *a, *b;
+  size_t wl, al, bl;
   if (!get_bytes(env, argv[1], &w, &wl) || wl % 32 != 0)
     return throw_error(env, "proveEvals: witness must be n × 32 bytes");
   if (!get_bytes(env, argv[2], &a, &al) || !get_bytes(env, argv[3], &b, &bl) || al % 32 != 0 || al != bl)
     return throw_error(env, "proveEvals: a and b must be m × 32 bytes each");
-  if (!get_bytes(env, argv[4], &r, &rl) || rl != 32 || !get_bytes(env, argv[5], &s, &sl) || sl != 32)
-    return throw_error(env, "proveEvals: r and s must be 32 bytes");
+  Scalar rs, ss;
+  if (!get_blinding_scalars(env, argv[4], argv[5], "proveEvals", rs, ss)) return nullptr;
   int threads = get_int(env, argv[6], 1);
   GUARD_BEGIN
   // The caller's buffers stay alive for the call (it is synchronous): no copies of the large ones.
-  Scalar rs, ss;
-  std::memcpy(rs.v, r, 32);
-  std::memcpy(ss.v, s, 32);
-  if (!Fr::is_canonical(rs.v) || !Fr::is_canonical(ss.v)) throw std::runtime_error("r and s must be below r");
   if ((uintptr_t)w % alignof(Scalar) || (uintptr_t)a % alignof(Scalar) || (uintptr_t)b % alignof(Scalar))
     throw std::runtime_error("proveEvals: buffers must be 8-byte aligned");
   Evals ev{reinterpret_cast<const Scalar*>(a), reinterpret_cast<const Scalar*>(b), al / 32};
   CpuCompute cpu(threads);
   ProofPriority priority(background);
   Proof p = zk::prove(*h->key, reinterpret_cast<const Scalar*>(w), wl / 32, rs, ss, cpu, &ev, blinding);
-  uint8_t out[256];
-  g1_out(p.a, out);
-  g2_out(p.b, out + 64);
-  g1_out(p.c, out + 192);
-  return make_bytes(env, out, sizeof out);
+  return proof_bytes(env, p);
   GUARD_END
 }
 
@@ -790,16 +803,10 @@ napi_value prove_inputs(napi_env env, napi_callback_info info, bool engine) {
     return throw_error(env, "proveInputs: priority must be \"client\" or \"background\"");
   std::shared_ptr<KeyHandle> h = get_key(env, argv[0], "proveInputs");
   if (!h) return nullptr;
-  const uint8_t *r, *s;
-  size_t rl, sl;
-  if (!get_bytes(env, argv[2], &r, &rl) || rl != 32 || !get_bytes(env, argv[3], &s, &sl) || sl != 32)
-    return throw_error(env, "proveInputs: r and s must be 32 bytes");
+  Scalar rs, ss;
+  if (!get_blinding_scalars(env, argv[2], argv[3], "proveInputs", rs, ss)) return nullptr;
   const int threads = get_int(env, argv[4], 1);
   GUARD_BEGIN
-  Scalar rs, ss;
-  std::memcpy(rs.v, r, 32);
-  std::memcpy(ss.v, s, 32);
-  if (!Fr::is_canonical(rs.v) || !Fr::is_canonical(ss.v)) throw std::runtime_error("r and s must be below r");
   ProofPriority priority(background);
   R1csSolution sol = solve_r1cs(r1cs_of(*h->key), inputs.data(), inputs.size());
   Evals ev{sol.a.data(), sol.b.data(), sol.a.size()};
@@ -812,11 +819,7 @@ napi_value prove_inputs(napi_env env, napi_callback_info info, bool engine) {
     CpuCompute cpu(threads);
     p = zk::prove(*h->key, sol.witness.data(), sol.witness.size(), rs, ss, cpu, &ev, blinding);
   }
-  uint8_t out[256];
-  g1_out(p.a, out);
-  g2_out(p.b, out + 64);
-  g1_out(p.c, out + 192);
-  return make_bytes(env, out, sizeof out);
+  return proof_bytes(env, p);
   GUARD_END
 }
 
@@ -983,27 +986,19 @@ napi_value EngineProve(napi_env env, napi_callback_info info) {
     return throw_error(env, "engineProve: blinding must be \"snarkjs\" or \"rerandomized\"");
   std::shared_ptr<KeyHandle> h = get_key(env, argv[0], "engineProve");
   if (!h) return nullptr;
-  const uint8_t *w, *r, *s;
-  size_t wl, rl, sl;
+  const uint8_t* w;
+  size_t wl;
   if (!get_bytes(env, argv[1], &w, &wl) || wl % 32 != 0)
     return throw_error(env, "engineProve: witness must be n × 32 bytes");
-  if (!get_bytes(env, argv[2], &r, &rl) || rl != 32 || !get_bytes(env, argv[3], &s, &sl) || sl != 32)
-    return throw_error(env, "engineProve: r and s must be 32 bytes");
+  Scalar rs, ss;
+  if (!get_blinding_scalars(env, argv[2], argv[3], "engineProve", rs, ss)) return nullptr;
   GUARD_BEGIN
   std::shared_ptr<Engine> engine = current_engine();
   if (!engine) throw std::runtime_error("engineProve: engineConfigure was not called");
   std::vector<Scalar> witness(wl / 32);
   std::memcpy(witness.data(), w, wl);
-  Scalar rs, ss;
-  std::memcpy(rs.v, r, 32);
-  std::memcpy(ss.v, s, 32);
-  if (!Fr::is_canonical(rs.v) || !Fr::is_canonical(ss.v)) throw std::runtime_error("r and s must be below r");
   Proof p = engine->prove(*h->key, witness.data(), witness.size(), rs, ss, blinding);
-  uint8_t out[256];
-  g1_out(p.a, out);
-  g2_out(p.b, out + 64);
-  g1_out(p.c, out + 192);
-  return make_bytes(env, out, sizeof out);
+  return proof_bytes(env, p);
   GUARD_END
 }
 

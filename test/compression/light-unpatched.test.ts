@@ -7,20 +7,18 @@ import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, test } from 'node:test';
-import { ComputeBudgetProgram, Keypair, PublicKey, type VersionedTransaction } from '@solana/web3.js';
+import { Keypair, PublicKey } from '@solana/web3.js';
 import {
-  buildAndSignTx,
   compress,
   confirmTx,
   createRpc,
-  LightSystemProgram,
   merkletreePubkey,
   sendAndConfirmTx,
-  type CompressedAccountWithMerkleContext,
   type Rpc,
 } from '@lightprotocol/stateless.js';
 import { LIGHT_SYSTEM_PROGRAM_FILE } from '../../src/ledger/index.js';
 import { startTestGateway, type TestGateway } from '../helpers/gateway.js';
+import { transferWithProofOf } from '../helpers/light-transfer.js';
 import { lightPackage } from '../helpers/light-package.js';
 
 let gw: TestGateway;
@@ -44,24 +42,6 @@ before(async () => {
 });
 after(() => gw?.stop());
 
-async function spend(
-  payer: Keypair,
-  input: CompressedAccountWithMerkleContext,
-  proofOf: CompressedAccountWithMerkleContext,
-): Promise<VersionedTransaction> {
-  const proof = await rpc.getValidityProof([proofOf.hash]);
-  const ix = await LightSystemProgram.transfer({
-    payer: payer.publicKey,
-    inputCompressedAccounts: [input],
-    toAddress: Keypair.generate().publicKey,
-    lamports: 100_000_000,
-    recentInputStateRootIndices: proof.rootIndices,
-    recentValidityProof: proof.compressedProof,
-  });
-  const { blockhash } = await rpc.getLatestBlockhash();
-  return buildAndSignTx([ComputeBudgetProgram.setComputeUnitLimit({ units: 1_000_000 }), ix], payer, blockhash);
-}
-
 test(
   "Light's 0.27.0 system program, unpatched, verifies zkgate's proof made with Light's key",
   { timeout: 600_000 },
@@ -82,12 +62,12 @@ test(
 
     // The program is Light's file, and it holds the key zkgate proves v1_inclusion_26_1 with.
     assert.ok(Buffer.from(chain.lightSystem.bytes()).equals(shipped));
-    const good = await spend(payer, a, a);
+    const good = await transferWithProofOf(rpc, payer, a, a);
     assert.equal(
       chain.lightSystem.keyId('v1_inclusion_26_1'),
       gw.gateway.prover!.keys.light.get('v1_inclusion_26_1')!.entry.sourceSha256,
     );
-    const other = await spend(payer, a, b);
+    const other = await transferWithProofOf(rpc, payer, a, b);
     assert.deepEqual(
       (await rpc.simulateTransaction(other)).value.err,
       { InstructionError: [1, { Custom: 6043 }] },

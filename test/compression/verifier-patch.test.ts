@@ -5,16 +5,13 @@ import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, test } from 'node:test';
-import { ComputeBudgetProgram, Keypair, PublicKey, type VersionedTransaction } from '@solana/web3.js';
+import { Keypair, PublicKey } from '@solana/web3.js';
 import {
-  buildAndSignTx,
   compress,
   confirmTx,
   createRpc,
-  LightSystemProgram,
   merkletreePubkey,
   sendAndConfirmTx,
-  type CompressedAccountWithMerkleContext,
   type Rpc,
 } from '@lightprotocol/stateless.js';
 import {
@@ -25,6 +22,7 @@ import {
 } from '../../src/ledger/index.js';
 import { solanaVerifyingKeyBytes, type KeyEntry, type SnarkjsVerificationKey } from '../../src/zk/index.js';
 import { startTestGateway, type TestGateway } from '../helpers/gateway.js';
+import { transferWithProofOf } from '../helpers/light-transfer.js';
 
 let gw: TestGateway;
 let rpc: Rpc;
@@ -34,24 +32,6 @@ before(async () => {
   rpc = createRpc(gw.url, gw.url);
 });
 after(() => gw?.stop());
-
-async function spend(
-  payer: Keypair,
-  input: CompressedAccountWithMerkleContext,
-  proofOf: CompressedAccountWithMerkleContext,
-): Promise<VersionedTransaction> {
-  const proof = await rpc.getValidityProof([proofOf.hash]);
-  const ix = await LightSystemProgram.transfer({
-    payer: payer.publicKey,
-    inputCompressedAccounts: [input],
-    toAddress: Keypair.generate().publicKey,
-    lamports: 100_000_000,
-    recentInputStateRootIndices: proof.rootIndices,
-    recentValidityProof: proof.compressedProof,
-  });
-  const { blockhash } = await rpc.getLatestBlockhash();
-  return buildAndSignTx([ComputeBudgetProgram.setComputeUnitLimit({ units: 1_000_000 }), ix], payer, blockhash);
-}
 
 const PROOF_VERIFICATION_FAILED = { InstructionError: [1, { Custom: 6043 }] };
 
@@ -69,14 +49,17 @@ test(
     const a = items.find((x) => x.lamports.toString() === '1000000000')!;
     const b = items.find((x) => x.lamports.toString() === '2000000000')!;
 
-    const tx = await spend(payer, a, a);
+    const tx = await transferWithProofOf(rpc, payer, a, a);
     chain.ledger.deployProgram(LIGHT_SYSTEM_PROGRAM_ID, chain.lightSystem.pristineBytes());
     assert.deepEqual((await rpc.simulateTransaction(tx)).value.err, PROOF_VERIFICATION_FAILED, 'unpatched');
     chain.ledger.deployProgram(LIGHT_SYSTEM_PROGRAM_ID, chain.lightSystem.bytes());
     assert.equal((await rpc.simulateTransaction(tx)).value.err, null, 'patched');
 
     // B's proof is a valid proof, of other public inputs (B's leaf): rejected for A.
-    assert.deepEqual((await rpc.simulateTransaction(await spend(payer, a, b))).value.err, PROOF_VERIFICATION_FAILED);
+    assert.deepEqual(
+      (await rpc.simulateTransaction(await transferWithProofOf(rpc, payer, a, b))).value.err,
+      PROOF_VERIFICATION_FAILED,
+    );
 
     await sendAndConfirmTx(rpc, tx);
     assert.equal((await rpc.getCompressedBalanceByOwner(payer.publicKey)).toString(), '2900000000');

@@ -8,12 +8,13 @@
 // (Photon's too); zkgate's sustained forester load, with a batch appended every few transfers, met it
 // about once in 5,000 transfers. The library's own pieces, unmodified, in the order a careful
 // client uses them.
-import { ComputeBudgetProgram, type Keypair, type PublicKey } from '@solana/web3.js';
+import { ComputeBudgetProgram, Keypair, type PublicKey, type VersionedTransaction } from '@solana/web3.js';
 import {
   buildAndSignTx,
   LightSystemProgram,
   selectMinCompressedSolAccountsForTransfer,
   sendAndConfirmTx,
+  type CompressedAccountWithMerkleContext,
   type Rpc,
 } from '@lightprotocol/stateless.js';
 
@@ -41,4 +42,27 @@ export async function transferCompressed(
   // transfer()'s compute budget.
   const tx = buildAndSignTx([ComputeBudgetProgram.setComputeUnitLimit({ units: 350_000 }), ix], payer, blockhash);
   return sendAndConfirmTx(rpc, tx);
+}
+
+/**
+ * A signed transfer of 0.1 SOL out of `input` carrying the validity proof of `proofOf`'s hash (the
+ * same account for a valid transfer; another for one whose proof is of other public inputs).
+ */
+export async function transferWithProofOf(
+  rpc: Rpc,
+  payer: Keypair,
+  input: CompressedAccountWithMerkleContext,
+  proofOf: CompressedAccountWithMerkleContext,
+): Promise<VersionedTransaction> {
+  const proof = await rpc.getValidityProof([proofOf.hash]);
+  const ix = await LightSystemProgram.transfer({
+    payer: payer.publicKey,
+    inputCompressedAccounts: [input],
+    toAddress: Keypair.generate().publicKey,
+    lamports: 100_000_000,
+    recentInputStateRootIndices: proof.rootIndices,
+    recentValidityProof: proof.compressedProof,
+  });
+  const { blockhash } = await rpc.getLatestBlockhash();
+  return buildAndSignTx([ComputeBudgetProgram.setComputeUnitLimit({ units: 1_000_000 }), ix], payer, blockhash);
 }
