@@ -189,8 +189,11 @@ export class KeyStore {
     if (this.source === 'dev') return "zkgate's dev keys for every shape (--proving-keys dev)";
     const light = this.light.shapes().filter((s) => !isBatchShape(shapeByName(s)));
     const names = light.length > 4 ? `${light.slice(0, 4).join(', ')}, …` : light.join(', ');
-    const lightPart =
-      light.length > 0 ? `Light's own keys for ${light.length} shapes (${names})` : 'no Light keys imported';
+    if (light.length === 0)
+      return this.source === 'light'
+        ? 'no Light keys imported: every validity shape refused (--proving-keys light; import with --light-keys)'
+        : "zkgate's dev keys for every shape (no Light keys imported: --light-keys)";
+    const lightPart = `Light's own keys for ${light.length} shapes (${names})`;
     return this.source === 'light'
       ? `${lightPart}; other validity shapes refused (--proving-keys light)`
       : `${lightPart}; zkgate's dev keys for the others`;
