@@ -212,7 +212,7 @@ std::unique_ptr<ZKey> parse_zkey(const uint8_t* data, size_t len) {
   }
   if (sections.count(101)) {
     auto it = sections.find(101);
-    key->r1cs = parse_r1cs_section(data + it->second.first, it->second.second);
+    key->r1cs = parse_r1cs_section(data + it->second.first, it->second.second, key->n_vars);
     const R1csSystem& cs = *key->r1cs;
     if (cs.n_wires != key->n_vars || cs.n_public != key->n_public + 1 || cs.n_constraints > key->domain_size)
       throw std::runtime_error("zkey: the constraint system's counts differ from the key's");

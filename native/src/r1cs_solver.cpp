@@ -29,7 +29,7 @@ constexpr uint32_t SECTION_VERSION = 1;
 
 }  // namespace
 
-std::unique_ptr<R1csSystem> parse_r1cs_section(const uint8_t* data, size_t len) {
+std::unique_ptr<R1csSystem> parse_r1cs_section(const uint8_t* data, size_t len, uint32_t n_wires) {
   SectionReader r{data, len};
   if (r.u32("its version") != SECTION_VERSION) throw std::runtime_error("constraint system: unknown version");
   auto cs = std::make_unique<R1csSystem>();
@@ -37,6 +37,7 @@ std::unique_ptr<R1csSystem> parse_r1cs_section(const uint8_t* data, size_t len) 
   cs->n_wires = r.u32("the counts");
   cs->n_public = r.u32("the counts");
   cs->n_secret = r.u32("the counts");
+  if (cs->n_wires != n_wires) throw std::runtime_error("constraint system: its wire count differs from the key's");
   if (cs->n_public < 1 || (uint64_t)cs->n_public + cs->n_secret > cs->n_wires)
     throw std::runtime_error("constraint system: more inputs than wires");
   const uint32_t n_coeffs = r.u32("the coefficients");

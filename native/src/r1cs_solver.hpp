@@ -46,8 +46,12 @@ struct R1csSystem {
   std::vector<int32_t> hint_of_wire;
 };
 
-/** Parses the key section; throws std::runtime_error naming what is inconsistent. */
-std::unique_ptr<R1csSystem> parse_r1cs_section(const uint8_t* data, size_t len);
+/**
+ * Parses the key section of a key with `n_wires` wires (checked first: nothing is sized from the
+ * section's own counts before they are checked against its bytes); throws std::runtime_error
+ * naming what is inconsistent.
+ */
+std::unique_ptr<R1csSystem> parse_r1cs_section(const uint8_t* data, size_t len, uint32_t n_wires);
 
 /** A constraint the inputs do not satisfy (its index, as gnark counts). */
 struct UnsatisfiedConstraint : std::runtime_error {

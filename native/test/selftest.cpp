@@ -12,6 +12,8 @@
 
 #include "../src/engine.hpp"
 #include "../src/hd/host_exec.hpp"
+#include "../src/point_decompress.hpp"
+#include "../src/r1cs_solver.hpp"
 
 using namespace zk;
 
@@ -504,6 +506,156 @@ static void test_core_paths() {
   }
 }
 
+// gnark's compressed points (Light's key files): x big-endian with the flag in the top two bits.
+template <class F>
+static void compress_be(const Affine<F>& p, uint8_t* out);
+template <>
+void compress_be<Fq>(const G1Affine& p, uint8_t* out) {
+  u64 x[4];
+  p.x.to_canonical(x);
+  for (int i = 0; i < 32; i++) out[i] = (uint8_t)(x[3 - i / 8] >> (56 - 8 * (i % 8)));
+  out[0] |= decompress_detail::above_half(p.y) ? 0xc0 : 0x80;
+}
+template <>
+void compress_be<Fq2>(const G2Affine& p, uint8_t* out) {
+  u64 x1[4], x0[4];
+  p.x.c1.to_canonical(x1);
+  p.x.c0.to_canonical(x0);
+  for (int i = 0; i < 32; i++) {
+    out[i] = (uint8_t)(x1[3 - i / 8] >> (56 - 8 * (i % 8)));
+    out[32 + i] = (uint8_t)(x0[3 - i / 8] >> (56 - 8 * (i % 8)));
+  }
+  const bool larger = p.y.c1.is_zero() ? decompress_detail::above_half(p.y.c0) : decompress_detail::above_half(p.y.c1);
+  out[0] |= larger ? 0xc0 : 0x80;
+}
+
+template <class F>
+static void test_decompress(const Affine<F>& g) {
+  constexpr size_t size = sizeof(F) == sizeof(Fq) ? 32 : 64;
+  const size_t n = 64;
+  std::vector<Affine<F>> pts(n);
+  std::vector<uint8_t> bytes(n * size, 0);
+  for (size_t i = 0; i < n; i++) {
+    pts[i] = i == 0 ? g : Jacobian<F>::from_affine(g).times(random_scalar().v).to_affine();
+    if (i == 1) {
+      pts[i] = Affine<F>::infinity();
+      bytes[i * size] = 0x40;
+    } else {
+      compress_be<F>(pts[i], bytes.data() + i * size);
+    }
+  }
+  std::vector<Affine<F>> back(n);
+  decompress_points(back.data(), bytes.data(), n, 2);
+  for (size_t i = 0; i < n; i++) CHECK(back[i].x == pts[i].x && back[i].y == pts[i].y);
+  // Not compressed (flag 00): refused, naming the point.
+  std::vector<uint8_t> b(bytes);
+  b[5 * size] &= 0x3f;
+  bool threw = false;
+  try {
+    decompress_points(back.data(), b.data(), n, 2);
+  } catch (const std::runtime_error& e) {
+    threw = std::string(e.what()) == "point 5: not a compressed point";
+  }
+  CHECK(threw);
+  // An x with no point on the curve (x³ + b not a square): some small x is one.
+  if (size == 32) {
+    bool refused = false;
+    for (uint8_t x = 1; x < 40 && !refused; x++) {
+      uint8_t one[32] = {0x80};
+      one[31] = x;
+      G1Affine out;
+      const char* why = decompress_detail::decompress_g1(out, one);
+      refused = why != nullptr && std::string(why) == "not on the curve";
+    }
+    CHECK(refused);
+  }
+}
+
+// The solver on a small gnark-style system: wires [1, x | y | z, b0, b1]; z = x·y; NBits(y, 2)
+// gives b0, b1; b0·(1 − b0) = 0; (b0 + 2·b1)·1 = y.
+static std::vector<uint8_t> small_r1cs_section() {
+  std::vector<uint8_t> out;
+  auto u32 = [&](uint32_t v) {
+    for (int i = 0; i < 4; i++) out.push_back((uint8_t)(v >> (8 * i)));
+  };
+  u32(1);  // version
+  u32(3);  // constraints
+  u32(6);  // wires
+  u32(2);  // public, with the constant wire
+  u32(1);  // secret
+  const u64 coeffs[4][4] = {{0, 0, 0, 0}, {1, 0, 0, 0}, {2, 0, 0, 0},
+                            {FrParams::P[0] - 1, FrParams::P[1], FrParams::P[2], FrParams::P[3]}};
+  u32(4);
+  for (const auto& c : coeffs)
+    for (u64 limb : c)
+      for (int i = 0; i < 8; i++) out.push_back((uint8_t)(limb >> (8 * i)));
+  // (coefficient, wire) per term; rows L, R, O of each constraint.
+  const std::vector<std::vector<std::pair<uint32_t, uint32_t>>> rows = {
+      {{1, 1}}, {{1, 2}}, {{1, 3}},                  // x · y = z
+      {{1, 4}}, {{1, 0}, {3, 4}}, {{0, 0}},          // b0 · (1 − b0) = 0
+      {{1, 4}, {2, 5}}, {{1, 0}}, {{1, 2}},          // (b0 + 2·b1) · 1 = y
+  };
+  uint32_t terms = 0;
+  for (const auto& r : rows) terms += (uint32_t)r.size();
+  u32(terms);
+  uint32_t at = 0;
+  u32(0);
+  for (const auto& r : rows) u32(at += (uint32_t)r.size());
+  for (const auto& r : rows)
+    for (auto [c, w] : r) {
+      u32(c);
+      u32(w);
+    }
+  u32(1);  // hints: NBits of y into b0, b1
+  u32(HINT_NBITS);
+  u32(1);
+  u32(0);
+  u32(1);
+  u32(1);
+  u32(1);
+  u32(2);
+  u32(2);
+  u32(4);
+  u32(5);
+  return out;
+}
+
+static void test_r1cs_solver() {
+  const std::vector<uint8_t> section = small_r1cs_section();
+  auto cs = parse_r1cs_section(section.data(), section.size(), 6);
+  Scalar in[2] = {scalar_u64(3), scalar_u64(2)};
+  R1csSolution sol = solve_r1cs(*cs, in, 2);
+  const u64 want[6] = {1, 3, 2, 6, 0, 1};
+  for (int i = 0; i < 6; i++) CHECK(sol.witness[i].v[0] == want[i] && !sol.witness[i].v[1]);
+  CHECK(sol.a.size() == 3 && sol.a[0].v[0] == 3 && sol.b[0].v[0] == 2 && sol.a[2].v[0] == 2);
+  // y = 5 does not fit two bits: the last constraint fails, by its index.
+  Scalar bad[2] = {scalar_u64(3), scalar_u64(5)};
+  uint32_t failed = 99;
+  try {
+    solve_r1cs(*cs, bad, 2);
+  } catch (const UnsatisfiedConstraint& e) {
+    failed = e.index;
+  }
+  CHECK(failed == 2);
+  // Every truncation of the section is refused (and read within its bounds).
+  for (size_t cut = 0; cut < section.size(); cut++) {
+    bool threw = false;
+    try {
+      parse_r1cs_section(section.data(), cut, 6);
+    } catch (const std::runtime_error&) {
+      threw = true;
+    }
+    CHECK(threw);
+  }
+  bool wrong_wires = false;
+  try {
+    parse_r1cs_section(section.data(), section.size(), 7);
+  } catch (const std::runtime_error&) {
+    wrong_wires = true;
+  }
+  CHECK(wrong_wires);
+}
+
 // Rerandomized blinding: the unblinded proof (snarkjs' blinding with r = s = 0) moved by u and v,
 // with or without the B1 MSM in the core; u = 0 refused; the engine's CPU path the same.
 static void test_rerandomized() {
@@ -572,6 +724,9 @@ int main(int argc, char** argv) {
   test_engine_batching();
   test_core_paths();
   test_rerandomized();
+  test_decompress(g1_generator());
+  test_decompress(g2_generator());
+  test_r1cs_solver();
   if (argc == 3) {
     std::vector<uint8_t> zkey = read_file(argv[1]), wit = read_file(argv[2]);
     std::vector<Scalar> w(wit.size() / 32);

@@ -117,12 +117,16 @@ export function parseGnarkR1cs(file: string, bytes: Uint8Array): GnarkR1cs {
     if (isNull()) return 0;
     const [major, n] = head();
     if (major !== 4) fail(`has ${what} that is not an array`);
+    // Every item takes a byte at least: a count beyond the bytes left is a corrupt file, refused
+    // before anything is allocated for it.
+    if (n > bytes.length - pos) fail(`claims ${n} items of ${what} in ${bytes.length - pos} bytes`);
     return n;
   };
   const mapLen = (what: string): number => {
     if (isNull()) return 0;
     const [major, n] = head();
     if (major !== 5) fail(`has ${what} that is not a map`);
+    if (2 * n > bytes.length - pos) fail(`claims ${n} entries of ${what} in ${bytes.length - pos} bytes`);
     return n;
   };
   const text = (what: string): string => {
