@@ -1,16 +1,13 @@
 // The native backend: the same witness calculator as snarkjs, then zkgate's C++ Groth16 prover
-// (native/) on the same .zkey. Keys are parsed once per worker into native memory and kept (LRU
+// (native/) on the same .zkey; Light's keys (src/zk/light/) are solved and proved in the addon. Keys are parsed once per worker into native memory and kept (LRU
 // within the byte budget); a proof reads nothing from disk and copies nothing but the witness.
 // With an accelerator (cuda, or its host emulation) proofs go through the native engine instead,
 // which gathers the workers' concurrent proofs of one key into batched device passes.
-import { randomBytes } from 'node:crypto';
 import { readFile, stat } from 'node:fs/promises';
 import { performance } from 'node:perf_hooks';
-import { FR } from '../zk/field.js';
 import type { StructuredCircuit } from '../zk/structured/cs.js';
 import { structuredCircuit } from '../zk/structured/registry.js';
 import type { CircuitInputs } from '../zk/inputs.js';
-import type { ProofPoints } from '../zk/proof-format.js';
 import {
   UnsatisfiedWitnessError,
   type AcceleratorOptions,

@@ -156,7 +156,8 @@ function zkeySections(
 export async function importLightKey(
   filePath: string,
   zkeyPath: string,
-  opts: { threads?: number; name?: string } = {},
+  /** bytes: the file's contents when the caller has read them already. */
+  opts: { threads?: number; name?: string; bytes?: Buffer } = {},
 ): Promise<ImportedLightKey> {
   const name = opts.name ?? filePath;
   const threads = Math.max(1, opts.threads ?? 1);
@@ -164,7 +165,7 @@ export async function importLightKey(
   if (!status.ok)
     throw new LightKeyFileError(`${name}: importing Light's keys needs the native prover: ${status.reason}`);
   const addon = status.addon;
-  const bytes = await readFile(filePath);
+  const bytes = opts.bytes ?? (await readFile(filePath));
   const fail = (what: string): never => {
     throw new LightKeyFileError(`${name}: ${what}`);
   };

@@ -108,7 +108,7 @@ export class LightKeyStore {
         return { file, status: 'unchanged', entry: known };
       const zkey = `${shape.name}.zkey`;
       const vk = `${shape.name}.vk.json`;
-      const imported = await importLightKey(file, join(this.dir, zkey), { threads: opts.threads, name });
+      const imported = await importLightKey(file, join(this.dir, zkey), { threads: opts.threads, name, bytes });
       await writeFileAtomic(join(this.dir, vk), JSON.stringify(imported.vk, null, 1) + '\n');
       const entry: LightKeyEntry = {
         shape: shape.name,
