@@ -153,6 +153,12 @@ test('zkgate keys import-light imports a file once, lists it, and refuses what i
     const refused = await runCliToEnd(['keys', 'import-light', bad, '--data-dir', dataDir]);
     assert.notEqual(refused.code, 0);
     assert.match(refused.stderr, /inclusion_32_1\.key: its header says \[26, 1, 0, 0\], its name \[32, 1, 0, 0\]/);
+    // A file of Light's current release (v1_… name): refused saying what zkgate reads, not skipped.
+    const current = join(dataDir, 'v1_inclusion_26_1.key');
+    writeFileSync(current, readFileSync(file));
+    const newer = await runCliToEnd(['keys', 'import-light', current, '--data-dir', dataDir]);
+    assert.notEqual(newer.code, 0);
+    assert.match(newer.stderr, /v1_inclusion_26_1\.key: is a file of Light's current prover \(gnark v0\.14\)/);
   } finally {
     rmSync(dataDir, { recursive: true, force: true });
   }

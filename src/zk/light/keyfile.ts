@@ -94,11 +94,26 @@ export function lightCircuitOfFile(path: string): LightCircuit | undefined {
   return undefined;
 }
 
+/**
+ * Whether a name is one of Light's current prover's files (gnark v0.14: `v1_…`, `v2_…`, `batch_…`
+ * names), whose proving key and constraint system zkgate does not read yet
+ * (docs/light-keys/gnark-v014-cs.md).
+ */
+export const isGnarkV014FileName = (path: string): boolean =>
+  /^(v1_(inclusion_26|non-inclusion_26|combined_26_26)|v2_(inclusion_32|non-inclusion_40|combined_32_40)|batch_(append_32|update_32|address-append_40))_[\d_]+\.key$/.test(
+    basename(path).toLowerCase(),
+  );
+
+/** Why a v0.14-era file is refused: the one sentence both the importer and the parser give. */
+export const GNARK_V014_REFUSAL =
+  "is a file of Light's current prover (gnark v0.14); zkgate imports the 0.27 release's files (gnark v0.8, e.g. mainnet_inclusion_26_1.key) so far";
+
 /** Reads the layout and verifying key of a Light proving-system file's bytes; `file` names it in errors. */
 export function parseLightKeyFile(file: string, bytes: Uint8Array): LightKeyFile {
   const fail = (what: string): never => {
     throw new LightKeyFileError(`${file}: ${what}`);
   };
+  if (isGnarkV014FileName(file)) fail(GNARK_V014_REFUSAL);
   const circuit =
     lightCircuitOfFile(file) ??
     fail(

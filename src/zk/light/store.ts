@@ -10,7 +10,7 @@ import { withFileLock } from '../../util/file-lock.js';
 import { shapeByName, type Shape } from '../shapes.js';
 import type { SnarkjsVerificationKey } from '../verify.js';
 import { importLightKey, shapeOfLightCircuit, type ImportedLightKey } from './import.js';
-import { LightKeyFileError, lightCircuitOfFile } from './keyfile.js';
+import { GNARK_V014_REFUSAL, isGnarkV014FileName, LightKeyFileError, lightCircuitOfFile } from './keyfile.js';
 
 export interface LightKeyEntry {
   shape: string;
@@ -89,6 +89,8 @@ export class LightKeyStore {
    */
   async import(file: string, opts: { threads?: number } = {}): Promise<LightImportResult> {
     const name = basename(file);
+    // Not skipped like other files: an operator pointing at the current release's keys must hear why.
+    if (isGnarkV014FileName(name)) throw new LightKeyFileError(`${file}: ${GNARK_V014_REFUSAL}`);
     const circuit = lightCircuitOfFile(name);
     const shape = circuit && shapeOfLightCircuit(circuit);
     if (!shape)
