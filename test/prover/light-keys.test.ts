@@ -7,7 +7,7 @@ import { execFileSync } from 'node:child_process';
 import { readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
-import { toHex32 } from '../../src/zk/field.js';
+import { FR, toHex32 } from '../../src/zk/field.js';
 import { LightKeyStore } from '../../src/zk/light/store.js';
 import { sampleLightInputs } from '../../src/zk/light/sample-inputs.js';
 import { loadPoseidon } from '../../src/zk/poseidon.js';
@@ -64,6 +64,12 @@ describe("a prover on Light's keys", () => {
     const vk = store.get('v1_inclusion_26_1')!.vk;
     assert.ok(verifyGroth16(vk, [BigInt(root), BigInt(leaf)], fromRaw(raw)));
     assert.equal(verifyGroth16(vk, [BigInt(root), BigInt(leaf) + 1n], fromRaw(raw)), false);
+    // The leaf plus r (a 32-byte hex value above the field): reduced as Light's prover reduces it.
+    const wide = structuredClone(body);
+    wide.inputCompressedAccounts[0]!.leaf = toHex32(BigInt(leaf) + FR);
+    const reduced = await prove(wide);
+    assert.equal(reduced.status, 200, reduced.text);
+    assert.ok(verifyGroth16(vk, [BigInt(root), BigInt(leaf)], fromRaw(JSON.parse(reduced.text))));
     // The leaf changed: Light's circuit rejects it, naming the constraint (the root's comparison).
     const tampered = structuredClone(body);
     tampered.inputCompressedAccounts[0]!.leaf = toHex32(BigInt(leaf) + 1n);

@@ -3,6 +3,7 @@
 // declaration order, arrays element by element (docs/light-keys/r1cs-cbor-and-solver.md §6).
 // Built from zkgate's circuit inputs (src/zk/inputs.ts), which a Light /prove body and zkgate's
 // own trees both produce.
+import { FR } from '../field.js';
 import type { CircuitInputs } from '../inputs.js';
 import type { Shape } from '../shapes.js';
 
@@ -10,8 +11,15 @@ const list = (inputs: CircuitInputs, name: string): bigint[] => ((inputs[name] a
 const paths = (inputs: CircuitInputs, name: string): bigint[] =>
   ((inputs[name] as string[][]) ?? []).flatMap((p) => p.map(BigInt));
 
-/** The public inputs (without the constant wire), then the secret ones. */
+/**
+ * The public inputs (without the constant wire), then the secret ones, reduced mod r as gnark puts
+ * values into a witness (a caller's hex value may be up to 2^256).
+ */
 export function lightInputVector(shape: Shape, inputs: CircuitInputs): bigint[] {
+  return vectorOf(shape, inputs).map((v) => v % FR);
+}
+
+function vectorOf(shape: Shape, inputs: CircuitInputs): bigint[] {
   const inclusion = shape.nInclusion > 0;
   const addresses = shape.nNonInclusion > 0;
   const incl = {
