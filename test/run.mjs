@@ -55,6 +55,7 @@ const EXPECTED = {
   'test/zk/light-prove.test.ts': 60,
   'test/prover/light-keys.test.ts': 15,
   'test/compression/light-unpatched.test.ts': 15,
+  'test/zk/light-v014.test.ts': 12,
 };
 const measured = existsSync(DURATIONS_FILE) ? JSON.parse(readFileSync(DURATIONS_FILE, 'utf8')) : {};
 const seconds = (f) => measured[f] ?? EXPECTED[f] ?? 1;

@@ -65,17 +65,18 @@ test('truncated, corrupt, renamed and mismatched files are refused, naming the f
   refused(good.subarray(0, k.csOffset), /no constraint system/);
   refused(good, /its header says \[32, 1, 0, 0\], its name \[32, 2, 0, 0\]/, 'inclusion_32_2.key');
   refused(good, /not a Light proving-system file name/, 'some.key');
-  // The current release's files (gnark v0.14, v1_/v2_/batch_ names): refused saying so.
-  for (const current of ['v1_inclusion_26_1.key', 'v2_combined_32_40_1_2.key', 'batch_address-append_40_250.key'])
-    refused(
-      good,
-      /is a file of Light's current prover \(gnark v0\.14\); zkgate imports the 0\.27 release's files/,
-      current,
-    );
-  // The domain's coset generator (gnark v0.8 stores 5).
+  // A current-release name (gnark v0.14) on a 0.27-release file; a batch (forester) circuit's file.
+  refused(
+    good,
+    /its name is a current-release \(gnark v0\.14\) name, but its contents are a 0\.27-release/,
+    'v2_inclusion_32_1.key',
+  );
+  for (const batch of ['batch_address-append_40_250.key', 'update_32_10.key'])
+    refused(good, /is one of Light's batch \(forester\) circuits/, batch);
+  // The domain's coset generator (gnark stores 5).
   refused(
     patched((b) => (b[16 + 8 + 96 + 31] = 6)),
-    /not gnark v0.8/,
+    /the domain is not gnark’s/,
   );
   // The count of A points at infinity (just before the bitmaps) no longer what the bitmap holds.
   refused(

@@ -17,6 +17,7 @@ import {
   type PointRun,
 } from './keyfile.js';
 import { parseGnarkR1cs, type GnarkR1cs } from './r1cs-cbor.js';
+import { parseGnarkR1csV014 } from './r1cs-v014.js';
 import { encodeR1csSection } from './r1cs-section.js';
 import { sampleLightInputs } from './sample-inputs.js';
 import { decodeProof, loadNativeAddon, le32, randomScalar, type NativeAddon } from '../native-addon.js';
@@ -66,8 +67,12 @@ function expand(packed: Buffer, infinity: Uint8Array, pointBytes: number): Buffe
   return out;
 }
 
-/** gnark stores Z bit-reversed: back to natural order (the reversal is its own inverse). */
-function unBitReverse(z: Buffer, count: number): Buffer {
+/**
+ * gnark stores Z bit-reversed: back to natural order (the reversal is its own inverse). gnark
+ * v0.14 leaves out the last point (bit-reversed index n−1 is n−1 itself): infinity there.
+ */
+function unBitReverse(stored: Buffer, count: number): Buffer {
+  const z = stored.length === count * 64 ? stored : Buffer.concat([stored, Buffer.alloc(count * 64 - stored.length)]);
   const bits = Math.log2(count);
   const out = Buffer.alloc(z.length);
   for (let i = 0; i < count; i++) {
@@ -127,7 +132,8 @@ function zkeySections(
   );
   // The verifying key's K: after its six points and the count.
   const icStart = G1_BYTES * 3 + G2_BYTES * 3 + 4;
-  const ic = Buffer.from(addon.decompressPoints(1, file.vkBytes.subarray(icStart), threads));
+  const icEnd = icStart + file.vk.ic.length * G1_BYTES;
+  const ic = Buffer.from(addon.decompressPoints(1, file.vkBytes.subarray(icStart, icEnd), threads));
   const coset = Buffer.alloc(36);
   coset.writeUInt32LE(1, 0);
   // Section 100's coset generator, in the zkey's Montgomery form (5·2^256 mod r).
@@ -141,7 +147,7 @@ function zkeySections(
     6: [expand(one(pk.b1, 1), pk.infinityB, 64)],
     7: [expand(one(pk.b2, 2), pk.infinityB, 128)],
     8: [one(pk.k, 1)],
-    9: [unBitReverse(one(pk.z, 1), pk.z.count)],
+    9: [unBitReverse(one(pk.z, 1), file.domain.cardinality)],
     10: [Buffer.concat([sourceSha256, Buffer.alloc(4)])],
     100: [coset],
     101: [encodeR1csSection(cs)],
@@ -171,7 +177,8 @@ export async function importLightKey(
   };
   const file = parseLightKeyFile(name, bytes);
   const shape = shapeOfLightCircuit(file.circuit) ?? fail('is for a circuit shape zkgate does not serve');
-  const cs = parseGnarkR1cs(name, bytes.subarray(file.csOffset));
+  const csBytes = bytes.subarray(file.csOffset);
+  const cs = file.circuit.gnark === '0.14' ? parseGnarkR1csV014(name, csBytes) : parseGnarkR1cs(name, csBytes);
   // The proving key, verifying key and constraint system must be of one circuit.
   if (cs.nWires !== file.pk.nbWires)
     fail(`the constraint system has ${cs.nWires} wires, the proving key ${file.pk.nbWires}`);

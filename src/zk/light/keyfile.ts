@@ -1,12 +1,15 @@
-// Light Protocol's proving-system files (`bin/proving-keys/*.key` of
-// @lightprotocol/zk-compression-cli 0.27.0, written by Light's gnark v0.8 prover): big-endian u32
-// header fields, then gnark's Groth16 proving key and verifying key with compressed points, then
-// the constraint system to the end of the file. No magic, version or section lengths: the file is
-// walked section by section, and every count is checked against the others, so a truncated,
-// corrupt or foreign file is refused naming the file and what is wrong. The format, with its
-// sources, is docs/light-keys/keyfile-format.md. This reads the layout and the verifying key (its
-// few points decompressed and checked on the curve); the proving key's points stay compressed
-// where they lie, for the importer to decompress in bulk.
+// Light Protocol's proving-system files: big-endian u32 header fields, then gnark's Groth16 proving
+// key and verifying key with compressed points, then the constraint system to the end of the file.
+// Two generations: the 0.27 release's (`bin/proving-keys/*.key` of
+// @lightprotocol/zk-compression-cli 0.27.0, gnark v0.8: `mainnet_inclusion_26_1.key`, …) and
+// Light's current prover's (gnark v0.14: `v1_inclusion_26_1.key`, `v2_…`), which add a byte to
+// the domain, store one Z point fewer, and end both keys with (empty) commitment lists. The name
+// says which; the bytes must agree. No magic, version or section lengths: the file is walked
+// section by section, and every count is checked against the others, so a truncated, corrupt or
+// foreign file is refused naming the file and what is wrong. The format, with its sources, is
+// docs/light-keys/keyfile-format.md. This reads the layout and the verifying key (its few points
+// decompressed and checked on the curve); the proving key's points stay compressed where they
+// lie, for the importer to decompress in bulk.
 import { basename } from 'node:path';
 import { bn254 } from '@noble/curves/bn254.js';
 import { AppError } from '../../errors.js';
@@ -24,6 +27,8 @@ export interface LightCircuit {
   legacy: boolean;
   /** [inclusion height, inclusion count, non-inclusion height, non-inclusion count], 0 where unused. */
   header: [number, number, number, number];
+  /** The gnark release that wrote the file: its layout and constraint-system encoding. */
+  gnark: '0.8' | '0.14';
 }
 
 /** gnark's verifying key, decompressed; ic: K, the constant wire's point first. */
@@ -74,51 +79,64 @@ export interface LightKeyFile {
 const FP = bn254.fields.Fp.ORDER;
 const G1_BYTES = 32;
 const G2_BYTES = 64;
+/** The domain as gnark v0.8 writes it; v0.14 adds a byte (whether twiddles are precomputed). */
 const DOMAIN_BYTES = 168;
-/** 5: gnark's coset generator, stored in the domain (a cheap check that this is a v0.8 domain). */
+/** 5: gnark's coset generator, stored in the domain. */
 const COSET_GENERATOR = 5n;
 
-/** The circuit a 0.27.0 file name stands for (docs/light-keys/keyfile-format.md §1.1). */
+// File names → circuits (docs/light-keys/keyfile-format.md §1.1 for the 0.27 release's, §1.2 for
+// the current release's): [pattern, family, legacy, header from the numbers in the name].
+type NameRule = [RegExp, LightCircuit['family'], boolean, (n: number[]) => LightCircuit['header']];
+const NAME_RULES: Record<LightCircuit['gnark'], NameRule[]> = {
+  '0.8': [
+    [/^mainnet_inclusion_26_(\d+)\.key$/, 'inclusion', true, ([n]) => [26, n!, 0, 0]],
+    [/^inclusion_32_(\d+)\.key$/, 'inclusion', false, ([n]) => [32, n!, 0, 0]],
+    [/^non-inclusion_26_(\d+)\.key$/, 'non-inclusion', true, ([n]) => [0, 0, 26, n!]],
+    [/^non-inclusion_40_(\d+)\.key$/, 'non-inclusion', false, ([n]) => [0, 0, 40, n!]],
+    [/^combined_26_(\d+)_(\d+)\.key$/, 'combined', true, ([i, j]) => [26, i!, 26, j!]],
+    [/^combined_32_40_(\d+)_(\d+)\.key$/, 'combined', false, ([i, j]) => [32, i!, 40, j!]],
+  ],
+  '0.14': [
+    [/^v1_inclusion_26_(\d+)\.key$/, 'inclusion', true, ([n]) => [26, n!, 0, 0]],
+    [/^v2_inclusion_32_(\d+)\.key$/, 'inclusion', false, ([n]) => [32, n!, 0, 0]],
+    [/^v1_non-inclusion_26_(\d+)\.key$/, 'non-inclusion', true, ([n]) => [0, 0, 26, n!]],
+    [/^v2_non-inclusion_40_(\d+)\.key$/, 'non-inclusion', false, ([n]) => [0, 0, 40, n!]],
+    [/^v1_combined_26_26_(\d+)_(\d+)\.key$/, 'combined', true, ([i, j]) => [26, i!, 26, j!]],
+    [/^v2_combined_32_40_(\d+)_(\d+)\.key$/, 'combined', false, ([i, j]) => [32, i!, 40, j!]],
+  ],
+};
+
+/** The circuit a file name stands for, in either release's naming. */
 export function lightCircuitOfFile(path: string): LightCircuit | undefined {
   const name = basename(path).toLowerCase();
-  let m = /^mainnet_inclusion_26_(\d+)\.key$/.exec(name);
-  if (m) return { family: 'inclusion', legacy: true, header: [26, Number(m[1]), 0, 0] };
-  m = /^inclusion_32_(\d+)\.key$/.exec(name);
-  if (m) return { family: 'inclusion', legacy: false, header: [32, Number(m[1]), 0, 0] };
-  m = /^non-inclusion_(26|40)_(\d+)\.key$/.exec(name);
-  if (m) return { family: 'non-inclusion', legacy: m[1] === '26', header: [0, 0, Number(m[1]), Number(m[2])] };
-  m = /^combined_26_(\d+)_(\d+)\.key$/.exec(name);
-  if (m) return { family: 'combined', legacy: true, header: [26, Number(m[1]), 26, Number(m[2])] };
-  m = /^combined_32_40_(\d+)_(\d+)\.key$/.exec(name);
-  if (m) return { family: 'combined', legacy: false, header: [32, Number(m[1]), 40, Number(m[2])] };
+  for (const gnark of ['0.8', '0.14'] as const)
+    for (const [pattern, family, legacy, header] of NAME_RULES[gnark]) {
+      const m = pattern.exec(name);
+      if (m) return { family, legacy, header: header(m.slice(1).map(Number)), gnark };
+    }
   return undefined;
 }
 
-/**
- * Whether a name is one of Light's current prover's files (gnark v0.14: `v1_…`, `v2_…`, `batch_…`
- * names), whose proving key and constraint system zkgate does not read yet
- * (docs/light-keys/gnark-v014-cs.md).
- */
-export const isGnarkV014FileName = (path: string): boolean =>
-  /^(v1_(inclusion_26|non-inclusion_26|combined_26_26)|v2_(inclusion_32|non-inclusion_40|combined_32_40)|batch_(append_32|update_32|address-append_40))_[\d_]+\.key$/.test(
-    basename(path).toLowerCase(),
-  );
+/** Light's batch circuits (the forester's: `batch_append_32_500.key`, …), which zkgate does not import. */
+export const isLightBatchFileName = (path: string): boolean =>
+  /^(batch_)?(append-with-proofs|append|update|address-append)_\d+_\d+\.key$/.test(basename(path).toLowerCase());
 
-/** Why a v0.14-era file is refused: the one sentence both the importer and the parser give. */
-export const GNARK_V014_REFUSAL =
-  "is a file of Light's current prover (gnark v0.14); zkgate imports the 0.27 release's files (gnark v0.8, e.g. mainnet_inclusion_26_1.key) so far";
+/** Why a batch file is refused: the one sentence both the importer and the parser give. */
+export const LIGHT_BATCH_REFUSAL =
+  "is one of Light's batch (forester) circuits; zkgate imports the validity-proof circuits (inclusion, non-inclusion, combined), and its forester proves batches with zkgate's own keys";
 
 /** Reads the layout and verifying key of a Light proving-system file's bytes; `file` names it in errors. */
 export function parseLightKeyFile(file: string, bytes: Uint8Array): LightKeyFile {
   const fail = (what: string): never => {
     throw new LightKeyFileError(`${file}: ${what}`);
   };
-  if (isGnarkV014FileName(file)) fail(GNARK_V014_REFUSAL);
+  if (isLightBatchFileName(file)) fail(LIGHT_BATCH_REFUSAL);
   const circuit =
     lightCircuitOfFile(file) ??
     fail(
-      'not a Light proving-system file name (mainnet_inclusion_26_N, inclusion_32_N, non-inclusion_26|40_N, combined_…)',
+      'not a Light proving-system file name (the 0.27 release’s mainnet_inclusion_26_N, inclusion_32_N, non-inclusion_26|40_N, combined_…, or the current release’s v1_inclusion_26_N, v2_inclusion_32_N, v2_non-inclusion_40_N, v2_combined_32_40_N_M, …)',
     );
+  const v014 = circuit.gnark === '0.14';
   const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
   let pos = 0;
   const need = (n: number, what: string) => {
@@ -153,7 +171,15 @@ export function parseLightKeyFile(file: string, bytes: Uint8Array): LightKeyFile
   if (cardinality === 0 || (cardinality & (cardinality - 1)) !== 0 || cardinality > 2 ** 28)
     fail(`domain size ${cardinality} is not a power of two up to 2^28`);
   if ((inv * BigInt(cardinality)) % FR !== 1n || cosetGenerator !== COSET_GENERATOR)
-    fail('the domain is not gnark v0.8’s (its inverse or coset generator is wrong): a file of another gnark version?');
+    fail('the domain is not gnark’s (its inverse or coset generator is wrong)');
+  // v0.14's extra domain byte is 0 or 1; in a v0.8 file that byte is α's first, a compressed point's flag.
+  need(1, 'the domain');
+  const precomputeFlag = bytes[pos]! <= 1;
+  if (v014 && !precomputeFlag)
+    fail('its name is a current-release (gnark v0.14) name, but its contents are a 0.27-release (gnark v0.8) file');
+  if (!v014 && precomputeFlag)
+    fail('its contents are a current-release (gnark v0.14) file: name it as that release does (v1_…, v2_…)');
+  if (v014) pos++;
 
   const run = (group: 1 | 2, count: number, what: string): PointRun => {
     const size = count * (group === 1 ? G1_BYTES : G2_BYTES);
@@ -186,7 +212,13 @@ export function parseLightKeyFile(file: string, bytes: Uint8Array): LightKeyFile
   if (a.count !== nbWires - nbInfinityA) fail(`${a.count} A points for ${nbWires} wires, ${nbInfinityA} at infinity`);
   if (b1.count !== nbWires - nbInfinityB || b2.count !== b1.count)
     fail(`${b1.count} and ${b2.count} B points for ${nbWires} wires, ${nbInfinityB} at infinity`);
-  if (z.count !== cardinality) fail(`${z.count} Z points for a domain of ${cardinality}`);
+  // gnark v0.14 leaves out the last Z point (its scalar is 0 for every satisfied system).
+  if (z.count !== cardinality - (v014 ? 1 : 0)) fail(`${z.count} Z points for a domain of ${cardinality}`);
+  const noCommitments = (what: string) => {
+    const n = u32(what);
+    if (n !== 0) fail(`${what} lists ${n}: a circuit with commitments, which Light's circuits do not have`);
+  };
+  if (v014) noCommitments('the proving key’s commitment keys');
 
   // The verifying key: α, β (G1), β, γ (G2), δ (G1), δ (G2), then the public inputs' points.
   const vkStart = pos;
@@ -200,6 +232,10 @@ export function parseLightKeyFile(file: string, bytes: Uint8Array): LightKeyFile
   if (ic.count < 2) fail(`the verifying key has ${ic.count} K points: at least the constant wire and one input`);
   if (k.count !== nbWires - ic.count)
     fail(`${k.count} private K points for ${nbWires} wires, ${ic.count} of them public (the constant included)`);
+  if (v014) {
+    noCommitments('the verifying key’s committed public inputs');
+    noCommitments('the verifying key’s commitment keys');
+  }
   const vkBytes = bytes.subarray(vkStart, pos);
   const same = (x: PointRun, y: PointRun, size: number) =>
     Buffer.compare(bytes.subarray(x.offset, x.offset + size), bytes.subarray(y.offset, y.offset + size)) === 0;
@@ -243,7 +279,10 @@ export function parseLightKeyFile(file: string, bytes: Uint8Array): LightKeyFile
   };
 }
 
-/** A verifying key as gnark writes it alone (Light's `export-vk`): α, β, β₂, γ₂, δ, δ₂, then K. */
+/**
+ * A verifying key as gnark writes it alone (Light's `export-vk`): α, β, β₂, γ₂, δ, δ₂, then K;
+ * gnark v0.14 adds two empty commitment lists (8 zero bytes).
+ */
 export function parseGnarkVerifyingKey(file: string, bytes: Uint8Array): GnarkVerifyingKey {
   const fail = (what: string): never => {
     throw new LightKeyFileError(`${file}: ${what}`);
@@ -251,8 +290,9 @@ export function parseGnarkVerifyingKey(file: string, bytes: Uint8Array): GnarkVe
   const fixed = G1_BYTES * 3 + G2_BYTES * 3;
   if (bytes.length < fixed + 4) fail('truncated verifying key');
   const count = new DataView(bytes.buffer, bytes.byteOffset).getUint32(fixed);
-  if (bytes.length !== fixed + 4 + count * G1_BYTES)
-    fail(`a verifying key of ${count} K points is not ${bytes.length} bytes`);
+  const end = fixed + 4 + count * G1_BYTES;
+  const v014Tail = bytes.length === end + 8 && bytes.subarray(end).every((b) => b === 0);
+  if (bytes.length !== end && !v014Tail) fail(`a verifying key of ${count} K points is not ${bytes.length} bytes`);
   const g1 = (at: number) => decompressG1(bytes.subarray(at), fail);
   const g2 = (at: number) => decompressG2(bytes.subarray(at), fail);
   return {

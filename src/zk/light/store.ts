@@ -10,7 +10,7 @@ import { withFileLock } from '../../util/file-lock.js';
 import { shapeByName, type Shape } from '../shapes.js';
 import type { SnarkjsVerificationKey } from '../verify.js';
 import { importLightKey, shapeOfLightCircuit, type ImportedLightKey } from './import.js';
-import { GNARK_V014_REFUSAL, isGnarkV014FileName, LightKeyFileError, lightCircuitOfFile } from './keyfile.js';
+import { isLightBatchFileName, LIGHT_BATCH_REFUSAL, LightKeyFileError, lightCircuitOfFile } from './keyfile.js';
 
 export interface LightKeyEntry {
   shape: string;
@@ -89,8 +89,6 @@ export class LightKeyStore {
    */
   async import(file: string, opts: { threads?: number } = {}): Promise<LightImportResult> {
     const name = basename(file);
-    // Not skipped like other files: an operator pointing at the current release's keys must hear why.
-    if (isGnarkV014FileName(name)) throw new LightKeyFileError(`${file}: ${GNARK_V014_REFUSAL}`);
     const circuit = lightCircuitOfFile(name);
     const shape = circuit && shapeOfLightCircuit(circuit);
     if (!shape)
@@ -99,14 +97,17 @@ export class LightKeyStore {
         status: 'skipped',
         reason: circuit
           ? 'zkgate has no shape for this circuit'
-          : 'not one of the inclusion, non-inclusion or combined proving-system files',
+          : isLightBatchFileName(name)
+            ? LIGHT_BATCH_REFUSAL
+            : 'not one of the inclusion, non-inclusion or combined proving-system files',
       };
     mkdirSync(this.dir, { recursive: true });
     return withFileLock(join(this.dir, `.${shape.name}.lock`), async () => {
       const bytes = await readFile(file);
       const digest = sha256(bytes);
       const known = this.manifest()[shape.name];
-      if (known && known.sourceSha256 === digest && this.get(shape.name))
+      // The same bytes under the same name: the name decides how they are read (which release).
+      if (known && known.sourceSha256 === digest && known.source === name && this.get(shape.name))
         return { file, status: 'unchanged', entry: known };
       const zkey = `${shape.name}.zkey`;
       const vk = `${shape.name}.vk.json`;
