@@ -12,7 +12,13 @@ import { after, before, test } from 'node:test';
 import * as snarkjs from 'snarkjs';
 import { sampleWitnesses, type SampleWitness } from '../../src/sample-witnesses.js';
 import { shutdownZk } from '../../src/zk/index.js';
+import { importLightKey } from '../../src/zk/light/import.js';
+import { lightInputVector } from '../../src/zk/light/inputs.js';
+import { sampleLightInputs } from '../../src/zk/light/sample-inputs.js';
+import { le32 } from '../../src/zk/native-addon.js';
+import { shapeByName } from '../../src/zk/shapes.js';
 import { tempDir } from '../helpers/gateway.js';
+import { lightPackage } from '../helpers/light-package.js';
 import { keys } from '../prover/helpers.js';
 
 const SHAPE = 'v1_inclusion_26_1';
@@ -116,6 +122,40 @@ test('check: the emulated accelerator equals the CPU byte for byte, one at a tim
     const proof = JSON.parse(readFileSync(join(dir, `check-proof.${i}.json`), 'utf8'));
     assert.equal(await snarkjs.groth16.verify(key.vk, sample.publicSignals.map(String), proof), true);
   }
+});
+
+test("check-inputs: a key imported from Light's file, solved from its inputs, proves equal on the emulated accelerator", async () => {
+  const pkg = await lightPackage();
+  const zkey = join(dir, 'light.zkey');
+  const { vk } = await importLightKey(join(pkg.keys, 'mainnet_inclusion_26_1.key'), zkey, { threads: 2 });
+  const shape = shapeByName(SHAPE);
+  const vectors = [0, 1].map(() => lightInputVector(shape, sampleLightInputs(shape)));
+  const inputs = vectors.map((v, i) => {
+    const path = join(dir, `light.${i}.bin`);
+    writeFileSync(path, Buffer.concat(v.map(le32)));
+    return path;
+  });
+  const proofBase = join(dir, 'light-proof.json');
+  const run = await zkgateProve(
+    'check-inputs',
+    ...['--zkey', zkey, '--inputs', ...inputs, '--backend', 'emulate', '--n', '1', '--threads', '2'],
+    ...['--proof', proofBase],
+  );
+  assert.equal(run.code, 0, run.stdout + run.stderr);
+  const lines = run.stdout.trim().split('\n');
+  assert.deepEqual(
+    lines.slice(0, 2),
+    inputs.map((p) => `emulate ${p}: equal`),
+  );
+  assert.match(lines[2]!, /^p50 of 1 proofs of .*: cpu [\d.]+ ms \(2 threads\), emulate [\d.]+ ms/);
+  for (const [i, v] of vectors.entries()) {
+    const proof = JSON.parse(readFileSync(join(dir, `light-proof.${i}.json`), 'utf8'));
+    assert.equal(await snarkjs.groth16.verify(vk, v.slice(0, vk.nPublic).map(String), proof), true);
+  }
+  // A key without a constraint system (the dev key) is refused, saying how to prove it.
+  const dev = await zkgateProve('check-inputs', '--zkey', key.zkeyPath, '--inputs', inputs[0]!, '--backend', 'emulate');
+  assert.equal(dev.code, 1);
+  assert.match(dev.stderr, /no constraint system \(prove it with check --wtns\)/);
 });
 
 test('bad-batch: three callers batched together, the one with an invalid witness fails alone', async () => {
