@@ -67,6 +67,7 @@ export interface Config {
   accountDir: string[];
   program: string[];
   lightSystemProgram: string;
+  lightPackage: string;
   forkUrl: string;
   simulateUpstream: string;
   upstreamTimeoutMs: number;
@@ -370,6 +371,12 @@ export const OPTIONS: readonly OptionSpec[] = [
     help: "Light's system program file to run as shipped, unpatched (e.g. bin/light_system_program_pinocchio.so of Light's CLI 0.27.0): it verifies only proofs of the Light keys it holds (import that release's key files with --light-keys)",
   },
   {
+    key: 'lightPackage',
+    kind: 'string',
+    default: '',
+    help: "another release of Light's CLI package (a directory with its bin/ and accounts/, e.g. @lightprotocol/zk-compression-cli 0.27.0 unpacked) whose programs and genesis accounts the ledger runs as shipped, unpatched, proving with its bin/proving-keys (unless --light-keys says otherwise); no forester. A data dir keeps the package it was made with",
+  },
+  {
     key: 'slotTimeMs',
     kind: 'count',
     default: 400,
@@ -596,6 +603,10 @@ export function resolveConfig(
   const config = cfg as unknown as Config;
   config.dataDir = resolve(config.dataDir);
   if (config.maxBatchSize < 1) throw new ConfigError('option maxBatchSize must be at least 1');
+  if (config.lightPackage && config.lightSystemProgram)
+    throw new ConfigError(
+      '--light-package runs that package’s system program as shipped already: leave out --light-system-program',
+    );
   if (config.requestTimeoutMs < 100) throw new ConfigError('option requestTimeoutMs must be at least 100');
   if (config.maxJsonDepth < 2) throw new ConfigError('option maxJsonDepth must be at least 2');
   if (config.maxStringLength < 128) throw new ConfigError('option maxStringLength must be at least 128');

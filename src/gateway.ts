@@ -2,7 +2,8 @@
 // /prove API) and the backends from a Config, and stops them in order. `--role` picks the parts:
 // all (default), rpc (adapter only, prover elsewhere via --prover-url) or prover (no JSON-RPC).
 // Tests start whole gateways through here on ephemeral ports.
-import { mkdirSync, readFileSync } from 'node:fs';
+import { createHash } from 'node:crypto';
+import { existsSync, mkdirSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { mkdir } from 'node:fs/promises';
 import { ConfigError, type Config } from './config.js';
 import {
@@ -14,10 +15,12 @@ import {
   type GrpcServer,
 } from './grpc/index.js';
 import { HealthRegistry, type ComponentStatus } from './obs/health.js';
-import { join } from 'node:path';
+import { join, resolve } from 'node:path';
 import {
   bootstrapLocalnetTrees,
   ForkSource,
+  genesisAccountsDir,
+  LIGHT_IDS,
   ACCOUNT_COMPRESSION_PROGRAM_FILE,
   accountCompressionProgram,
   LIGHT_SYSTEM_PROGRAM_FILE,
@@ -44,6 +47,8 @@ import {
 import type { Keypair } from './ledger/tx-build.js';
 import { openCompression, type Compression } from './compression/index.js';
 import {
+  BATCH_SHAPES,
+  decodeBase58,
   encodeBase58,
   loadPoseidon,
   SHAPES,
@@ -119,7 +124,9 @@ export interface EmbeddedChain {
   /** Light's system program as deployed: it verifies proofs with zkgate's keys once they are installed. */
   lightSystem: VerifierProgram;
   /** Light's account-compression program as deployed: it verifies a forester's batch proofs the same way. */
-  accountCompression: PatchedProgram;
+  accountCompression: VerifierProgram;
+  /** --light-package: the ledger runs that package's programs as shipped (no forester). */
+  lightPackage?: string;
   /** The trees and compressed-account index its Light transactions feed. */
   compression: Compression;
   /** The key zkgate's forester signs with (registered in the genesis). */
@@ -144,9 +151,69 @@ function shippedSystemProgram(file: string, programs: ProgramFixture[]): Shipped
   return new ShippedProgram(LIGHT_SYSTEM_PROGRAM_ID, file, bytes, validity);
 }
 
+/**
+ * --light-package: every Light program of that package as shipped. Nothing is patched: the system
+ * program verifies the proofs of the keys it holds (that release's), account-compression none of
+ * zkgate's batch keys (so no forester runs).
+ */
+function shippedPrograms(root: string, programs: ProgramFixture[]): [VerifierProgram, VerifierProgram] {
+  const of = (id: Uint8Array) => programs.filter((p) => Buffer.from(p.id).equals(id)).pop()!;
+  const system = of(LIGHT_SYSTEM_PROGRAM_ID);
+  const compression = of(decodeBase58(LIGHT_IDS.accountCompression));
+  return [
+    new ShippedProgram(
+      system.id,
+      join(root, 'bin', system.file),
+      system.bytes,
+      SHAPES.map((s) => s.name),
+    ),
+    new ShippedProgram(
+      compression.id,
+      join(root, 'bin', compression.file),
+      compression.bytes,
+      BATCH_SHAPES.map((s) => s.name),
+    ),
+  ];
+}
+
+/**
+ * A data dir's ledger keeps the genesis it was made with: the Light package whose accounts it
+ * holds is recorded on first start, and a start with another package is refused.
+ */
+function checkLightPackage(dataDir: string, accountsDir: string): void {
+  // Names and sizes tell releases apart without reading 16 MB at every start.
+  const hash = createHash('sha256');
+  for (const f of readdirSync(accountsDir).sort()) hash.update(`${f} ${statSync(join(accountsDir, f)).size}\n`);
+  const accounts = hash.digest('hex');
+  const marker = join(dataDir, 'light-package.json');
+  const ledgerExists = existsSync(join(dataDir, 'ledger'));
+  if (existsSync(marker)) {
+    const was = JSON.parse(readFileSync(marker, 'utf8')) as { accountsDir: string; accountsSha256: string };
+    if (was.accountsSha256 === accounts) return;
+    throw new ConfigError(
+      `this data dir's ledger was made with Light's genesis accounts of ${was.accountsDir}, and this start loads ${accountsDir}: use another --data-dir`,
+    );
+  }
+  // A ledger made before the record was kept was made with the installed package.
+  if (ledgerExists && accountsDir !== genesisAccountsDir())
+    throw new ConfigError(
+      `this data dir's ledger was made with the installed Light package's accounts, and this start loads ${accountsDir}: use another --data-dir`,
+    );
+  writeFileAtomicSync(marker, JSON.stringify({ accountsDir, accountsSha256: accounts }, null, 1) + '\n');
+}
+
 async function openLedger(config: Config, log: Logger, registry: MetricsRegistry): Promise<EmbeddedChain> {
   await loadPoseidon();
-  const light = lightLocalnet();
+  const packageRoot = config.lightPackage ? resolve(config.lightPackage) : undefined;
+  let light: ReturnType<typeof lightLocalnet>;
+  try {
+    light = lightLocalnet(packageRoot);
+  } catch (e) {
+    if (!packageRoot) throw e;
+    throw new ConfigError(`--light-package ${config.lightPackage}: ${(e as Error).message}`);
+  }
+  const accountsDir = genesisAccountsDir(packageRoot);
+  checkLightPackage(config.dataDir, accountsDir);
   // zkgate's forester is registered in the genesis whether it runs or not: turned on later, it can work.
   const forester = foresterKeypair(config);
   const programs = [...light.programs, ...config.program.map(readProgramSpec)];
@@ -158,10 +225,14 @@ async function openLedger(config: Config, log: Logger, registry: MetricsRegistry
     writeFileAtomicSync(join(programsDir, file), bytes);
   };
   const deploy = (id: Uint8Array, bytes: Uint8Array) => ledger!.deployProgram(id, bytes);
-  const lightSystem = config.lightSystemProgram
-    ? shippedSystemProgram(config.lightSystemProgram, programs)
-    : lightSystemProgram(programs, deploy, writeOut(LIGHT_SYSTEM_PROGRAM_FILE));
-  const accountCompression = accountCompressionProgram(programs, deploy, writeOut(ACCOUNT_COMPRESSION_PROGRAM_FILE));
+  const [lightSystem, accountCompression] = packageRoot
+    ? shippedPrograms(packageRoot, programs)
+    : [
+        config.lightSystemProgram
+          ? shippedSystemProgram(config.lightSystemProgram, programs)
+          : lightSystemProgram(programs, deploy, writeOut(LIGHT_SYSTEM_PROGRAM_FILE)),
+        accountCompressionProgram(programs, deploy, writeOut(ACCOUNT_COMPRESSION_PROGRAM_FILE)),
+      ];
   let assets: AssetIndex | undefined;
   let fetcher: MetadataFetcher | undefined;
   let compression: Compression | undefined;
@@ -171,7 +242,7 @@ async function openLedger(config: Config, log: Logger, registry: MetricsRegistry
     accounts: [
       ...config.accountDir.flatMap(readAccountDir),
       ...light.accounts,
-      ...foresterGenesisAccounts(forester.publicKey),
+      ...foresterGenesisAccounts(forester.publicKey, accountsDir),
     ],
     programs,
     indexers: [
@@ -188,7 +259,7 @@ async function openLedger(config: Config, log: Logger, registry: MetricsRegistry
     transactionIndexers: [
       (root) => {
         compression = openCompression(root, log, registry);
-        bootstrapLocalnetTrees(compression.trees, log, { ledger: true });
+        bootstrapLocalnetTrees(compression.trees, log, { ledger: true, dir: accountsDir });
         return compression.ingester;
       },
     ],
@@ -213,6 +284,7 @@ async function openLedger(config: Config, log: Logger, registry: MetricsRegistry
     accountCompression,
     compression: compression!,
     foresterKey: forester,
+    ...(packageRoot ? { lightPackage: packageRoot } : {}),
   };
 }
 
@@ -319,7 +391,12 @@ export async function startGateway({
         file: chain.lightSystem.file,
         shapes: SHAPES.map((x) => x.name).filter((n) => chain.lightSystem.keyId(n) !== undefined),
       });
-    if (chain && prover && config.forester === 'on')
+    if (chain?.lightPackage && config.forester === 'on')
+      log.info(
+        "forester: not started: Light's programs run as shipped (--light-package), and their account-compression program verifies none of zkgate's batch keys",
+        { package: chain.lightPackage },
+      );
+    if (chain && prover && config.forester === 'on' && !chain.lightPackage)
       chain.forester = startForester({
         ledger: chain.ledger,
         trees: chain.compression.trees,

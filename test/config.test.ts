@@ -92,6 +92,11 @@ describe('errors name the option and where it came from', () => {
       /^environment variable ROLE: expected one of all, rpc, prover, got "gpu"$/,
     ],
     ['rpc role without a prover', () => resolveConfig({ role: 'rpc' }, {}), /role "rpc" needs proverUrl/],
+    [
+      'a Light package and a system program file',
+      () => resolveConfig({ lightPackage: '/p', lightSystemProgram: '/p/bin/x.so' }, {}),
+      /--light-package runs that package’s system program as shipped already: leave out --light-system-program/,
+    ],
   ];
   for (const [label, fn, re] of cases) {
     test(label, () => assert.throws(fn, (e: unknown) => e instanceof ConfigError && re.test(e.message)));

@@ -1,12 +1,13 @@
 // Accounts and programs the ledger starts with: account files in solana-test-validator's
 // `--account` JSON format, `--program ID=FILE.so`, and Light Protocol's localnet (its programs and
 // genesis accounts as the npm package @lightprotocol/zk-compression-cli ships them).
-import { readdirSync, readFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import { AppError } from '../errors.js';
 import { parseJsonExact } from '../wire/index.js';
 import { decodeBase58 } from '../zk/base58.js';
+import { LIGHT_IDS } from './light-ids.js';
 import type { StoredAccount } from './store.js';
 
 export class FixtureError extends AppError {
@@ -97,17 +98,42 @@ export function readProgramSpec(spec: string): ProgramFixture {
   return { id: key(spec.slice(0, i), 'the program id', `--program ${spec}`), bytes, file };
 }
 
-/** Light's localnet: its programs (ids as the CLI loads them) and genesis accounts. */
-export function lightLocalnet(): { programs: ProgramFixture[]; accounts: AccountFixture[] } {
-  const root = dirname(createRequire(import.meta.url).resolve('@lightprotocol/zk-compression-cli/package.json'));
-  // The CLI's own table of programs it loads with --bpf-program (id and file name).
-  const table = readFileSync(join(root, 'dist/utils/initTestEnv.js'), 'utf8');
-  const programs = [...table.matchAll(/id:\s*"(\w+)",\s*name:\s*"([\w.-]+\.so)"/g)].map(([, id, name]) => ({
-    id: key(id, 'program id', 'initTestEnv.js'),
-    bytes: new Uint8Array(readFileSync(join(root, 'bin', name!))),
-    file: name!,
-  }));
-  if (programs.length === 0) throw new FixtureError('no Light programs found in @lightprotocol/zk-compression-cli');
+/** The root of the installed @lightprotocol/zk-compression-cli (zkgate's Light localnet). */
+export const installedLightPackage = (): string =>
+  dirname(createRequire(import.meta.url).resolve('@lightprotocol/zk-compression-cli/package.json'));
+
+// Light's programs and their files, for a package without the CLI's own table (its bin/ and
+// accounts/ alone): the ids are the same in every release (LIGHT_IDS).
+const LIGHT_PROGRAM_FILES: [keyof typeof LIGHT_IDS, string][] = [
+  ['system', 'light_system_program_pinocchio.so'],
+  ['compressedToken', 'light_compressed_token.so'],
+  ['accountCompression', 'account_compression.so'],
+  ['noop', 'spl_noop.so'],
+  ['registry', 'light_registry.so'],
+];
+
+/**
+ * Light's localnet: its programs (ids as the CLI loads them) and genesis accounts, from the
+ * installed CLI package or another release's (`--light-package`: a directory with its bin/ and
+ * accounts/).
+ */
+export function lightLocalnet(root = installedLightPackage()): {
+  programs: ProgramFixture[];
+  accounts: AccountFixture[];
+} {
+  // The CLI's own table of programs it loads with --bpf-program (id and file name), where shipped.
+  const tableFile = join(root, 'dist/utils/initTestEnv.js');
+  const table = existsSync(tableFile)
+    ? [...readFileSync(tableFile, 'utf8').matchAll(/id:\s*"(\w+)",\s*name:\s*"([\w.-]+\.so)"/g)].map(
+        ([, id, name]) => [id!, name!] as const,
+      )
+    : LIGHT_PROGRAM_FILES.map(([id, name]) => [LIGHT_IDS[id], name] as const);
+  const programs = table.map(([id, name]) => {
+    const file = join(root, 'bin', name);
+    if (!existsSync(file)) throw new FixtureError(`Light's program ${name} is not in ${join(root, 'bin')}`);
+    return { id: key(id, 'program id', 'initTestEnv.js'), bytes: new Uint8Array(readFileSync(file)), file: name };
+  });
+  if (programs.length === 0) throw new FixtureError(`no Light programs found in ${root}`);
   const seen = new Set<string>();
   const accounts = readAccountDir(join(root, 'accounts')).filter((a) => {
     const id = Buffer.from(a.pubkey).toString('hex');

@@ -31,6 +31,7 @@ export type { BlockRecord, StoredAccount, TxRecord } from './store.js';
 export {
   FixtureError,
   lightLocalnet,
+  installedLightPackage,
   readAccountDir,
   readAccountFile,
   readProgramSpec,

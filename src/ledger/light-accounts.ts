@@ -125,10 +125,10 @@ export function parseTreeAccount(file: string, pubkey: string, data: Buffer): Ge
   return undefined;
 }
 
-/** The accounts folder of the installed @lightprotocol/zk-compression-cli. */
-export function genesisAccountsDir(): string {
-  const pkg = createRequire(import.meta.url).resolve('@lightprotocol/zk-compression-cli/package.json');
-  return join(dirname(pkg), 'accounts');
+/** The accounts folder of a Light CLI package: by default the installed @lightprotocol/zk-compression-cli. */
+export function genesisAccountsDir(root?: string): string {
+  const pkg = root ?? dirname(createRequire(import.meta.url).resolve('@lightprotocol/zk-compression-cli/package.json'));
+  return join(pkg, 'accounts');
 }
 
 /**

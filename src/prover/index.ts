@@ -1,6 +1,7 @@
 // The prover role: tree store, proving keys, worker pool, the Prover and StateSync gRPC services
 // and Light's /prove HTTP API. `startProver` wires them; the gateway adds the services to its gRPC
 // server and stops everything in order.
+import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { ConfigError, type Config, type ProverBackendChoice } from '../config.js';
 import type { GrpcServiceSpec } from '../grpc/server.js';
@@ -12,6 +13,7 @@ import { KeyStore, type ProvingKey, type ProvingKeySource } from '../zk/keys.js'
 import { LightKeyStore, lightKeyFiles } from '../zk/light/store.js';
 import { SHAPES, shapeByName } from '../zk/shapes.js';
 import type { BackendName } from './backend.js';
+import { genesisAccountsDir } from '../ledger/light-accounts.js';
 import { bootstrapLocalnetTrees } from '../ledger/light-trees.js';
 import {
   PROVER_PROTO,
@@ -97,11 +99,14 @@ export interface ProverHooks {
  */
 async function keySource(config: Config, backend: BackendName, log: Logger): Promise<ProvingKeySource> {
   const store = new LightKeyStore(config.dataDir);
-  if (config.lightKeys.length > 0) {
+  // --light-package proves with that release's keys unless --light-keys names others.
+  const packageKeys = config.lightPackage ? join(config.lightPackage, 'bin', 'proving-keys') : '';
+  const lightKeys = config.lightKeys.length > 0 ? config.lightKeys : existsSync(packageKeys) ? [packageKeys] : [];
+  if (lightKeys.length > 0) {
     const started = Date.now();
     let files: string[];
     try {
-      files = lightKeyFiles(config.lightKeys);
+      files = lightKeyFiles(lightKeys);
     } catch (e) {
       throw new ConfigError(`--light-keys: ${(e as Error).message}`);
     }
@@ -146,7 +151,8 @@ export async function startProver(
   try {
     if (store.recovered) log.warn('tree store: finished a large write a crash interrupted', { write: store.recovered });
     // The embedded ledger's trees were registered by its ingest when it opened.
-    if (!hooks.store) bootstrapLocalnetTrees(store, log);
+    if (!hooks.store)
+      bootstrapLocalnetTrees(store, log, config.lightPackage ? { dir: genesisAccountsDir(config.lightPackage) } : {});
     const backend = chooseBackend(config.proverBackend, log, config.proverDevices);
     log.info('prover: proving backend', { backend });
     const keys = new KeyStore(config.dataDir, config.devKeySeed, await keySource(config, backend, log));
