@@ -52,9 +52,9 @@ const EXPECTED = {
   'test/compression/e2e.test.ts': 25,
   'test/compression/photon-api.test.ts': 20,
   'test/state/large-writes.test.ts': 15,
-  'test/zk/light-prove.test.ts': 60,
-  'test/prover/light-keys.test.ts': 15,
-  'test/compression/light-unpatched.test.ts': 15,
+  'test/zk/light-prove.test.ts': 140,
+  'test/prover/light-keys.test.ts': 35,
+  'test/compression/light-unpatched.test.ts': 25,
   'test/zk/light-v014.test.ts': 12,
 };
 const measured = existsSync(DURATIONS_FILE) ? JSON.parse(readFileSync(DURATIONS_FILE, 'utf8')) : {};
