@@ -2,8 +2,7 @@
 // /prove API) and the backends from a Config, and stops them in order. `--role` picks the parts:
 // all (default), rpc (adapter only, prover elsewhere via --prover-url) or prover (no JSON-RPC).
 // Tests start whole gateways through here on ephemeral ports.
-import { createHash } from 'node:crypto';
-import { existsSync, mkdirSync, readdirSync, readFileSync, statSync } from 'node:fs';
+import { mkdirSync, readFileSync } from 'node:fs';
 import { mkdir } from 'node:fs/promises';
 import { ConfigError, type Config } from './config.js';
 import {
@@ -18,6 +17,7 @@ import { HealthRegistry, type ComponentStatus } from './obs/health.js';
 import { join, resolve } from 'node:path';
 import {
   bootstrapLocalnetTrees,
+  checkLightPackage,
   ForkSource,
   genesisAccountsDir,
   LIGHT_IDS,
@@ -176,32 +176,6 @@ function shippedPrograms(root: string, programs: ProgramFixture[]): [VerifierPro
   ];
 }
 
-/**
- * A data dir's ledger keeps the genesis it was made with: the Light package whose accounts it
- * holds is recorded on first start, and a start with another package is refused.
- */
-function checkLightPackage(dataDir: string, accountsDir: string): void {
-  // Names and sizes tell releases apart without reading 16 MB at every start.
-  const hash = createHash('sha256');
-  for (const f of readdirSync(accountsDir).sort()) hash.update(`${f} ${statSync(join(accountsDir, f)).size}\n`);
-  const accounts = hash.digest('hex');
-  const marker = join(dataDir, 'light-package.json');
-  const ledgerExists = existsSync(join(dataDir, 'ledger'));
-  if (existsSync(marker)) {
-    const was = JSON.parse(readFileSync(marker, 'utf8')) as { accountsDir: string; accountsSha256: string };
-    if (was.accountsSha256 === accounts) return;
-    throw new ConfigError(
-      `this data dir's ledger was made with Light's genesis accounts of ${was.accountsDir}, and this start loads ${accountsDir}: use another --data-dir`,
-    );
-  }
-  // A ledger made before the record was kept was made with the installed package.
-  if (ledgerExists && accountsDir !== genesisAccountsDir())
-    throw new ConfigError(
-      `this data dir's ledger was made with the installed Light package's accounts, and this start loads ${accountsDir}: use another --data-dir`,
-    );
-  writeFileAtomicSync(marker, JSON.stringify({ accountsDir, accountsSha256: accounts }, null, 1) + '\n');
-}
-
 async function openLedger(config: Config, log: Logger, registry: MetricsRegistry): Promise<EmbeddedChain> {
   await loadPoseidon();
   const packageRoot = config.lightPackage ? resolve(config.lightPackage) : undefined;
@@ -213,7 +187,7 @@ async function openLedger(config: Config, log: Logger, registry: MetricsRegistry
     throw new ConfigError(`--light-package ${config.lightPackage}: ${(e as Error).message}`);
   }
   const accountsDir = genesisAccountsDir(packageRoot);
-  checkLightPackage(config.dataDir, accountsDir);
+  checkLightPackage(config.dataDir, join(config.dataDir, 'ledger'), accountsDir);
   // zkgate's forester is registered in the genesis whether it runs or not: turned on later, it can work.
   const forester = foresterKeypair(config);
   const programs = [...light.programs, ...config.program.map(readProgramSpec)];

@@ -31,7 +31,6 @@ export type { BlockRecord, StoredAccount, TxRecord } from './store.js';
 export {
   FixtureError,
   lightLocalnet,
-  installedLightPackage,
   readAccountDir,
   readAccountFile,
   readProgramSpec,
@@ -57,6 +56,7 @@ export {
   type VkRecordLocation,
 } from './verifier-keys.js';
 export { LIGHT_IDS, LIGHT_SYSTEM_PROGRAM_ID } from './light-ids.js';
+export { checkLightPackage } from './light-package.js';
 export {
   GenesisError,
   genesisAccountsDir,

@@ -4,8 +4,8 @@
 // zkgate's trees start as `light test-validator`'s do; and the accounts as the ledger's programs
 // leave them, so ingest can check its trees against the chain after every transaction.
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
-import { createRequire } from 'node:module';
-import { dirname, join } from 'node:path';
+import { join } from 'node:path';
+import { installedLightPackage } from './fixtures.js';
 import { bytesToBigInt } from '../zk/field.js';
 import { encodeBase58 } from '../zk/base58.js';
 import type { TreeSpec } from '../state/index.js';
@@ -126,9 +126,8 @@ export function parseTreeAccount(file: string, pubkey: string, data: Buffer): Ge
 }
 
 /** The accounts folder of a Light CLI package: by default the installed @lightprotocol/zk-compression-cli. */
-export function genesisAccountsDir(root?: string): string {
-  const pkg = root ?? dirname(createRequire(import.meta.url).resolve('@lightprotocol/zk-compression-cli/package.json'));
-  return join(pkg, 'accounts');
+export function genesisAccountsDir(root = installedLightPackage()): string {
+  return join(root, 'accounts');
 }
 
 /**
