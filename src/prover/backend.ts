@@ -29,8 +29,11 @@ export interface ProveJob {
 export interface BackendProof {
   points: ProofPoints;
   publicSignals: bigint[];
-  /** Milliseconds spent on the witness and on the proof, and whether the key was already loaded. */
-  timings: { witnessMs: number; proveMs: number; keyLoaded: boolean };
+  /**
+   * Milliseconds spent on the witness and on the proof, whether the key was already loaded, and
+   * the CPU threads the proof ran on (native backend on the CPU).
+   */
+  timings: { witnessMs: number; proveMs: number; keyLoaded: boolean; threads?: number };
 }
 
 export interface ProverBackend {

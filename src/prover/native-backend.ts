@@ -258,8 +258,13 @@ export class NativeBackend implements ProverBackend {
     return {
       points: decodeProof(out),
       publicSignals,
-      timings: { witnessMs: t1 - t0, proveMs: t2 - t1, keyLoaded: warm },
+      timings: { witnessMs: t1 - t0, proveMs: t2 - t1, keyLoaded: warm, ...this.cpuThreads(job) },
     };
+  }
+
+  /** The CPU threads a proof runs on, for its timings (none on an accelerator). */
+  private cpuThreads(job: ProveJob): { threads?: number } {
+    return this.accelerated ? {} : { threads: job.threads ?? this.threads };
   }
 
   /**
@@ -297,7 +302,7 @@ export class NativeBackend implements ProverBackend {
       points: decodeProof(out),
       publicSignals: vector.slice(0, loaded.nPublic),
       // The solve runs inside the native call: its time is the proof's.
-      timings: { witnessMs: 0, proveMs: t1 - t0, keyLoaded: warm },
+      timings: { witnessMs: 0, proveMs: t1 - t0, keyLoaded: warm, ...this.cpuThreads(job) },
     };
   }
 
@@ -326,7 +331,7 @@ export class NativeBackend implements ProverBackend {
     return {
       points: decodeProof(out),
       publicSignals: [w.publicInput],
-      timings: { witnessMs: t1 - t0, proveMs: t2 - t1, keyLoaded: warm },
+      timings: { witnessMs: t1 - t0, proveMs: t2 - t1, keyLoaded: warm, threads: job.threads ?? this.threads },
     };
   }
 }

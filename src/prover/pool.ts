@@ -78,9 +78,11 @@ export class ProverPool {
   /** Proofs on the workers: their shapes and when they started (performance.now()). */
   private readonly started = new Set<{ key: string; at: number }>();
   private readonly maxPerCaller: number;
+  private readonly cores: number;
 
   constructor(private readonly options: PoolOptions) {
     const cores = availableParallelism();
+    this.cores = cores;
     this.backend = options.backend;
     this.memoryBudgetBytes = options.memoryBudgetBytes;
     const accelerated = options.backend === 'cuda' || options.backend === 'emulate';
@@ -352,6 +354,18 @@ export class ProverPool {
     return this.waiting.shift();
   }
 
+  /**
+   * A client proof's CPU threads: the pool's per-proof threads when it runs alone, fewer when
+   * others run beside it, so the proofs on the workers use about one thread per core. A full
+   * pool oversubscribed 2× was slower: on 2 cores two proofs of Light's inclusion_26_1 on one
+   * thread each made 10.75 proofs/s, on two threads each 9.25 (benchmarks/RESULTS.md).
+   */
+  private sized(w: Waiting): ProveJob {
+    if (w.background || this.backend !== 'native' || w.job.threads !== undefined) return w.job;
+    const threads = Math.min(this.curveThreads, Math.max(1, Math.floor(this.cores / this.running)));
+    return threads === this.curveThreads ? w.job : { ...w.job, threads };
+  }
+
   private pump(): void {
     while (this.running < this.threads) {
       const next = this.takeNext();
@@ -364,7 +378,7 @@ export class ProverPool {
       const estimateKey = next.background ? `bg:${next.job.shape}` : next.job.shape;
       const onWorker = { key: estimateKey, at: started };
       this.started.add(onWorker);
-      const task = this.piscina.run(next.job) as Promise<WorkerResult>;
+      const task = this.piscina.run(this.sized(next)) as Promise<WorkerResult>;
       this.inFlight.add(task);
       task
         .then(

@@ -2,6 +2,7 @@
 // waits and never on the last free worker, so a client's proof starts at once.
 import assert from 'node:assert/strict';
 import { rmSync } from 'node:fs';
+import { availableParallelism } from 'node:os';
 import { after, before, describe, test } from 'node:test';
 import { finishAfter, ProverPool } from '../../src/prover/pool.js';
 import type { ProveJob } from '../../src/prover/backend.js';
@@ -65,6 +66,19 @@ test('a client proof starts at once beside background work, which runs one at a 
     'background in order',
   );
   assert.ok(order.indexOf('client') < order.indexOf('bg2'), `the client went first: ${order.join(', ')}`);
+});
+
+test("a client proof beside another runs on fewer threads; alone, on the pool's per-proof threads", async () => {
+  // Two proofs started together: the first alone so far, the second beside it (about one thread
+  // per core in all); then one alone again.
+  const pair = await Promise.all([pool.run(job, { deadline: deadline() }), pool.run(job, { deadline: deadline() })]);
+  const lone = await pool.run(job, { deadline: deadline() });
+  const beside = Math.min(pool.curveThreads, Math.max(1, Math.floor(availableParallelism() / 2)));
+  assert.deepEqual(
+    pair.map((r) => r.timings.threads),
+    [pool.curveThreads, beside],
+  );
+  assert.equal(lone.timings.threads, pool.curveThreads);
 });
 
 test('background work waits while clients wait; no deadline means it never expires', async () => {
