@@ -162,8 +162,8 @@ function zkeySections(
 export async function importLightKey(
   filePath: string,
   zkeyPath: string,
-  /** bytes: the file's contents when the caller has read them already. */
-  opts: { threads?: number; name?: string; bytes?: Buffer } = {},
+  /** bytes (and their sha256, hex): the file's contents when the caller has read them already. */
+  opts: { threads?: number; name?: string; bytes?: Buffer; sha256?: string } = {},
 ): Promise<ImportedLightKey> {
   const name = opts.name ?? filePath;
   const threads = Math.max(1, opts.threads ?? 1);
@@ -189,7 +189,8 @@ export async function importLightKey(
   const expected = lightInputCount(shape);
   if (cs.nPublic - 1 + cs.nSecret !== expected)
     fail(`the circuit takes ${cs.nPublic - 1 + cs.nSecret} inputs, ${shape.name} has ${expected}`);
-  const sourceSha256 = createHash('sha256').update(bytes).digest();
+  const sourceSha256 =
+    opts.bytes && opts.sha256 ? Buffer.from(opts.sha256, 'hex') : createHash('sha256').update(bytes).digest();
   let sections: ZkeySections;
   try {
     sections = zkeySections(addon, bytes, file, cs, sourceSha256, threads);

@@ -111,7 +111,12 @@ export class LightKeyStore {
         return { file, status: 'unchanged', entry: known };
       const zkey = `${shape.name}.zkey`;
       const vk = `${shape.name}.vk.json`;
-      const imported = await importLightKey(file, join(this.dir, zkey), { threads: opts.threads, name, bytes });
+      const imported = await importLightKey(file, join(this.dir, zkey), {
+        threads: opts.threads,
+        name,
+        bytes,
+        sha256: digest,
+      });
       await writeFileAtomic(join(this.dir, vk), JSON.stringify(imported.vk, null, 1) + '\n');
       const entry: LightKeyEntry = {
         shape: shape.name,
