@@ -1,4 +1,4 @@
-// Compressed transfers back to back with the forester on, bounded for the suite: 120 transfers
+// Compressed transfers back to back with the forester on, bounded for the suite: 110 transfers
 // through the unmodified stateless.js on one V2 tree (bmt3). Each queues two outputs and one
 // nullifier, so the tree's output queue (2 batches of 50) fills and is drained twice over and its
 // input queue more than once; the forester on these two cores proves more slowly than the
@@ -10,7 +10,7 @@ import assert from 'node:assert/strict';
 import { after, test } from 'node:test';
 import { startTransferLoad, type TransferLoad } from '../helpers/compressed-load.js';
 
-const TRANSFERS = 120;
+const TRANSFERS = 110;
 let load: TransferLoad | undefined;
 after(() => load?.stop());
 
