@@ -77,6 +77,7 @@ export interface Config {
   priceSource: string;
   metadataTimeoutMs: number;
   metadataMaxBytes: number;
+  offchainAllowPrivate: 'on' | 'off';
   forester: 'on' | 'off';
   slotTimeMs: number;
   foresterKeypair: string;
@@ -435,6 +436,12 @@ export const OPTIONS: readonly OptionSpec[] = [
     kind: 'count',
     default: 1024 * 1024,
     help: 'largest off-chain metadata JSON accepted, in bytes',
+  },
+  {
+    key: 'offchainAllowPrivate',
+    kind: 'switch',
+    default: 'off',
+    help: 'off-chain metadata may be fetched from loopback and private addresses (on: a dev chain serving its own metadata; off: public addresses only, on every redirect)',
   },
 ];
 

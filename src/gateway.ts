@@ -224,6 +224,8 @@ async function openLedger(config: Config, log: Logger, registry: MetricsRegistry
         fetcher = new MetadataFetcher(root, {
           timeoutMs: config.metadataTimeoutMs,
           maxBytes: config.metadataMaxBytes,
+          allowPrivate: config.offchainAllowPrivate === 'on',
+          metrics: registry,
         });
         assets = new AssetIndex(root);
         assets.onUri = (uri) => fetcher!.want(uri);

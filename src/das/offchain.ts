@@ -1,8 +1,12 @@
 // Off-chain metadata JSON (the asset's `uri`): downloaded in the background with a timeout, a size
-// cap, bounded retries with backoff and a cache in the ledger's store, never on a getAsset's path.
-// Until it arrives an asset answers with chain data only (files [], links {}); a URI that does not
-// parse as an http(s) URL is recorded as invalid and never fetched.
+// cap, bounded redirects, bounded retries with backoff and a cache in the ledger's store, never on
+// a getAsset's path. Until it arrives an asset answers with chain data only (files [], links {}); a
+// URI that does not parse as an http(s) URL is recorded as invalid and never fetched. Whoever
+// writes a metadata account chooses the URI, so it is fetched from public addresses only
+// (util/public-fetch.ts), unless a dev chain allows private ones.
 import type { Database, RootDatabase } from 'lmdb';
+import type { MetricsRegistry } from '../obs/metrics.js';
+import { FetchRefused, fetchPublic } from '../util/public-fetch.js';
 
 export interface JsonRecord {
   status: 'pending' | 'ok' | 'invalid' | 'failed';
@@ -20,9 +24,16 @@ export interface FetcherOptions {
   /** First retry delay; doubles each attempt. */
   backoffMs?: number;
   concurrency?: number;
+  /** Redirects followed per download (default 5). */
+  maxRedirects?: number;
+  /** Downloads waiting at most (default 10,000); more stay pending in the store until a restart. */
+  maxQueue?: number;
+  /** Loopback and private addresses allowed (default: public only). */
+  allowPrivate?: boolean;
+  metrics?: MetricsRegistry;
 }
 
-class PermanentError extends Error {}
+type Outcome = 'ok' | 'failed' | 'private_address' | 'too_large' | 'redirects' | 'bad_url' | 'queue_full';
 
 export class MetadataFetcher {
   private readonly db: Database<JsonRecord, string>;
@@ -32,12 +43,24 @@ export class MetadataFetcher {
   private closed = false;
   private readonly timers = new Set<NodeJS.Timeout>();
   private readonly controllers = new Set<AbortController>();
+  private readonly outcomes?: ReturnType<MetricsRegistry['counter']>;
 
   constructor(
     root: RootDatabase,
     private readonly o: FetcherOptions,
   ) {
     this.db = root.openDB<JsonRecord, string>({ name: 'das-json', encoding: 'json', cache: true });
+    const m = o.metrics;
+    if (m) {
+      m.gauge('zkgate_offchain_queue_depth', 'Off-chain metadata downloads waiting', [], () => this.queue.length);
+      this.outcomes = m.counter('zkgate_offchain_fetches_total', 'Off-chain metadata downloads by outcome', [
+        'outcome',
+      ]);
+    }
+  }
+
+  private count(outcome: Outcome): void {
+    this.outcomes?.inc([outcome]);
   }
 
   /** Re-queues downloads a previous run left pending. */
@@ -64,6 +87,12 @@ export class MetadataFetcher {
       void this.db.put(uri, { status: 'invalid', attempts: 0, error: 'Invalid Uri', updatedAt: Date.now() });
       return;
     }
+    if (this.queue.length >= (this.o.maxQueue ?? 10_000)) {
+      // Left pending in the store: resume() queues it at the next start.
+      if (!rec) void this.db.put(uri, { status: 'pending', attempts: 0, updatedAt: Date.now() });
+      this.count('queue_full');
+      return;
+    }
     this.queued.add(uri);
     this.queue.push(uri);
     setImmediate(() => this.pump());
@@ -87,11 +116,13 @@ export class MetadataFetcher {
       const json = await this.download(uri);
       await this.db.put(uri, { status: 'ok', json, attempts, updatedAt: Date.now() });
       this.queued.delete(uri);
+      this.count('ok');
     } catch (e) {
       if (this.closed) return;
       const error = (e as Error).message;
       const max = this.o.maxAttempts ?? 3;
-      const done = e instanceof PermanentError || attempts >= max;
+      const done = (e instanceof FetchRefused && e.permanent) || attempts >= max;
+      this.count(e instanceof FetchRefused ? e.kind : 'failed');
       await this.db.put(uri, { status: done ? 'failed' : 'pending', attempts, error, updatedAt: Date.now() });
       if (done) {
         this.queued.delete(uri);
@@ -115,25 +146,18 @@ export class MetadataFetcher {
     this.controllers.add(ac);
     const timer = setTimeout(() => ac.abort(new Error(`timed out after ${this.o.timeoutMs} ms`)), this.o.timeoutMs);
     try {
-      const res = await fetch(uri, { signal: ac.signal, redirect: 'follow' });
+      const res = await fetchPublic(uri, {
+        signal: ac.signal,
+        maxBytes: this.o.maxBytes,
+        maxRedirects: this.o.maxRedirects ?? 5,
+        ...(this.o.allowPrivate ? { allowed: () => true } : {}),
+      });
       if (res.status !== 200) throw new Error(`HTTP ${res.status}`);
-      const declared = Number(res.headers.get('content-length') ?? 0);
-      if (declared > this.o.maxBytes) throw new PermanentError(`larger than ${this.o.maxBytes} bytes`);
-      const chunks: Uint8Array[] = [];
-      let size = 0;
-      for await (const chunk of res.body as unknown as AsyncIterable<Uint8Array>) {
-        size += chunk.length;
-        if (size > this.o.maxBytes) {
-          ac.abort();
-          throw new PermanentError(`larger than ${this.o.maxBytes} bytes`);
-        }
-        chunks.push(chunk);
-      }
-      const parsed = JSON.parse(Buffer.concat(chunks).toString('utf8')) as unknown;
+      const parsed = JSON.parse(res.body.toString('utf8')) as unknown;
       if (parsed === null || typeof parsed !== 'object' || Array.isArray(parsed)) throw new Error('not a JSON object');
       return parsed as Record<string, unknown>;
     } catch (e) {
-      if (ac.signal.aborted && !(e instanceof PermanentError))
+      if (ac.signal.aborted && !(e instanceof FetchRefused))
         throw new Error(String((ac.signal.reason as Error)?.message ?? 'aborted'));
       throw e;
     } finally {

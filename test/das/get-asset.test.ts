@@ -252,6 +252,8 @@ before(async () => {
       // reaches this server would be an attempt the server cannot count.
       metadataTimeoutMs: 2_000,
       metadataMaxBytes: 100_000,
+      // The metadata server is on loopback (public addresses only otherwise: offchain-ssrf.test.ts).
+      offchainAllowPrivate: 'on',
       cdnPrefix: 'https://cdn.test/img//',
       priceSource: prices,
     },

@@ -313,7 +313,12 @@ before(async () => {
   put(inscribed, mintData(), TOKEN);
   put(metadataPda(inscribed), tmMetadata(inscribed, '', null), TM);
   put(inscriptionAccount, inscriptionAccountData(), INSCRIPTIONS);
-  gw = await startTestGateway({ accountDir: [accounts], metadataTimeoutMs: 1000 }, {}, { ledger: true });
+  gw = await startTestGateway(
+    // The metadata server is on loopback.
+    { accountDir: [accounts], metadataTimeoutMs: 1000, offchainAllowPrivate: 'on' },
+    {},
+    { ledger: true },
+  );
 });
 
 after(async () => {
