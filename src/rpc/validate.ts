@@ -2,6 +2,9 @@
 // InvalidParamsError with the path of the offending field (e.g. `params.hashes[2]`).
 import { InvalidParamsError } from './errors.js';
 
+/** The largest u64: lamports, token amounts, the supply. */
+export const U64_MAX = 2n ** 64n - 1n;
+
 export type Check<T> = (value: unknown, path: string) => T;
 export type Infer<C> = C extends Check<infer T> ? T : never;
 

@@ -6,6 +6,7 @@
 import assert from 'node:assert/strict';
 import { connect } from 'node:net';
 import { after, before, describe, test } from 'node:test';
+import { Keypair, PublicKey, SystemProgram, Transaction } from '@solana/web3.js';
 import { createMethodTable } from '../../src/rpc/index.js';
 import { httpRequest, postJson, startTestGateway, TEST_KEY, type TestGateway } from '../helpers/gateway.js';
 
@@ -112,6 +113,57 @@ describe('hostile params on every method', () => {
       error: { code: -32600, message: 'Invalid request: `id` of 2000 characters exceeds the limit of 1024' },
       id: null,
     });
+  });
+
+  test('airdrops are bounded, simulateTransaction checks its accounts option, and the supply stays a u64', async () => {
+    const call = async (method: string, params: unknown) =>
+      JSON.parse((await postJson(gw.url, body(method, JSON.stringify(params)))).text);
+    const key = '9xQeWvG816bUx9EPjHmaT23yvVM2ZWbrrpZb9PusVFin';
+    assert.deepEqual(await call('requestAirdrop', [key, 9007199254740991]), {
+      jsonrpc: '2.0',
+      error: {
+        code: -32602,
+        message: 'Invalid params: lamports: at most 1000000000000000 (1,000,000 SOL) per airdrop, got 9007199254740991',
+      },
+      id: 1,
+    });
+    // An account a cheatcode left at u64::MAX: one more lamport would overflow it.
+    assert.equal((await call('surfnet_setAccount', [key, { lamports: 18446744073709551615 }])).error, undefined);
+    assert.deepEqual(await call('requestAirdrop', [key, 2]), {
+      jsonrpc: '2.0',
+      error: {
+        code: -32602,
+        message: `Invalid params: an airdrop may not take an account above 100000000000000000 lamports (100,000,000 SOL): ${key} holds 18446744073709551615`,
+      },
+      id: 1,
+    });
+    // simulateTransaction's accounts option, checked before the simulation (a transfer: three
+    // account keys).
+    const from = Keypair.generate();
+    const transfer = new Transaction({ feePayer: from.publicKey, recentBlockhash: key }).add(
+      SystemProgram.transfer({ fromPubkey: from.publicKey, toPubkey: new PublicKey(key), lamports: 1 }),
+    );
+    transfer.sign(from);
+    const wire = transfer.serialize().toString('base64');
+    assert.deepEqual(await call('simulateTransaction', [wire, { encoding: 'base64', accounts: { addresses: 'x' } }]), {
+      jsonrpc: '2.0',
+      error: {
+        code: -32602,
+        message: 'Invalid params: accounts.addresses: expected an array of base58 addresses, got "x"',
+      },
+      id: 1,
+    });
+    const four = Array.from({ length: 4 }, () => key);
+    assert.deepEqual(await call('simulateTransaction', [wire, { encoding: 'base64', accounts: { addresses: four } }]), {
+      jsonrpc: '2.0',
+      error: { code: -32602, message: 'Invalid params: Too many accounts provided; max 3' },
+      id: 1,
+    });
+    // Two balances at u64::MAX (the first one's, above, and another): getSupply saturates.
+    const other = 'GsbwXfJraMomNxBcjYLcG3mxkBUiyWXAB32fGbSMQRdW';
+    assert.equal((await call('surfnet_setAccount', [other, { lamports: 18446744073709551615 }])).error, undefined);
+    const supply = (await postJson(gw.url, body('getSupply', '[]'))).text;
+    assert.match(supply, /"total":18446744073709551615,"circulating":18446744073709551615,/);
   });
 
   test("surfnet_setAccount's account data is not held to the string limit", async () => {

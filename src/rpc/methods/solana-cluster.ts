@@ -7,7 +7,7 @@ import { NoSnapshotError } from '../errors.js';
 import { u64 } from '../../wire/index.js';
 import { args, config, invalid, pubkey, raw } from './solana-params.js';
 import { defineMethod, type MethodDef } from './types.js';
-import { show } from '../validate.js';
+import { show, U64_MAX } from '../validate.js';
 
 const SLOTS_PER_EPOCH = 432_000n;
 const SLOT_SECONDS = 0.4;
@@ -194,6 +194,8 @@ export function solanaClusterMethods(
       let total = 0n;
       if (supply.total === undefined || supply.circulating === undefined)
         for (const { lamports } of ledger.balances()) total += lamports;
+      // A u64, as a validator's capitalization is: cheatcodes can set balances whose sum is larger.
+      if (total > U64_MAX) total = U64_MAX;
       const accounts = c.excludeNonCirculatingAccountsList === true ? [] : (supply.nonCirculatingAccounts ?? []);
       return {
         context: context(c.commitment),

@@ -34,6 +34,27 @@ import {
 import { parseTxView, transactionJson } from './transaction-json.js';
 import { show } from '../validate.js';
 
+// The faucet's bounds: a call, and the balance an airdrop may reach (every balance stays far below
+// u64, and getSupply's sum saturates rather than exceed it).
+const MAX_AIRDROP_LAMPORTS = 1_000_000_000_000_000;
+const MAX_AIRDROP_BALANCE = 100_000_000_000_000_000n;
+
+/**
+ * simulateTransaction's `accounts.addresses`: an array of at most the transaction's account
+ * count (Agave's limit), or none.
+ */
+function simulatedAddresses(cfg: unknown, max: number): unknown[] | undefined {
+  if (cfg === undefined || cfg === null) return undefined;
+  if (typeof cfg !== 'object' || Array.isArray(cfg))
+    throw invalid(`accounts: expected an object with addresses, got ${show(cfg)}`);
+  const { addresses } = cfg as { addresses?: unknown };
+  if (addresses === undefined || addresses === null) return undefined;
+  if (!Array.isArray(addresses))
+    throw invalid(`accounts.addresses: expected an array of base58 addresses, got ${show(addresses)}`);
+  if (addresses.length > max) throw invalid(`Too many accounts provided; max ${max}`);
+  return addresses;
+}
+
 function decodeWire(v: unknown, encoding: string | undefined): ParsedTransaction {
   if (typeof v !== 'string') throw invalid('transaction: expected an encoded string');
   let bytes: Uint8Array;
@@ -277,7 +298,15 @@ export function solanaMethods(
       const [key, lamports] = args(p, 'params', 2, 3);
       if (typeof lamports !== 'number' || !Number.isSafeInteger(lamports) || lamports <= 0)
         throw invalid(`lamports: expected a positive integer, got ${show(lamports)}`);
-      return encodeBase58(ledger.airdrop(pubkey(key), BigInt(lamports)));
+      if (lamports > MAX_AIRDROP_LAMPORTS)
+        throw invalid(`lamports: at most ${MAX_AIRDROP_LAMPORTS} (1,000,000 SOL) per airdrop, got ${lamports}`);
+      const k = pubkey(key);
+      const balance = ledger.getAccount(k)?.lamports ?? 0n;
+      if (balance + BigInt(lamports) > MAX_AIRDROP_BALANCE)
+        throw invalid(
+          `an airdrop may not take an account above ${MAX_AIRDROP_BALANCE} lamports (100,000,000 SOL): ${encodeBase58(k)} holds ${balance}`,
+        );
+      return encodeBase58(ledger.airdrop(k, BigInt(lamports)));
     }),
     m('sendTransaction', raw, async (p) => {
       const [wire, cfg] = args(p, 'params', 1, 2);
@@ -330,12 +359,12 @@ export function solanaMethods(
       const sigVerify = c.sigVerify === true;
       const replace = c.replaceRecentBlockhash === true;
       if (sigVerify && replace) throw invalid('sigVerify may not be used with replaceRecentBlockhash');
+      const addresses = simulatedAddresses(c.accounts, ledger.accountKeys(tx).keys.length);
       const r = simulateOne(tx, sigVerify, replace);
-      const accountsCfg = c.accounts as { addresses?: unknown[] } | undefined;
       let accounts: unknown = null;
-      if (accountsCfg?.addresses) {
+      if (addresses) {
         const post = new Map(r.post.map((x) => [encodeBase58(x.pubkey), toStored(x.account)]));
-        accounts = accountsCfg.addresses.map((a) => {
+        accounts = addresses.map((a) => {
           const k = pubkey(a, 'account address');
           const acc = post.get(encodeBase58(k)) ?? ledger.getAccount(k);
           return acc && acc.lamports > 0n ? accountJson(acc) : null;

@@ -31,9 +31,8 @@ import {
   type TokenState,
 } from './surfnet-layouts.js';
 import { defineMethod, type MethodDef } from './types.js';
-import { show } from '../validate.js';
+import { show, U64_MAX } from '../validate.js';
 
-const U64_MAX = 2n ** 64n - 1n;
 const MAX_ACCOUNT_DATA = 10 * 1024 * 1024;
 /** Past this a JS Date (and the Clock's i64 seconds) cannot follow. */
 const MAX_TIME_MS = 8.64e15;
