@@ -68,6 +68,7 @@ export interface Config {
   program: string[];
   lightSystemProgram: string;
   lightPackage: string;
+  adminKeys: string[];
   forkUrl: string;
   simulateUpstream: string;
   upstreamTimeoutMs: number;
@@ -184,6 +185,12 @@ export const OPTIONS: readonly OptionSpec[] = [
     kind: 'list',
     default: [],
     help: 'comma-separated API keys; none: a key is generated on first start and kept in the data dir',
+  },
+  {
+    key: 'adminKeys',
+    kind: 'list',
+    default: [],
+    help: 'keys that may call cheatcodes (surfnet_*) and requestAirdrop, accepted as API keys too (comma-separated); without them every key may on a loopback-bound gateway and none may on one bound elsewhere',
   },
   {
     key: 'rateLimit',

@@ -67,6 +67,7 @@ import { MetricsRegistry, registerProcessMetrics } from './obs/metrics.js';
 import {
   createMethodTable,
   createRpcMetrics,
+  adminRule,
   Dispatcher,
   loadApiKeys,
   RateLimiter,
@@ -339,7 +340,7 @@ export async function startGateway({
   embeddedLedger = true,
 }: GatewayOptions): Promise<Gateway> {
   await mkdir(config.dataDir, { recursive: true });
-  const keys = await loadApiKeys(config.apiKeys, config.dataDir);
+  const keys = await loadApiKeys(config.apiKeys, config.dataDir, config.adminKeys);
   const registry = new MetricsRegistry();
   registerProcessMetrics(registry);
 
@@ -558,10 +559,15 @@ export async function startGateway({
     }));
   }
 
-  const dispatcher = new Dispatcher(createMethodTable(backends, version), config.maxBatchSize, metrics, log, {
-    maxDepth: config.maxJsonDepth,
-    maxStringLength: config.maxStringLength,
-  });
+  const rule = adminRule(config.adminKeys, config.host);
+  const dispatcher = new Dispatcher(
+    createMethodTable(backends, version),
+    config.maxBatchSize,
+    metrics,
+    log,
+    { maxDepth: config.maxJsonDepth, maxStringLength: config.maxStringLength },
+    rule,
+  );
   const server = new RpcHttpServer({
     maxBodyBytes: config.maxBodyBytes,
     requestTimeoutMs: config.requestTimeoutMs,
@@ -572,6 +578,7 @@ export async function startGateway({
     registry,
     metrics,
     log,
+    adminRule: rule,
   });
   let addr;
   try {

@@ -18,15 +18,24 @@ export type KeySource = 'configured' | 'generated' | 'stored';
 export class ApiKeys {
   private readonly digests: Buffer[];
   private readonly ids: string[];
+  private readonly adminIds: Set<string>;
 
-  constructor(keys: readonly string[]) {
+  /** `admin`: the --admin-keys, accepted as API keys too. */
+  constructor(keys: readonly string[], admin: readonly string[] = []) {
     if (keys.length === 0) throw new Error('at least one API key is required');
-    this.digests = keys.map(digest);
-    this.ids = keys.map(keyId);
+    const all = [...new Set([...keys, ...admin])];
+    this.digests = all.map(digest);
+    this.ids = all.map(keyId);
+    this.adminIds = new Set(admin.map(keyId));
   }
 
   get keyIds(): readonly string[] {
     return this.ids;
+  }
+
+  /** Whether a verified key's id is one of the admin keys'. */
+  isAdmin(id: string): boolean {
+    return this.adminIds.has(id);
   }
 
   /** Returns the key id of a valid key; throws UnauthorizedError otherwise. */
@@ -54,8 +63,12 @@ export interface LoadedKeys {
 }
 
 /** Configured keys win; otherwise reuse the key stored in the data dir, or generate and store one. */
-export async function loadApiKeys(configured: readonly string[], dataDir: string): Promise<LoadedKeys> {
-  if (configured.length > 0) return { keys: new ApiKeys(configured), source: 'configured' };
+export async function loadApiKeys(
+  configured: readonly string[],
+  dataDir: string,
+  admin: readonly string[] = [],
+): Promise<LoadedKeys> {
+  if (configured.length > 0) return { keys: new ApiKeys(configured, admin), source: 'configured' };
   const file = join(dataDir, API_KEY_FILE);
   let stored: string | undefined;
   try {
@@ -63,9 +76,9 @@ export async function loadApiKeys(configured: readonly string[], dataDir: string
   } catch (e) {
     if ((e as NodeJS.ErrnoException).code !== 'ENOENT') throw e;
   }
-  if (stored) return { keys: new ApiKeys([stored]), source: 'stored', ownKey: stored, file };
+  if (stored) return { keys: new ApiKeys([stored], admin), source: 'stored', ownKey: stored, file };
   const key = randomUUID();
   await mkdir(dataDir, { recursive: true });
   await writeFileAtomic(file, key + '\n', 0o600);
-  return { keys: new ApiKeys([key]), source: 'generated', ownKey: key, file };
+  return { keys: new ApiKeys([key], admin), source: 'generated', ownKey: key, file };
 }

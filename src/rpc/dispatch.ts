@@ -1,7 +1,9 @@
 // The JSON-RPC 2.0 envelope: validates request objects, runs methods (batches concurrently) and
 // builds response objects. Knows nothing about HTTP.
 import type { Logger } from '../obs/log.js';
+import { adminRefusal, type AdminRule } from './admin.js';
 import {
+  AdminOnlyError,
   BatchTooLargeError,
   InvalidRequestError,
   mapError,
@@ -41,6 +43,7 @@ export class Dispatcher {
     private readonly metrics: RpcMetrics,
     private readonly log: Logger,
     private readonly limits: ParamLimits = { maxDepth: 64, maxStringLength: 16 * 1024 },
+    private readonly adminRule: AdminRule = 'open',
   ) {}
 
   /** Number of requests a parsed body holds (for rate limiting before any work is done). */
@@ -130,6 +133,7 @@ export class Dispatcher {
         throw new MethodNotFoundError(req.method);
       }
       label = def.name;
+      if (def.admin && !ctx.admin) throw new AdminOnlyError(adminRefusal(def.name, this.adminRule));
       if (params !== undefined && params !== null)
         checkParamLimits(params, 'params', {
           maxDepth: this.limits.maxDepth,

@@ -60,6 +60,10 @@ export class TransactionRefusedError extends AppError {
   }
 }
 
+/** An admin method called by a caller that is not one (src/rpc/admin.ts). */
+export class AdminOnlyError extends AppError {
+  readonly kind = 'admin_only';
+}
 /** A websocket subscription beyond the connection's or the key's limit (Agave answers -32603 here). */
 export class SubscriptionLimitError extends AppError {
   readonly kind = 'subscription_limit';
@@ -110,6 +114,8 @@ export const ERROR_CODES = {
   invalid_params: { code: -32602, http: 200 },
   internal: { code: -32603, http: 200 },
   unauthorized: { code: -32001, http: 401 },
+  // A cheatcode or airdrop by a key that is not an admin's (--admin-keys), or off loopback without them.
+  admin_only: { code: -32017, http: 200 },
   rate_limited: { code: -32029, http: 429 },
   body_too_large: { code: -32600, http: 413 },
   unsupported_media_type: { code: -32600, http: 415 },

@@ -21,6 +21,7 @@ import {
 import { stringifyJson } from '../wire/index.js';
 import { transportRefusal } from '../util/http-refusal.js';
 import type { RateLimiter } from './rate-limit.js';
+import type { AdminRule } from './admin.js';
 import type { RpcMetrics } from './rpc-metrics.js';
 
 export interface RpcServerDeps {
@@ -34,6 +35,8 @@ export interface RpcServerDeps {
   log: Logger;
   /** Longest a client may take to send a whole request (headers within the first 30 s). */
   requestTimeoutMs?: number;
+  /** Who may call admin methods (default open: every key, as on a loopback dev chain). */
+  adminRule?: AdminRule;
 }
 
 interface Reply {
@@ -284,7 +287,9 @@ export class RpcHttpServer {
     }
     // A batch costs one token per request; the first was taken before reading the body.
     this.charge(note.keyId, Dispatcher.count(body) - 1);
-    const out = await dispatcher.dispatch(body, { requestId: reqId, keyId: note.keyId });
+    const rule = this.deps.adminRule ?? 'open';
+    const admin = rule === 'open' || (rule === 'keys' && keys.isAdmin(note.keyId));
+    const out = await dispatcher.dispatch(body, { requestId: reqId, keyId: note.keyId, admin });
     note.method = out.method;
     note.outcome = out.outcome;
     note.batchSize = out.batchSize;

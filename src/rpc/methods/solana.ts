@@ -294,20 +294,24 @@ export function solanaMethods(
         throw invalid(`data length: expected an integer from 0 to 10485760, got ${show(len)}`);
       return ledger.minimumBalanceForRentExemption(n);
     }),
-    m('requestAirdrop', raw, (p) => {
-      const [key, lamports] = args(p, 'params', 2, 3);
-      if (typeof lamports !== 'number' || !Number.isSafeInteger(lamports) || lamports <= 0)
-        throw invalid(`lamports: expected a positive integer, got ${show(lamports)}`);
-      if (lamports > MAX_AIRDROP_LAMPORTS)
-        throw invalid(`lamports: at most ${MAX_AIRDROP_LAMPORTS} (1,000,000 SOL) per airdrop, got ${lamports}`);
-      const k = pubkey(key);
-      const balance = ledger.getAccount(k)?.lamports ?? 0n;
-      if (balance + BigInt(lamports) > MAX_AIRDROP_BALANCE)
-        throw invalid(
-          `an airdrop may not take an account above ${MAX_AIRDROP_BALANCE} lamports (100,000,000 SOL): ${encodeBase58(k)} holds ${balance}`,
-        );
-      return encodeBase58(ledger.airdrop(k, BigInt(lamports)));
-    }),
+    // A faucet for every caller's chain: admin only (src/rpc/admin.ts).
+    {
+      ...m('requestAirdrop', raw, (p) => {
+        const [key, lamports] = args(p, 'params', 2, 3);
+        if (typeof lamports !== 'number' || !Number.isSafeInteger(lamports) || lamports <= 0)
+          throw invalid(`lamports: expected a positive integer, got ${show(lamports)}`);
+        if (lamports > MAX_AIRDROP_LAMPORTS)
+          throw invalid(`lamports: at most ${MAX_AIRDROP_LAMPORTS} (1,000,000 SOL) per airdrop, got ${lamports}`);
+        const k = pubkey(key);
+        const balance = ledger.getAccount(k)?.lamports ?? 0n;
+        if (balance + BigInt(lamports) > MAX_AIRDROP_BALANCE)
+          throw invalid(
+            `an airdrop may not take an account above ${MAX_AIRDROP_BALANCE} lamports (100,000,000 SOL): ${encodeBase58(k)} holds ${balance}`,
+          );
+        return encodeBase58(ledger.airdrop(k, BigInt(lamports)));
+      }),
+      admin: true,
+    },
     m('sendTransaction', raw, async (p) => {
       const [wire, cfg] = args(p, 'params', 1, 2);
       const c = config(cfg);

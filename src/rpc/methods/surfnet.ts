@@ -40,6 +40,8 @@ const HOUR_MS = 3_600_000;
 const MAX_LOCAL_SIGNATURES = 1000;
 const TRAVELS = ['absoluteEpoch', 'absoluteSlot', 'absoluteTimestamp'] as const;
 
+const SURFNET_READS = new Set(['surfnet_getLocalSignatures', 'surfnet_getSurfnetInfo']);
+
 /** Serde's Option: null is absent. */
 const given = (v: unknown) => v !== undefined && v !== null;
 
@@ -104,8 +106,9 @@ export function surfnetMethods(
   fork: ForkSource | undefined,
   supply: SupplyOverride,
 ): MethodDef[] {
+  // Every cheatcode but the two reads changes the chain for every caller: admin only.
   const m = (name: string, call: (p: unknown[]) => unknown, largeStrings = false) =>
-    defineMethod({ name, params: raw, call, largeStrings });
+    defineMethod({ name, params: raw, call, largeStrings, admin: !SURFNET_READS.has(name) });
   /** Fork mode: what a cheatcode patches is fetched first, as Surfpool reads through its remote. */
   const need = async (keys: Uint8Array[]) => fork?.ensure(keys);
   const done = () => ({ context: { slot: u64(ledger.slot), apiVersion }, value: null });

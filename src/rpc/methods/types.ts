@@ -3,6 +3,8 @@ import { fail, type Check } from '../validate.js';
 export interface CallContext {
   requestId: string;
   keyId: string;
+  /** Whether the caller may call admin methods (src/rpc/admin.ts). */
+  admin: boolean;
 }
 
 /** One JSON-RPC method: its params are validated at the edge, then `call` gets the typed value. */
@@ -11,6 +13,8 @@ export interface MethodDef<P = unknown, R = unknown> {
   params: Check<P>;
   /** Params may hold strings up to the body limit (account data), not the edge's string limit. */
   largeStrings?: boolean;
+  /** Changes the chain for every caller (cheatcodes, airdrops): admin callers only (src/rpc/admin.ts). */
+  admin?: boolean;
   call(params: P, ctx: CallContext): Promise<R> | R;
 }
 

@@ -1,0 +1,81 @@
+// Admin-only methods (cheatcodes, requestAirdrop) through real HTTP: with --admin-keys only those
+// keys may call them, other keys get -32017 naming the method and the rule, reads and ordinary
+// methods stay open; without --admin-keys a gateway bound off loopback refuses them for everyone.
+import assert from 'node:assert/strict';
+import { after, before, describe, test } from 'node:test';
+import { postJson, startTestGateway, TEST_KEY, type TestGateway } from '../helpers/gateway.js';
+
+const ADMIN = 'zkgate-admin-key-for-tests-0123';
+const ACCOUNT = '9xQeWvG816bUx9EPjHmaT23yvVM2ZWbrrpZb9PusVFin';
+
+const call = async (url: string, method: string, params: unknown[] = []) =>
+  JSON.parse((await postJson(url, JSON.stringify({ jsonrpc: '2.0', id: 1, method, params }))).text);
+const refusal = (message: string) => ({ jsonrpc: '2.0', error: { code: -32017, message }, id: 1 });
+
+describe('with --admin-keys', () => {
+  let gw: TestGateway;
+  let adminUrl: string;
+  before(async () => {
+    gw = await startTestGateway({ adminKeys: [ADMIN] }, {}, { ledger: true });
+    adminUrl = gw.url.replace(TEST_KEY, ADMIN);
+  });
+  after(() => gw?.stop());
+
+  test('other keys are refused the admin methods; reads and ordinary methods stay open', async () => {
+    assert.deepEqual(
+      await call(gw.url, 'requestAirdrop', [ACCOUNT, 1_000_000_000]),
+      refusal('requestAirdrop changes the chain for every caller: it needs one of the --admin-keys'),
+    );
+    assert.deepEqual(
+      await call(gw.url, 'surfnet_setAccount', [ACCOUNT, { lamports: 5 }]),
+      refusal('surfnet_setAccount changes the chain for every caller: it needs one of the --admin-keys'),
+    );
+    assert.equal((await call(gw.url, 'getBalance', [ACCOUNT])).result.value, 0, 'nothing was written');
+    assert.ok((await call(gw.url, 'surfnet_getSurfnetInfo')).result, 'a cheatcode that only reads');
+    // In a batch, only the admin method is refused.
+    const batch = JSON.parse(
+      (
+        await postJson(
+          gw.url,
+          JSON.stringify([
+            { jsonrpc: '2.0', id: 1, method: 'getHealth' },
+            { jsonrpc: '2.0', id: 2, method: 'surfnet_pauseClock' },
+          ]),
+        )
+      ).text,
+    );
+    assert.deepEqual(batch, [
+      { jsonrpc: '2.0', result: 'ok', id: 1 },
+      {
+        jsonrpc: '2.0',
+        error: {
+          code: -32017,
+          message: 'surfnet_pauseClock changes the chain for every caller: it needs one of the --admin-keys',
+        },
+        id: 2,
+      },
+    ]);
+  });
+
+  test('an admin key is an API key that may call them', async () => {
+    assert.equal(typeof (await call(adminUrl, 'requestAirdrop', [ACCOUNT, 1_000_000_000])).result, 'string');
+    assert.equal((await call(adminUrl, 'surfnet_setAccount', [ACCOUNT, { lamports: 7 }])).error, undefined);
+    assert.equal((await call(adminUrl, 'getBalance', [ACCOUNT])).result.value, 7);
+    assert.equal((await call(gw.url, 'getBalance', [ACCOUNT])).result.value, 7, 'seen by every key');
+  });
+});
+
+test('without --admin-keys, a gateway bound off loopback refuses the admin methods to every key', async () => {
+  const gw = await startTestGateway({ host: '0.0.0.0', grpcToken: 'grpc-token-for-tests-0123' }, {}, { ledger: true });
+  try {
+    assert.deepEqual(
+      await call(gw.url, 'requestAirdrop', [ACCOUNT, 1_000_000_000]),
+      refusal(
+        'requestAirdrop changes the chain for every caller: refused on a gateway bound off loopback without --admin-keys',
+      ),
+    );
+    assert.equal((await call(gw.url, 'getBalance', [ACCOUNT])).result.value, 0);
+  } finally {
+    await gw.stop();
+  }
+});
