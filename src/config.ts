@@ -69,6 +69,7 @@ export interface Config {
   lightSystemProgram: string;
   lightPackage: string;
   adminKeys: string[];
+  buildOnDemand: string[];
   forkUrl: string;
   simulateUpstream: string;
   upstreamTimeoutMs: number;
@@ -309,6 +310,12 @@ export const OPTIONS: readonly OptionSpec[] = [
     kind: 'count',
     default: 10_000,
     help: 'per-proof deadline (queue wait, key warm-up and proving)',
+  },
+  {
+    key: 'buildOnDemand',
+    kind: 'list',
+    default: ['auto'],
+    help: 'shapes whose proving key a request may have built: auto (on a loopback-bound gateway the V1 shapes and V2 up to 8 accounts and 8 addresses; elsewhere none), none, all, v1, v2 or shape names; other shapes answer at once naming the shape (build them with `zkgate keys build`, or --preload-circuits)',
   },
   {
     key: 'preloadCircuits',

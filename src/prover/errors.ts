@@ -17,6 +17,8 @@ export type ProverErrorKind =
   | 'prover_timeout'
   /** The deadline passed while the shape's proving key was still being built. */
   | 'circuit_warming_up'
+  /** The shape has no key, and building one on a request is off for it (--build-on-demand). */
+  | 'key_not_built'
   /** The prover could not be reached (gRPC transport). */
   | 'prover_unavailable'
   /** The inputs do not satisfy the circuit. */

@@ -14,6 +14,7 @@ export const GRPC_STATUS: Record<string, grpc.status> = {
   prover_busy: S.RESOURCE_EXHAUSTED,
   prover_timeout: S.DEADLINE_EXCEEDED,
   circuit_warming_up: S.UNAVAILABLE,
+  key_not_built: S.FAILED_PRECONDITION,
   prover_unavailable: S.UNAVAILABLE,
   proof_failed: S.FAILED_PRECONDITION,
   prover_internal: S.INTERNAL,

@@ -25,6 +25,8 @@ import {
 } from './grpc-services.js';
 import { startLightHttp, type LightHttpServer } from './light-http.js';
 import { cudaUnavailable, loadNativeAddon, nativeSelfCheck } from '../zk/native-addon.js';
+import { buildOnDemandShapes } from './build-policy.js';
+import { isLoopback } from '../util/loopback.js';
 import { ProverPool } from './pool.js';
 import { ProverService } from './service.js';
 
@@ -175,7 +177,23 @@ export async function startProver(
       memoryBudgetBytes: config.proverMemoryMb * 1024 * 1024,
       ...(metrics ? { metrics } : {}),
     });
-    const service = new ProverService({ store, keys, pool, log, ...(hooks.onKey ? { onKey: hooks.onKey } : {}) });
+    let buildable: Set<string>;
+    try {
+      buildable = buildOnDemandShapes(
+        config.buildOnDemand,
+        isLoopback(config.host) && isLoopback(config.proverHost || config.host),
+      );
+    } catch (e) {
+      throw new ConfigError(`--build-on-demand: ${(e as Error).message}`);
+    }
+    const service = new ProverService({
+      store,
+      keys,
+      pool,
+      log,
+      mayBuild: (shape) => buildable.has(shape.name),
+      ...(hooks.onKey ? { onKey: hooks.onKey } : {}),
+    });
     const p: Prover = {
       service,
       store,

@@ -116,6 +116,7 @@ function lightError(e: unknown): LightHttpError | undefined {
     case 'witness_shape':
     case 'unknown_shape':
     case 'key_missing':
+    case 'key_not_built':
       return new LightHttpError(400, 'proving_error', e.message);
     case 'prover_timeout':
     case 'circuit_warming_up':

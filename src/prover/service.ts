@@ -14,6 +14,7 @@ import {
 import { KeyError, type KeyStore, type ProvingKey } from '../zk/keys.js';
 import { compressProof, toRaw } from '../zk/proof-format.js';
 import { findShape, isBatchShape, shapeByName, SHAPES, type CircuitFamily, type Shape } from '../zk/shapes.js';
+import { buildRefusal } from './build-policy.js';
 import { ProverError } from './errors.js';
 import type { ProveJob } from './backend.js';
 import type { ProverPool, RunOptions } from './pool.js';
@@ -46,6 +47,11 @@ export interface ProverServiceOptions {
    * verifying key into Light's programs here, so the proof verifies there when it is returned).
    */
   onKey?: (key: ProvingKey) => void;
+  /**
+   * Whether a request may start the build of a shape's key (--build-on-demand; default: every
+   * shape). Preloads, the warm-up and the forester's batch keys are the operator's and always may.
+   */
+  mayBuild?: (shape: Shape) => boolean;
 }
 
 /** The start-up warm-up of the configured shapes: what /health reports until it is done. */
@@ -78,10 +84,13 @@ export class ProverService {
   }
 
   /** The shape's key, building it on first use; the caller waits only until its deadline. */
-  private async key(shape: Shape, run: RunOptions): Promise<ProvingKey & { keyBytes: number }> {
+  /** A shape's key, built first where it has none; `onRequest`: a caller's request, held to mayBuild. */
+  private async key(shape: Shape, run: RunOptions, onRequest = false): Promise<ProvingKey & { keyBytes: number }> {
     let p = this.loaded.get(shape.name);
     if (!p) {
       const ready = this.o.keys.status(shape) === 'ready';
+      if (!ready && onRequest && this.o.mayBuild && !this.o.mayBuild(shape))
+        throw new ProverError('key_not_built', buildRefusal(shape));
       if (!ready) {
         this.building.add(shape.name);
         this.o.log.info('building proving key on first use', { circuit: shape.name });
@@ -299,7 +308,7 @@ export class ProverService {
     addresses: NonInclusionWitness[],
     run: RunOptions,
   ): Promise<Proof> {
-    return this.proveInputs(shape, () => circuitInputs(shape, accounts, addresses), run);
+    return this.proveInputs(shape, () => circuitInputs(shape, accounts, addresses), run, true);
   }
 
   /**
@@ -312,8 +321,13 @@ export class ProverService {
     return this.proveInputs(shape, () => inputs, { deadline: Number.MAX_SAFE_INTEGER, background: true });
   }
 
-  private async proveInputs(shape: Shape, make: () => CircuitInputs, run: RunOptions): Promise<Proof> {
-    const key = await this.key(shape, run);
+  private async proveInputs(
+    shape: Shape,
+    make: () => CircuitInputs,
+    run: RunOptions,
+    onRequest = false,
+  ): Promise<Proof> {
+    const key = await this.key(shape, run, onRequest);
     this.o.onKey?.(key);
     const inputs = make();
     const r = await this.o.pool.run(
@@ -346,7 +360,7 @@ export class ProverService {
 
   /** The verification key a shape's proofs need (its key is built first if there is none). */
   async verifyingKey(circuit: string, run: RunOptions): Promise<{ keySha256: string; vk: ProvingKey['vk'] }> {
-    const key = await this.key(shapeByName(circuit), run);
+    const key = await this.key(shapeByName(circuit), run, true);
     return { keySha256: key.entry.sha256, vk: key.vk };
   }
 

@@ -1,20 +1,12 @@
 // Who may call the methods that change the dev chain for everyone (cheatcodes, airdrops): the keys
 // listed in --admin-keys; without that list, every key on a gateway bound to loopback (a developer's
 // own chain, today's openness) and nobody on one bound elsewhere.
-import { isIP } from 'node:net';
+import { isLoopback } from '../util/loopback.js';
 
 export type AdminRule = 'keys' | 'open' | 'closed';
 
-/** Whether a bind address only this machine reaches. */
-export function isLoopbackHost(host: string): boolean {
-  const h = host.replace(/^\[|\]$/g, '').toLowerCase();
-  if (h === 'localhost') return true;
-  if (isIP(h) === 4) return h.startsWith('127.');
-  return h === '::1' || h === '::ffff:127.0.0.1';
-}
-
 export const adminRule = (adminKeys: readonly string[], host: string): AdminRule =>
-  adminKeys.length > 0 ? 'keys' : isLoopbackHost(host) ? 'open' : 'closed';
+  adminKeys.length > 0 ? 'keys' : isLoopback(host) ? 'open' : 'closed';
 
 /** Why a caller may not call an admin method, under the gateway's rule. */
 export function adminRefusal(method: string, rule: AdminRule): string {

@@ -139,6 +139,8 @@ export const ERROR_CODES = {
   prover_busy: { code: -32011, http: 200 },
   prover_timeout: { code: -32012, http: 200 },
   circuit_warming_up: { code: -32013, http: 200 },
+  // A shape with no key whose build a request may not start (--build-on-demand).
+  key_not_built: { code: -32018, http: 200 },
   prover_unavailable: { code: -32014, http: 200 },
   // src/sim, src/ledger: Jito's request-level rejections and Solana's sendTransaction failures.
   bundle_rejected: { code: -32602, http: 200 },

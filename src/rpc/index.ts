@@ -1,4 +1,4 @@
-export { adminRule, isLoopbackHost, type AdminRule } from './admin.js';
+export { adminRule, type AdminRule } from './admin.js';
 export { loadApiKeys, ApiKeys, keyId, API_KEY_FILE, type LoadedKeys } from './api-keys.js';
 export { Dispatcher } from './dispatch.js';
 export { ERROR_CODES, mapError } from './errors.js';

@@ -1,0 +1,33 @@
+// Which shapes a request may have a proving key built for (--build-on-demand). A build takes tens
+// of seconds to minutes, gigabytes of disk and memory for the large shapes: on a gateway bound off
+// loopback no request may start one, on a developer's loopback chain the V1 shapes and the V2 ones
+// up to 8 accounts and 8 addresses may. The operator builds the rest ahead (`zkgate keys build`,
+// --preload-circuits), which this never limits.
+import { ALL_SHAPES, SHAPES, shapeByName, type Shape } from '../zk/shapes.js';
+
+export const DEV_BUILD_LIMIT = 8;
+
+/**
+ * The shapes `--build-on-demand` names: `auto` (by where the gateway is reachable from: `loopback`
+ * when every surface is bound to loopback), `none`, `all`, `v1`, `v2` or shape names.
+ */
+export function buildOnDemandShapes(list: readonly string[], loopback: boolean): Set<string> {
+  const out = new Set<string>();
+  for (const item of list.length > 0 ? list : ['auto']) {
+    if (item === 'none') continue;
+    if (item === 'all') for (const s of ALL_SHAPES) out.add(s.name);
+    else if (item === 'auto') {
+      if (loopback)
+        for (const s of SHAPES)
+          if (s.version === 1 || (s.nInclusion <= DEV_BUILD_LIMIT && s.nNonInclusion <= DEV_BUILD_LIMIT))
+            out.add(s.name);
+    } else if (item === 'v1' || item === 'v2') {
+      for (const s of SHAPES) if (`v${s.version}` === item) out.add(s.name);
+    } else out.add(shapeByName(item).name);
+  }
+  return out;
+}
+
+/** Why a request may not build `shape`'s key: the one message every surface gives. */
+export const buildRefusal = (shape: Shape): string =>
+  `no proving key for ${shape.name} yet, and a request may not start its build (--build-on-demand): build it with \`zkgate keys build ${shape.name}\`, preload it (--preload-circuits), or allow it with --build-on-demand`;
