@@ -6,13 +6,19 @@ import type { Gateway } from './gateway.js';
 import { createLogger, type Logger } from './obs/log.js';
 import { VERSION } from './version.js';
 
-function banner(g: Gateway, dataDir: string): string {
+/**
+ * What a person starting zkgate reads on stderr. The key zkgate generated is shown whole on a
+ * terminal only: where stderr goes to a file or a log collector, the banner names the file that
+ * holds it instead.
+ */
+function banner(g: Gateway, dataDir: string, terminal: boolean): string {
   const k = g.keys;
-  const key = k.ownKey ?? '<your key>';
+  const own = k.ownKey === undefined ? undefined : terminal ? k.ownKey : `<the key in ${k.file}>`;
+  const key = own ?? '<your key>';
   const keyLine =
     k.source === 'configured'
       ? `API keys   ${k.keys.keyIds.length} configured (ids ${k.keys.keyIds.join(', ')})`
-      : `API key    ${k.ownKey}  (${k.source === 'generated' ? 'generated now and stored in' : 'stored in'} ${k.file})`;
+      : `API key    ${own}  (${k.source === 'generated' ? 'generated now and stored in' : 'stored in'} ${k.file})`;
   const prove = g.provePort
     ? [`  /prove     http://${g.grpcAddress.replace(/:\d+$/, '')}:${g.provePort}/prove (Light prover API)`]
     : [];
@@ -116,7 +122,7 @@ async function main(argv: string[]): Promise<number | undefined> {
     keyIds: gateway.keys.keys.keyIds,
     keySource: gateway.keys.source,
   });
-  process.stderr.write(banner(gateway, config.dataDir));
+  process.stderr.write(banner(gateway, config.dataDir, process.stderr.isTTY === true));
   return undefined; // keep running
 }
 

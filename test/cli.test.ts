@@ -29,6 +29,8 @@ describe('API key generated on first start', () => {
     first.child.kill('SIGTERM');
     assert.deepEqual(await first.exited, { code: 0, signal: null });
     assert.ok(!first.stdout().includes(first.key!), 'the key never appears in the JSON logs');
+    assert.ok(!first.stderr().includes(first.key!), 'nor in a banner that is not on a terminal');
+    assert.match(first.stderr(), /api-key=<the key in .*api-key>/);
 
     const second = await startCli(['--data-dir', dataDir]);
     assert.equal(second.key, first.key);

@@ -1,5 +1,6 @@
 // Runs the real zkgate CLI as a child process: dist/main.js as installed (test/run.mjs builds it
 // first), or src/main.ts through tsx when the test itself runs as TypeScript (./paths.ts).
+import { readFileSync } from 'node:fs';
 import { spawn, type ChildProcess } from 'node:child_process';
 import { LOADER, sourceModule } from './paths.js';
 
@@ -62,9 +63,10 @@ export async function startCli(
   const p = runCli(['start', '--rpc-port', '0', '--grpc-port', '0', '--prove-port', '0', ...QUIET_START, ...args], env);
   const deadline = Date.now() + timeoutMs;
   for (;;) {
-    const m = p.stderr().match(/JSON-RPC\s+(http:\/\/\S+\/)\?api-key=(\S+)/);
+    const m = p.stderr().match(/JSON-RPC\s+(http:\/\/\S+\/)\?api-key=(<the key in (\S+)>|\S+)/);
     if (m && p.stderr().includes('data dir')) {
-      const key = m[2] === '<your' ? undefined : m[2];
+      // Not a terminal: the banner names the file that holds the generated key.
+      const key = m[3] ? readFileSync(m[3], 'utf8').trim() : m[2] === '<your' ? undefined : m[2];
       const grpc = p.stderr().match(/gRPC\s+(\S+)/)![1]!;
       return { ...p, base: m[1]!, key, grpc, url: key ? `${m[1]}?api-key=${key}` : m[1]! };
     }
