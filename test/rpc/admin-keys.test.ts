@@ -57,6 +57,35 @@ describe('with --admin-keys', () => {
     ]);
   });
 
+  test("Light's trees, queues and programs are refused to cheatcodes unless forced", async () => {
+    const amt2 = 'amt2kaJA14v3urZbZvnc5v2np8jqvc4Z8zDep5wbtzx';
+    const system = 'SySTEM1eSU2p4BGQfQpimFEWWSC1XDFeun3Nqzz3rT7';
+    const before = (await call(adminUrl, 'getAccountInfo', [amt2, { encoding: 'base64' }])).result.value;
+    const zeroed = '00'.repeat(Buffer.from(before.data[0], 'base64').length);
+    assert.deepEqual(await call(adminUrl, 'surfnet_setAccount', [amt2, { data: zeroed }]), {
+      jsonrpc: '2.0',
+      error: {
+        code: -32602,
+        message: `Invalid params: surfnet_setAccount would change ${amt2}, one of Light's trees and queues (account-compression's): refused, as the gateway could no longer index Light's state; pass {"force": true} as the last param to write it anyway`,
+      },
+      id: 1,
+    });
+    assert.match(
+      (await call(adminUrl, 'surfnet_setProgramAuthority', [system, ACCOUNT])).error.message,
+      /surfnet_setProgramAuthority would change \w+, a Light program's program data: refused/,
+    );
+    assert.match(
+      (await call(adminUrl, 'surfnet_resetAccount', [amt2])).error.message,
+      /surfnet_resetAccount would change amt2\w+, one of Light's trees and queues/,
+    );
+    const after = (await call(adminUrl, 'getAccountInfo', [amt2, { encoding: 'base64' }])).result.value;
+    assert.deepEqual(after, before, 'the tree is as it was');
+    // Forced, the write goes through (here: the tree's own bytes back).
+    const same = Buffer.from(before.data[0], 'base64').toString('hex');
+    const forced = await call(adminUrl, 'surfnet_setAccount', [amt2, { data: same }, { force: true }]);
+    assert.equal(forced.error, undefined, JSON.stringify(forced));
+  });
+
   test('an admin key is an API key that may call them', async () => {
     assert.equal(typeof (await call(adminUrl, 'requestAirdrop', [ACCOUNT, 1_000_000_000])).result, 'string');
     assert.equal((await call(adminUrl, 'surfnet_setAccount', [ACCOUNT, { lamports: 7 }])).error, undefined);

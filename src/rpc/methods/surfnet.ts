@@ -5,8 +5,15 @@
 // are not (they stay "method not found"). Writes go through Ledger.writeAccounts: the store, the
 // indexes and PubSub see one committed change. Caller mistakes are -32602 where Surfpool has -32603.
 import type { ForkSource, Ledger, StoredAccount } from '../../ledger/index.js';
-import { SLOT_MS, SLOTS_PER_EPOCH, SYSTEM_PROGRAM, TOKEN_2022_PROGRAM, TOKEN_PROGRAM } from '../../ledger/index.js';
-import { encodeBase58 } from '../../zk/base58.js';
+import {
+  LIGHT_IDS,
+  SLOT_MS,
+  SLOTS_PER_EPOCH,
+  SYSTEM_PROGRAM,
+  TOKEN_2022_PROGRAM,
+  TOKEN_PROGRAM,
+} from '../../ledger/index.js';
+import { decodeBase58, encodeBase58 } from '../../zk/base58.js';
 import { InvalidParamsError } from '../errors.js';
 import { u64 } from '../../wire/index.js';
 import { describe } from '../validate.js';
@@ -41,6 +48,21 @@ const MAX_LOCAL_SIGNATURES = 1000;
 const TRAVELS = ['absoluteEpoch', 'absoluteSlot', 'absoluteTimestamp'] as const;
 
 const SURFNET_READS = new Set(['surfnet_getLocalSignatures', 'surfnet_getSurfnetInfo']);
+
+const ACCOUNT_COMPRESSION = decodeBase58(LIGHT_IDS.accountCompression);
+const LIGHT_PROGRAM_IDS = [
+  LIGHT_IDS.system,
+  LIGHT_IDS.accountCompression,
+  LIGHT_IDS.registry,
+  LIGHT_IDS.compressedToken,
+].map(decodeBase58);
+
+/** A cheatcode's trailing `{"force": true}` (zkgate's): write Light's own accounts anyway. */
+function forced(options: unknown): boolean {
+  if (!given(options)) return false;
+  const o = fields(options, 'options', ['force']);
+  return given(o.force) && bool(o.force, 'force');
+}
 
 /** Serde's Option: null is absent. */
 const given = (v: unknown) => v !== undefined && v !== null;
@@ -112,7 +134,35 @@ export function surfnetMethods(
   /** Fork mode: what a cheatcode patches is fetched first, as Surfpool reads through its remote. */
   const need = async (keys: Uint8Array[]) => fork?.ensure(keys);
   const done = () => ({ context: { slot: u64(ledger.slot), apiVersion }, value: null });
-  const write = (list: { pubkey: Uint8Array; account: StoredAccount | undefined }[]) => {
+  /** What a write would touch of Light's own (its programs, their program data, its trees and queues), if anything. */
+  const lightPart = (k: Uint8Array, next: StoredAccount | undefined): string | undefined => {
+    for (const id of LIGHT_PROGRAM_IDS) {
+      if (sameBytes(id, k)) return "Light's program";
+      const program = ledger.getAccount(id);
+      const data = program?.executable ? programDataAddress(program) : undefined;
+      if (data && sameBytes(data, k)) return "a Light program's program data";
+    }
+    const owner = ledger.getAccount(k)?.owner;
+    if ((owner && sameBytes(owner, ACCOUNT_COMPRESSION)) || (next && sameBytes(next.owner, ACCOUNT_COMPRESSION)))
+      return "one of Light's trees and queues (account-compression's)";
+    return undefined;
+  };
+  /**
+   * Writes a cheatcode's accounts. Light's own are refused unless forced: a tree or queue written
+   * by hand is one the gateway's indexer and forester cannot follow.
+   */
+  const write = (
+    list: { pubkey: Uint8Array; account: StoredAccount | undefined }[],
+    guard: { method: string; force: boolean },
+  ) => {
+    if (!guard.force)
+      for (const { pubkey: k, account } of list) {
+        const part = lightPart(k, account);
+        if (part)
+          throw invalid(
+            `${guard.method} would change ${encodeBase58(k)}, ${part}: refused, as the gateway could no longer index Light's state; pass {"force": true} as the last param to write it anyway`,
+          );
+      }
     try {
       ledger.writeAccounts(list);
     } catch (e) {
@@ -167,7 +217,7 @@ export function surfnetMethods(
     m(
       'surfnet_setAccount',
       async (p) => {
-        const [key, update] = args(p, 'params', 2, 2);
+        const [key, update, options] = args(p, 'params', 2, 3);
         const k = pubkey(key, 'pubkey');
         const u = fields(update, 'update', ['lamports', 'data', 'owner', 'executable', 'rentEpoch']);
         const lamports = given(u.lamports) ? u64Param(u.lamports, 'lamports') : undefined;
@@ -185,18 +235,21 @@ export function surfnetMethods(
           executable: false,
           rentEpoch: 0n,
         };
-        write([
-          {
-            pubkey: k,
-            account: {
-              lamports: lamports ?? base.lamports,
-              data: data ?? base.data,
-              owner: owner ?? base.owner,
-              executable: executable ?? base.executable,
-              rentEpoch: rentEpoch ?? base.rentEpoch,
+        write(
+          [
+            {
+              pubkey: k,
+              account: {
+                lamports: lamports ?? base.lamports,
+                data: data ?? base.data,
+                owner: owner ?? base.owner,
+                executable: executable ?? base.executable,
+                rentEpoch: rentEpoch ?? base.rentEpoch,
+              },
             },
-          },
-        ]);
+          ],
+          { method: 'surfnet_setAccount', force: forced(options) },
+        );
         return done();
         // Account data: as long as the body limit allows.
       },
@@ -232,14 +285,17 @@ export function surfnetMethods(
       const reserve = nativeReserve(data);
       const lamports = reserve !== undefined ? reserve + tokenAmount(data) : (existing?.lamports ?? rent);
       const rentEpoch = existing?.rentEpoch ?? 0n;
-      write([{ pubkey: address, account: { lamports, data, owner: program, executable: false, rentEpoch } }]);
+      write([{ pubkey: address, account: { lamports, data, owner: program, executable: false, rentEpoch } }], {
+        method: 'surfnet_setTokenAccount',
+        force: false,
+      });
       return done();
     }),
 
     m('surfnet_resetAccount', (p) => {
       const [key, cfg] = args(p, 'params', 1, 2);
       const k = pubkey(key, 'pubkey');
-      const c = given(cfg) ? fields(cfg, 'config', ['includeOwnedAccounts']) : {};
+      const c = given(cfg) ? fields(cfg, 'config', ['includeOwnedAccounts', 'force']) : {};
       const owned = given(c.includeOwnedAccounts) ? bool(c.includeOwnedAccounts, 'includeOwnedAccounts') : false;
       const a = ledger.getAccount(k);
       if (!a) return done();
@@ -248,7 +304,10 @@ export function surfnetMethods(
       const programData = a.executable ? programDataAddress(a) : undefined;
       if (programData) gone.push(programData);
       if (owned) gone.push(...ledger.indexes.programAccounts(k));
-      write(gone.map((pubkey) => ({ pubkey, account: undefined })));
+      write(
+        gone.map((pubkey) => ({ pubkey, account: undefined })),
+        { method: 'surfnet_resetAccount', force: given(c.force) && bool(c.force, 'force') },
+      );
       return done();
     }),
 
@@ -289,7 +348,7 @@ export function surfnetMethods(
     }),
 
     m('surfnet_setProgramAuthority', async (p) => {
-      const [id, authorityArg] = args(p, 'params', 1, 2);
+      const [id, authorityArg, options] = args(p, 'params', 1, 3);
       const programId = pubkey(id, 'program id');
       const authority = given(authorityArg) ? pubkey(authorityArg, 'new authority') : null;
       await need([programId]);
@@ -301,12 +360,15 @@ export function surfnetMethods(
       const programData = ledger.getAccount(at);
       if (!programData) throw programError(programId, 'Program data account does not exist');
       if (!isProgramData(programData)) throw programError(programId, 'Invalid program data account');
-      write([{ pubkey: at, account: { ...programData, data: withUpgradeAuthority(programData.data, authority) } }]);
+      write([{ pubkey: at, account: { ...programData, data: withUpgradeAuthority(programData.data, authority) } }], {
+        method: 'surfnet_setProgramAuthority',
+        force: forced(options),
+      });
       return done();
     }),
 
     m('surfnet_cloneProgramAccount', async (p) => {
-      const [source, destination] = args(p, 'params', 2, 2);
+      const [source, destination, options] = args(p, 'params', 2, 3);
       const from = pubkey(source, 'source program id');
       const to = pubkey(destination, 'destination program id');
       await need([from]);
@@ -319,10 +381,13 @@ export function surfnetMethods(
       if (!programData || !isProgramData(programData)) throw programError(from, 'Program data account does not exist');
       const copy = programAccountData(to);
       // ProgramData first: the VM loads the program from it as the program account is set.
-      write([
-        { pubkey: copy.programData, account: programData },
-        { pubkey: to, account: { ...program, data: copy.data } },
-      ]);
+      write(
+        [
+          { pubkey: copy.programData, account: programData },
+          { pubkey: to, account: { ...program, data: copy.data } },
+        ],
+        { method: 'surfnet_cloneProgramAccount', force: forced(options) },
+      );
       return done();
     }),
 
