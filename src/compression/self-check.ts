@@ -14,7 +14,13 @@ import { toHex32 } from '../zk/field.js';
 export function compareWithChain(info: TreeInfo, account: (pubkey: string) => StoredAccount | undefined): string[] {
   const diff: string[] = [];
   const a = account(info.pubkey);
-  const chain = a ? parseTreeAccount('', info.pubkey, Buffer.from(a.data)) : undefined;
+  let chain: ReturnType<typeof parseTreeAccount>;
+  try {
+    chain = a ? parseTreeAccount('', info.pubkey, Buffer.from(a.data)) : undefined;
+  } catch (e) {
+    // An account written over (a forced cheatcode, a bad store): this tree is degraded, not the gateway.
+    return [`tree ${info.pubkey}'s account does not parse as a Light tree: ${(e as Error).message}`];
+  }
   if (!chain) return [`tree ${info.pubkey} has no Light tree account on the ledger`];
   const check = (what: string, ours: unknown, theirs: unknown) => {
     if (ours !== theirs) diff.push(`${what}: zkgate ${String(ours)}, ledger ${String(theirs)}`);
