@@ -13,7 +13,8 @@ import { DEFAULT_DEV_SEED } from './dev-seed.js';
 import { compileShape, sourcesHash, type CompiledCircuit } from './compile.js';
 import { bigIntToBytes32 } from './field.js';
 import { parseR1cs } from './r1cs.js';
-import { devSetup, type Progress } from './setup/dev-setup.js';
+import type { Progress } from './setup/dev-setup.js';
+import { devSetupOnThread } from './setup/dev-setup-thread.js';
 import { ALL_SHAPES, isBatchShape, shapeByName, type Shape } from './shapes.js';
 import { LightKeyStore } from './light/store.js';
 import { buildStructuredKey, structuredSourcesHash, structuredVerifyingKey } from './structured/build-key.js';
@@ -263,11 +264,10 @@ export class KeyStore {
           const circuit = await compileShape(shape, this.dataDir);
           mkdirSync(this.dir, { recursive: true });
           const zkey = `${shape.name}.zkey`;
-          const info = await devSetup(circuit.r1cs, join(this.dir, zkey), {
-            seed: this.seed,
-            label: shape.name,
+          const info = await devSetupOnThread(
+            { r1csPath: circuit.r1cs, zkeyPath: join(this.dir, zkey), seed: this.seed, label: shape.name },
             progress,
-          });
+          );
           const built = await this.finish(shape, zkey, 'dev', circuit.sourcesHash, info);
           return await this.load(shape, built, circuit);
         } finally {
