@@ -1,16 +1,24 @@
-// devSetup on a worker thread (dev-setup.worker.ts), one at a time in this process: a build is
-// minutes of CPU and gigabytes for the large shapes, and requests keep being served meanwhile.
-import { Worker } from 'node:worker_threads';
+// A key's setup on a worker thread, one at a time in this process: a build is minutes of CPU and
+// gigabytes for the large shapes, and requests keep being served meanwhile. The worker module
+// posts `{progress}` messages and one `{result}`.
+import { Worker, type ResourceLimits } from 'node:worker_threads';
 import { workerUrl } from '../../util/worker-url.js';
 import type { DevSetupResult, Progress } from './dev-setup.js';
 import type { DevSetupTask } from './dev-setup.worker.js';
 
 let queue: Promise<unknown> = Promise.resolve();
 
-function run(task: DevSetupTask, progress?: Progress): Promise<DevSetupResult> {
+function run(
+  module: URL,
+  task: unknown,
+  label: string,
+  progress: Progress | undefined,
+  resourceLimits: ResourceLimits | undefined,
+): Promise<DevSetupResult> {
   return new Promise((resolve, reject) => {
-    const worker = new Worker(new URL(workerUrl(new URL('./dev-setup.worker.js', import.meta.url))), {
+    const worker = new Worker(new URL(workerUrl(module)), {
       workerData: task,
+      ...(resourceLimits ? { resourceLimits } : {}),
     });
     let result: DevSetupResult | undefined;
     worker.on('message', (m: { progress?: [string, number, number]; result?: DevSetupResult }) => {
@@ -19,17 +27,27 @@ function run(task: DevSetupTask, progress?: Progress): Promise<DevSetupResult> {
     });
     worker.on('error', reject);
     worker.on('exit', (code) =>
-      result ? resolve(result) : reject(new Error(`the setup of ${task.label} stopped (exit code ${code})`)),
+      result ? resolve(result) : reject(new Error(`the setup of ${label} stopped (exit code ${code})`)),
     );
   });
 }
 
-/** devSetup's work on a thread of its own, after any build already running in this process. */
-export function devSetupOnThread(task: DevSetupTask, progress?: Progress): Promise<DevSetupResult> {
+/** A setup worker module's run on its own thread, after any build already running in this process. */
+export function setupOnThread(
+  module: URL,
+  task: unknown,
+  label: string,
+  progress?: Progress,
+  resourceLimits?: ResourceLimits,
+): Promise<DevSetupResult> {
   const next = queue.then(
-    () => run(task, progress),
-    () => run(task, progress),
+    () => run(module, task, label, progress, resourceLimits),
+    () => run(module, task, label, progress, resourceLimits),
   );
   queue = next.catch(() => undefined);
   return next;
 }
+
+/** devSetup (dev-setup.worker.ts) on its own thread. */
+export const devSetupOnThread = (task: DevSetupTask, progress?: Progress): Promise<DevSetupResult> =>
+  setupOnThread(new URL('./dev-setup.worker.js', import.meta.url), task, task.label, progress);

@@ -1,12 +1,11 @@
-// Builds a structured circuit's dev key on a worker thread (setup.worker.ts) and caches the
+// Builds a structured circuit's dev key on a worker thread (setup.worker.ts, one build at a time) and caches the
 // verifying key, which Light's program gets patched with long before the proving key exists.
 import { createHash } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { Worker } from 'node:worker_threads';
 import { writeFileAtomicSync } from '../../util/atomic-file.js';
-import { workerUrl } from '../../util/worker-url.js';
 import type { DevSetupResult, Progress } from '../setup/dev-setup.js';
+import { setupOnThread } from '../setup/dev-setup-thread.js';
 import type { SnarkjsVerificationKey } from '../verify.js';
 import { STRUCTURED_CIRCUITS_VERSION, structuredCircuit } from './registry.js';
 import { structuredVerificationKey } from './setup.js';
@@ -20,20 +19,8 @@ export const structuredSourcesHash = (shape: string): string =>
   createHash('sha256').update(`structured@${STRUCTURED_CIRCUITS_VERSION}\0${shape}`).digest('hex');
 
 export function buildStructuredKey(task: StructuredSetupTask, progress?: Progress): Promise<DevSetupResult> {
-  return new Promise((resolve, reject) => {
-    const worker = new Worker(new URL(workerUrl(new URL('./setup.worker.js', import.meta.url))), {
-      workerData: task,
-      resourceLimits: { maxOldGenerationSizeMb: SETUP_HEAP_MB },
-    });
-    let result: DevSetupResult | undefined;
-    worker.on('message', (m: { progress?: [string, number, number]; result?: DevSetupResult }) => {
-      if (m.progress) progress?.(...m.progress);
-      if (m.result) result = m.result;
-    });
-    worker.on('error', reject);
-    worker.on('exit', (code) =>
-      result ? resolve(result) : reject(new Error(`the setup of ${task.shape} stopped (exit code ${code})`)),
-    );
+  return setupOnThread(new URL('./setup.worker.js', import.meta.url), task, task.shape, progress, {
+    maxOldGenerationSizeMb: SETUP_HEAP_MB,
   });
 }
 
