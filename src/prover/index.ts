@@ -157,7 +157,8 @@ export async function startProver(
       bootstrapLocalnetTrees(store, log, config.lightPackage ? { dir: genesisAccountsDir(config.lightPackage) } : {});
     const backend = chooseBackend(config.proverBackend, log, config.proverDevices);
     log.info('prover: proving backend', { backend });
-    const keys = new KeyStore(config.dataDir, config.devKeySeed, await keySource(config, backend, log));
+    // A server: key builds run on a worker thread, off the event loop.
+    const keys = new KeyStore(config.dataDir, config.devKeySeed, await keySource(config, backend, log), true);
     pool = new ProverPool({
       backend,
       ...(backend === 'cuda'

@@ -13,7 +13,7 @@ import { DEFAULT_DEV_SEED } from './dev-seed.js';
 import { compileShape, sourcesHash, type CompiledCircuit } from './compile.js';
 import { bigIntToBytes32 } from './field.js';
 import { parseR1cs } from './r1cs.js';
-import type { Progress } from './setup/dev-setup.js';
+import { devSetup, type Progress } from './setup/dev-setup.js';
 import { devSetupOnThread } from './setup/dev-setup-thread.js';
 import { ALL_SHAPES, isBatchShape, shapeByName, type Shape } from './shapes.js';
 import { LightKeyStore } from './light/store.js';
@@ -92,6 +92,12 @@ export class KeyStore {
     readonly dataDir: string,
     private readonly seed: string = DEFAULT_DEV_SEED,
     readonly source: ProvingKeySource = 'dev',
+    /**
+     * Run a circom shape's dev setup on a worker thread (a server: its event loop keeps serving).
+     * A process that only builds (the CLI, the test suite's prebuild) runs it inline: a thread
+     * pays its own curve and worker-pool start, about 10 s a key on two cores.
+     */
+    private readonly setupThread = false,
   ) {
     this.dir = join(dataDir, 'keys');
     this.manifestPath = join(this.dir, 'manifest.json');
@@ -264,10 +270,10 @@ export class KeyStore {
           const circuit = await compileShape(shape, this.dataDir);
           mkdirSync(this.dir, { recursive: true });
           const zkey = `${shape.name}.zkey`;
-          const info = await devSetupOnThread(
-            { r1csPath: circuit.r1cs, zkeyPath: join(this.dir, zkey), seed: this.seed, label: shape.name },
-            progress,
-          );
+          const task = { r1csPath: circuit.r1cs, zkeyPath: join(this.dir, zkey), seed: this.seed, label: shape.name };
+          const info = this.setupThread
+            ? await devSetupOnThread(task, progress)
+            : await devSetup(task.r1csPath, task.zkeyPath, { seed: task.seed, label: task.label, progress });
           const built = await this.finish(shape, zkey, 'dev', circuit.sourcesHash, info);
           return await this.load(shape, built, circuit);
         } finally {
