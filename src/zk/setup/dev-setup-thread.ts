@@ -1,9 +1,9 @@
 // A key's setup on a worker thread, one at a time in this process: a build is minutes of CPU and
 // gigabytes for the large shapes, and requests keep being served meanwhile. The worker module
 // posts `{progress}` messages and one `{result}`.
-import { Worker, type ResourceLimits } from 'node:worker_threads';
+import { parentPort, Worker, type ResourceLimits } from 'node:worker_threads';
 import { workerUrl } from '../../util/worker-url.js';
-import type { DevSetupResult, Progress } from './dev-setup.js';
+import { closeSetupWorkers, type DevSetupResult, type Progress } from './dev-setup.js';
 import type { DevSetupTask } from './dev-setup.worker.js';
 
 let queue: Promise<unknown> = Promise.resolve();
@@ -51,3 +51,13 @@ export function setupOnThread(
 /** devSetup (dev-setup.worker.ts) on its own thread. */
 export const devSetupOnThread = (task: DevSetupTask, progress?: Progress): Promise<DevSetupResult> =>
   setupOnThread(new URL('./dev-setup.worker.js', import.meta.url), task, task.label, progress);
+
+/** Inside a setup worker: runs the setup, posting its progress and result to the thread that started it. */
+export async function runSetupTask(setup: (progress: Progress) => Promise<DevSetupResult>): Promise<void> {
+  try {
+    const result = await setup((step, done, total) => parentPort!.postMessage({ progress: [step, done, total] }));
+    parentPort!.postMessage({ result });
+  } finally {
+    await closeSetupWorkers();
+  }
+}

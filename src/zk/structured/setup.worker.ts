@@ -1,8 +1,8 @@
 // Worker thread: the dev setup of one structured circuit (setup.ts). It runs for minutes with a few
 // GB of per-wire values, so it gets a thread (and heap limit) of its own rather than the caller's
 // event loop; its fixed-base work fans out to the setup pool from here.
-import { parentPort, workerData } from 'node:worker_threads';
-import { closeSetupWorkers } from '../setup/dev-setup.js';
+import { workerData } from 'node:worker_threads';
+import { runSetupTask } from '../setup/dev-setup-thread.js';
 import { structuredCircuit } from './registry.js';
 import { structuredSetup } from './setup.js';
 
@@ -16,13 +16,6 @@ export interface StructuredSetupTask {
 const task = workerData as StructuredSetupTask;
 const circuit = structuredCircuit(task.shape);
 if (!circuit) throw new Error(`${task.shape} is not a structured circuit`);
-try {
-  const result = await structuredSetup(circuit, task.zkeyPath, {
-    seed: task.seed,
-    label: task.label,
-    progress: (step, done, total) => parentPort!.postMessage({ progress: [step, done, total] }),
-  });
-  parentPort!.postMessage({ result });
-} finally {
-  await closeSetupWorkers();
-}
+await runSetupTask((progress) =>
+  structuredSetup(circuit, task.zkeyPath, { seed: task.seed, label: task.label, progress }),
+);
