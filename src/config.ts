@@ -34,6 +34,7 @@ export interface Config {
   grpcTlsCert: string;
   grpcTlsKey: string;
   grpcTlsCa: string;
+  grpcInsecure: 'on' | 'off';
   dataDir: string;
   apiKeys: string[];
   rateLimit: number;
@@ -154,7 +155,7 @@ export const OPTIONS: readonly OptionSpec[] = [
     key: 'grpcToken',
     kind: 'string',
     default: '',
-    help: 'bearer token every Prover and StateSync gRPC call must carry (authorization: Bearer …); required off loopback, at least 16 characters',
+    help: 'bearer token every Prover and StateSync gRPC call must carry (authorization: Bearer …), at least 16 characters; default: generated at the first start into the data dir (grpc-token)',
   },
   {
     key: 'proverToken',
@@ -174,6 +175,12 @@ export const OPTIONS: readonly OptionSpec[] = [
     kind: 'string',
     default: '',
     help: "PEM CA certificate(s) a client trusts for the prover's TLS: --role rpc connects to --prover-url with TLS when set",
+  },
+  {
+    key: 'grpcInsecure',
+    kind: 'switch',
+    default: 'off',
+    help: 'on: allow gRPC without TLS off loopback (the token then crosses the network in plaintext; a private network you trust)',
   },
   {
     key: 'dataDir',
@@ -642,9 +649,9 @@ export function resolveConfig(
 }
 
 /**
- * The prover role's ports reachable from other hosts must authenticate their callers: refuses a
- * configuration that would expose gRPC without --grpc-token, or Light's /prove without
- * --prover-api-key. Loopback-only ports need neither.
+ * The prover role's ports reachable from other hosts must authenticate their callers and keep the
+ * token off the wire: refuses gRPC off loopback without --grpc-token and TLS (or --grpc-insecure),
+ * Light's /prove without --prover-api-key, and a --prover-url elsewhere without --grpc-tls-ca.
  */
 function checkProverExposure(config: Config): void {
   if (!!config.grpcTlsCert !== !!config.grpcTlsKey)
@@ -655,6 +662,11 @@ function checkProverExposure(config: Config): void {
   ] as const)
     if (value && value.length < MIN_TOKEN_LENGTH)
       throw new ConfigError(`option ${key} (--${flagName(key)}) must be at least ${MIN_TOKEN_LENGTH} characters`);
+  const insecure = config.grpcInsecure === 'on';
+  if (config.proverUrl && !config.grpcTlsCa && !insecure && !isLoopback(urlHost(config.proverUrl)))
+    throw new ConfigError(
+      `--prover-url ${config.proverUrl} is not on loopback: its token would cross the network in plaintext; set --grpc-tls-ca (the prover's CA), or --grpc-insecure on for a network you trust`,
+    );
   if (config.role === 'rpc') return;
   const host = config.proverHost || config.host;
   if (isLoopback(host)) return;
@@ -667,6 +679,18 @@ function checkProverExposure(config: Config): void {
     throw new ConfigError(
       `Light's /prove API would listen on ${where} without authentication: set --prover-api-key (PROVER_API_KEY), or keep it on loopback with --prover-host 127.0.0.1`,
     );
+  if (!config.grpcTlsCert && !insecure)
+    throw new ConfigError(
+      `the prover's gRPC server would listen on ${where} without TLS, its token in plaintext: set --grpc-tls-cert and --grpc-tls-key, or --grpc-insecure on for a network you trust`,
+    );
+}
+
+/** The host of a `host:port` or `[v6]:port` address. */
+function urlHost(address: string): string {
+  const m = /^\[([^\]]+)\](?::\d+)?$/.exec(address);
+  if (m) return m[1]!;
+  const i = address.lastIndexOf(':');
+  return i > 0 && address.indexOf(':') === i ? address.slice(0, i) : address;
 }
 
 export function helpText(version: string): string {

@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { ConfigError, resolveConfig, flagName, OPTIONS } from './config.js';
 import { demoAccountHashes, demoAddress, ProverClient } from './prover/index.js';
-import { proverChannel } from './grpc/index.js';
+import { localToken, proverChannel } from './grpc/index.js';
 import { API_KEY_FILE } from './rpc/api-keys.js';
 import { bigIntToBase58, encodeBase58, loadPoseidon } from './zk/index.js';
 
@@ -55,7 +55,9 @@ export async function demoCommand(argv: string[]): Promise<number> {
   const key = config.apiKeys[0] ?? readKey(config.dataDir);
 
   await loadPoseidon();
-  const client = new ProverClient(address, 11_000, proverChannel(config));
+  // A prover of its own (no --prover-url) wants the token kept in its data dir.
+  const grpcToken = config.proverUrl ? config.grpcToken : localToken(config.grpcToken, config.dataDir);
+  const client = new ProverClient(address, 11_000, proverChannel({ ...config, grpcToken }));
   try {
     const samples: Record<string, bigint> = {};
     for (const [tree, version] of [

@@ -9,6 +9,7 @@ import {
   checkHealth,
   closeHealthClients,
   proverChannel,
+  serverToken,
   startGrpcServer,
   type ChannelSecurity,
   type GrpcServer,
@@ -101,6 +102,8 @@ export interface Gateway {
   /** The websocket subscriptions, with the embedded ledger. */
   readonly pubsub?: Hub;
   readonly grpcAddress: string;
+  /** The token this process's gRPC services require (--grpc-token or the data dir's), when it serves them. */
+  readonly grpcToken?: string;
   readonly proverAddress: string;
   /** The prover role when this process runs it. */
   readonly prover?: Prover;
@@ -391,12 +394,15 @@ export async function startGateway({
   const tls = config.grpcTlsCert ? { certFile: config.grpcTlsCert, keyFile: config.grpcTlsKey } : undefined;
   let grpc: GrpcServer;
   let channel: ChannelSecurity;
+  // Only a process serving the prover's services has a token of its own to require.
+  let grpcToken: string | undefined;
   try {
+    grpcToken = prover ? await serverToken(config.grpcToken, config.dataDir) : undefined;
     grpc = await startGrpcServer(proverHost, config.grpcPort, log, prover?.grpcServices ?? [], {
       ...(tls ? { tls } : {}),
-      ...(config.grpcToken ? { token: config.grpcToken } : {}),
+      ...(grpcToken ? { token: grpcToken } : {}),
     });
-    channel = proverChannel(config);
+    channel = proverChannel({ ...config, grpcToken: grpcToken ?? '' });
     if (prover) await prover.startHttp(proverHost);
   } catch (e) {
     await grpc!?.close(0);
@@ -494,6 +500,7 @@ export async function startGateway({
       rpcUrl: '',
       rpcPort: 0,
       grpcAddress: grpc.address,
+      ...(grpcToken ? { grpcToken } : {}),
       proverAddress,
       ...(prover ? { prover, provePort: prover.provePort! } : {}),
       keys,
@@ -640,6 +647,7 @@ export async function startGateway({
     rpcPort: addr.port,
     ...(pubsub ? { wsUrl: `ws://${connectHost(config.host)}:${pubsub.port}/`, pubsub: pubsub.hub } : {}),
     grpcAddress: grpc.address,
+    ...(grpcToken ? { grpcToken } : {}),
     proverAddress,
     ...(prover ? { prover, provePort: prover.provePort! } : {}),
     ...(chain ? { chain } : {}),

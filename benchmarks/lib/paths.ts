@@ -6,3 +6,5 @@ export const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 /** Keys built for benchmarks persist here between runs (like the test suite's cache). */
 export const BENCH_CACHE = join(ROOT, 'node_modules/.cache/zkgate-bench');
 export const BENCH_KEY = 'bench-key-0123456789';
+/** The gRPC token the benchmarks' gateways require (--grpc-token). */
+export const BENCH_GRPC_TOKEN = 'bench-grpc-token-0123456789';

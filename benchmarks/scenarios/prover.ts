@@ -10,7 +10,7 @@ import { mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync } from 'node:
 import { Agent, request } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { demoAccountHashes, demoAddress, ProverClient } from '../../src/prover/index.js';
+import { demoAccountHashes, demoAddress } from '../../src/prover/index.js';
 import { TreeStore } from '../../src/state/index.js';
 import {
   bigIntToBase58,
@@ -27,6 +27,7 @@ import {
 import { startProcess } from '../lib/processes.js';
 import { envList as list, table } from '../lib/table.js';
 import { ROOT as root, BENCH_CACHE as CACHE, BENCH_KEY as KEY } from '../lib/paths.js';
+import { BENCH_TOKEN_ARGS, benchProverClient } from '../lib/prover-client.js';
 
 // The bench's own trees (Light's localnet trees follow the embedded ledger's transactions).
 const SMT1 = DEMO_V1_TREE;
@@ -153,6 +154,7 @@ export async function startBenchGateway(
       'start',
       ...['--data-dir', dataDir, '--rpc-port', '0', '--grpc-port', '0', '--prove-port', '0'],
       ...['--api-keys', KEY, '--log-level', 'warn', '--rate-limit', '0', '--proof-timeout-ms', '600000'],
+      ...BENCH_TOKEN_ARGS,
       ...['--prover-backend', backend, '--preload-circuits', (opts.preload ?? []).join(',')],
       ...(opts.args ?? []),
     ],
@@ -169,7 +171,7 @@ export async function startBenchGateway(
     await new Promise((r) => setTimeout(r, 20));
   }
   const readyMs = performance.now() - started;
-  const client = new ProverClient(gw.match[2]!);
+  const client = benchProverClient(gw.match[2]!);
   if (!opts.dataDir) {
     await client.registerTree({ pubkey: SMT1, treeType: 1 });
     await client.registerTree({ pubkey: BMT1, treeType: 3 });

@@ -9,10 +9,10 @@ import { mkdirSync, mkdtempSync, readdirSync, rmSync, statSync, symlinkSync } fr
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import WebSocket from 'ws';
-import { ProverClient } from '../../src/prover/index.js';
 import { residentSplit } from '../../src/obs/metrics.js';
 import { bigIntToBase58 } from '../../src/zk/index.js';
 import { BENCH_CACHE as CACHE, BENCH_KEY as KEY, ROOT as root } from '../lib/paths.js';
+import { BENCH_TOKEN_ARGS, benchProverClient } from '../lib/prover-client.js';
 import { heapGrowth, summarizeHeap, type HeapGroup } from '../lib/heap-summary.js';
 import { startProcess } from '../lib/processes.js';
 
@@ -71,6 +71,7 @@ export const soakScenario = {
         'start',
         ...['--rpc-port', '0', '--grpc-port', '0', '--prove-port', '0', '--ws-port', '0'],
         ...['--data-dir', dataDir, '--api-keys', KEY, '--rate-limit', '0', '--log-level', 'warn'],
+        ...BENCH_TOKEN_ARGS,
         ...['--preload-circuits', 'v1_inclusion_26_1', '--forester', 'off', '--proof-timeout-ms', '60000'],
       ],
       /JSON-RPC\s+(http:\S+)\?api-key=[^\n]*\n\s+websocket\s+(ws:\S+)\?api-key=[^\n]*\n\s+gRPC\s+(\S+)/,
@@ -115,7 +116,7 @@ export const soakScenario = {
     };
     try {
       // Trees for proofs: 2,000 accounts through StateSync, proved by hash at random.
-      const prover = new ProverClient(gw.match[3]!);
+      const prover = benchProverClient(gw.match[3]!);
       await prover.registerTree({ pubkey: TREE, treeType: 1 });
       const leaves = Array.from({ length: 2000 }, (_, i) => BigInt(i + 1) * 7919n);
       await prover.appendLeaves(TREE, leaves);

@@ -8,10 +8,10 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { ProverClient } from '../../src/prover/index.js';
 import { TreeStore } from '../../src/state/index.js';
 import { bigIntToBase58, loadPoseidon } from '../../src/zk/index.js';
 import { BENCH_KEY as KEY, ROOT as root } from '../lib/paths.js';
+import { BENCH_TOKEN_ARGS, benchProverClient } from '../lib/prover-client.js';
 import { startProcess } from '../lib/processes.js';
 
 const ROUNDS = 3;
@@ -35,13 +35,14 @@ export const stallsScenario = {
         'start',
         ...['--rpc-port', '0', '--grpc-port', '0', '--prove-port', '0', '--ws-port', '0'],
         ...['--data-dir', dir, '--api-keys', KEY, '--rate-limit', '0', '--log-level', 'warn'],
+        ...BENCH_TOKEN_ARGS,
         ...['--preload-circuits', '', '--forester', 'off'],
       ],
       /JSON-RPC\s+(http:\S+)\?api-key=[^\n]*\n\s+websocket[^\n]*\n\s+gRPC\s+(\S+)/,
       { timeoutMs: 120_000 },
     );
     const url = `${gw.match[1]!}?api-key=${KEY}`;
-    const prover = new ProverClient(gw.match[2]!);
+    const prover = benchProverClient(gw.match[2]!);
     try {
       const poll = async (until: () => boolean): Promise<number[]> => {
         const out: number[] = [];

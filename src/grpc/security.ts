@@ -3,9 +3,11 @@
 // a certificate and key, and the client side of both. Split roles expose the port across hosts:
 // without the token anyone reaching it could write leaves into the trees or prove without a key.
 import * as grpc from '@grpc/grpc-js';
-import { createHash, timingSafeEqual, X509Certificate } from 'node:crypto';
+import { createHash, randomBytes, timingSafeEqual, X509Certificate } from 'node:crypto';
 import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { ConfigError } from '../config.js';
+import { loadOrCreateSecret, readSecret } from '../util/secret-file.js';
 
 export interface TlsFiles {
   certFile: string;
@@ -29,6 +31,24 @@ export function serverCredentials(tls: TlsFiles | undefined): grpc.ServerCredent
   } catch (e) {
     throw new ConfigError(`--grpc-tls-cert / --grpc-tls-key: ${(e as Error).message}`);
   }
+}
+
+/** Where a prover keeps the gRPC token it generated (when --grpc-token is not given). */
+export const GRPC_TOKEN_FILE = 'grpc-token';
+
+/**
+ * The token this process's gRPC server requires: --grpc-token, else the one generated at the
+ * first start into the data dir. There is always one, on loopback too: StateSync writes leaves
+ * into the trees, and another local user must not do that past the API keys and rate limits.
+ */
+export async function serverToken(configured: string, dataDir: string): Promise<string> {
+  if (configured) return configured;
+  return (await loadOrCreateSecret(join(dataDir, GRPC_TOKEN_FILE), () => randomBytes(24).toString('base64url'))).value;
+}
+
+/** The token a command-line client of a local prover sends: --grpc-token, else the data dir's. */
+export function localToken(configured: string, dataDir: string): string {
+  return configured || readSecret(join(dataDir, GRPC_TOKEN_FILE)) || '';
 }
 
 const digest = (s: string) => createHash('sha256').update(s).digest();

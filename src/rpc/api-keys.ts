@@ -1,9 +1,8 @@
 // API keys: configured, or generated once and kept in the data dir. Presented keys are hashed and
 // compared against every stored digest in constant time; only a short key id ever reaches logs.
 import { createHash, randomUUID, timingSafeEqual } from 'node:crypto';
-import { mkdir, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { writeFileAtomic } from '../util/atomic-file.js';
+import { loadOrCreateSecret } from '../util/secret-file.js';
 import { UnauthorizedError } from './errors.js';
 
 export const API_KEY_FILE = 'api-key';
@@ -70,15 +69,6 @@ export async function loadApiKeys(
 ): Promise<LoadedKeys> {
   if (configured.length > 0) return { keys: new ApiKeys(configured, admin), source: 'configured' };
   const file = join(dataDir, API_KEY_FILE);
-  let stored: string | undefined;
-  try {
-    stored = (await readFile(file, 'utf8')).trim();
-  } catch (e) {
-    if ((e as NodeJS.ErrnoException).code !== 'ENOENT') throw e;
-  }
-  if (stored) return { keys: new ApiKeys([stored], admin), source: 'stored', ownKey: stored, file };
-  const key = randomUUID();
-  await mkdir(dataDir, { recursive: true });
-  await writeFileAtomic(file, key + '\n', 0o600);
-  return { keys: new ApiKeys([key], admin), source: 'generated', ownKey: key, file };
+  const { value, source } = await loadOrCreateSecret(file, randomUUID);
+  return { keys: new ApiKeys([value], admin), source, ownKey: value, file };
 }

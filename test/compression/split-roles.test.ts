@@ -20,7 +20,11 @@ before(async () => {
     {},
     { prover: true, dataDir: proverDir, keys: ['v1_inclusion_26_1'] },
   );
-  gw = await startTestGateway({ role: 'rpc', proverUrl: prover.gateway.grpcAddress }, {}, { ledger: true });
+  gw = await startTestGateway(
+    { role: 'rpc', proverUrl: prover.gateway.grpcAddress, proverToken: prover.gateway.grpcToken! },
+    {},
+    { ledger: true },
+  );
   rpc = createRpc(gw.url, gw.url);
 });
 after(async () => {

@@ -3,18 +3,18 @@
 // authentication refused at start.
 import * as grpc from '@grpc/grpc-js';
 import assert from 'node:assert/strict';
-import { writeFileSync } from 'node:fs';
+import { readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import selfsigned from 'selfsigned';
 import { resolveConfig } from '../../src/config.js';
-import { checkHealth, closeHealthClients } from '../../src/grpc/index.js';
+import { checkHealth, closeHealthClients, GRPC_TOKEN_FILE } from '../../src/grpc/index.js';
 import { clientConstructor } from '../../src/grpc/protos.js';
 import { ProverClient, RemoteProverError } from '../../src/prover/index.js';
 import { STATE_SYNC_PROTO, STATE_SYNC_SERVICE } from '../../src/prover/grpc-services.js';
 import { encodeBase58 } from '../../src/zk/base58.js';
 import { runCliToEnd } from '../helpers/cli.js';
-import { rpcCall, startTestGateway, tempDir, type TestGateway } from '../helpers/gateway.js';
+import { proverClientOf, rpcCall, startTestGateway, tempDir, type TestGateway } from '../helpers/gateway.js';
 
 const TOKEN = 'grpc-token-0123456789abcdef';
 const TREE = encodeBase58(new Uint8Array(32).fill(7));
@@ -30,12 +30,27 @@ describe('exposure is refused without authentication', () => {
       /Light's \/prove API would listen on 0\.0\.0\.0 \(--host\) without authentication: set --prover-api-key/,
     );
     assert.throws(() => resolve({ proverHost: '10.1.2.3' }), /10\.1\.2\.3 \(--prover-host\)/);
-    assert.equal(resolve({ host: '0.0.0.0', grpcToken: TOKEN, proverApiKey: 'k' }).host, '0.0.0.0');
+    // With a token, off loopback wants TLS too, or an explicit --grpc-insecure on.
+    assert.throws(
+      () => resolve({ host: '0.0.0.0', grpcToken: TOKEN, proverApiKey: 'k' }),
+      /would listen on 0\.0\.0\.0 \(--host\) without TLS, its token in plaintext: set --grpc-tls-cert and --grpc-tls-key, or --grpc-insecure on/,
+    );
+    const exposed = { host: '0.0.0.0', grpcToken: TOKEN, proverApiKey: 'k' };
+    assert.equal(resolve({ ...exposed, grpcInsecure: 'on' }).host, '0.0.0.0');
+    assert.equal(resolve({ ...exposed, grpcTlsCert: '/c.pem', grpcTlsKey: '/k.pem' }).host, '0.0.0.0');
     // The JSON-RPC port may be public while the prover's ports stay on loopback.
     assert.equal(resolve({ host: '0.0.0.0', proverHost: '127.0.0.1' }).proverHost, '127.0.0.1');
     assert.equal(resolve({ host: '::1' }).host, '::1');
     // --role rpc serves no prover ports.
-    assert.equal(resolve({ host: '0.0.0.0', role: 'rpc', proverUrl: 'p:1' }).role, 'rpc');
+    assert.equal(resolve({ host: '0.0.0.0', role: 'rpc', proverUrl: '127.0.0.1:1' }).role, 'rpc');
+    assert.equal(resolve({ role: 'rpc', proverUrl: '[::1]:1' }).role, 'rpc');
+    // A client of a prover elsewhere sends its token with TLS, or is told it would not.
+    assert.throws(
+      () => resolve({ role: 'rpc', proverUrl: 'p:1' }),
+      /--prover-url p:1 is not on loopback: its token would cross the network in plaintext; set --grpc-tls-ca/,
+    );
+    assert.equal(resolve({ role: 'rpc', proverUrl: 'p:1', grpcTlsCa: '/ca.pem' }).role, 'rpc');
+    assert.equal(resolve({ role: 'rpc', proverUrl: '10.0.0.2:1', grpcInsecure: 'on' }).role, 'rpc');
     assert.throws(() => resolve({ grpcToken: 'short' }), /grpcToken \(--grpc-token\) must be at least 16 characters/);
     assert.throws(() => resolve({ grpcTlsCert: '/x.pem' }), /grpcTlsCert and grpcTlsKey .* go together/);
   });
@@ -60,6 +75,62 @@ function rawCall(address: string, method: string, req: object, metadata = new gr
     }),
   );
 }
+
+describe('the token a prover generates for itself', () => {
+  test('on loopback, without --grpc-token: StateSync and Prover calls need the data dir token, kept across restarts', async () => {
+    const dataDir = tempDir();
+    const first = await startTestGateway({ role: 'prover' }, {}, { prover: true, dataDir });
+    let token: string;
+    try {
+      const file = join(dataDir, GRPC_TOKEN_FILE);
+      token = readFileSync(file, 'utf8').trim();
+      assert.equal(first.gateway.grpcToken, token);
+      assert.ok(token.length >= 32, token);
+      assert.equal(statSync(file).mode & 0o777, 0o600);
+      const address = first.gateway.grpcAddress;
+      const register = {
+        pubkey: Buffer.alloc(32, 7),
+        treeType: 'TREE_TYPE_STATE_V1',
+        height: 0,
+        rootHistoryCapacity: 0,
+        queue: Buffer.alloc(0),
+      };
+      assert.equal(await rawCall(address, 'RegisterTree', register), grpc.status.UNAUTHENTICATED);
+      const append = { tree: Buffer.alloc(32, 7), leaves: [Buffer.alloc(32, 1)], slot: '0' };
+      assert.equal(await rawCall(address, 'AppendLeaves', append), grpc.status.UNAUTHENTICATED);
+      const anonymous = new ProverClient(address);
+      await assert.rejects(anonymous.listCircuits(), /refused this client's token \(missing token/);
+      anonymous.close();
+    } finally {
+      await first.stop();
+    }
+    // The same token on the next start: clients configured with it keep working.
+    const again = await startTestGateway({ role: 'prover' }, {}, { prover: true, dataDir });
+    try {
+      assert.equal(again.gateway.grpcToken, token);
+      const client = proverClientOf(again.gateway);
+      const t = await client.registerTree({ pubkey: TREE, treeType: 1 });
+      assert.equal(t.nextIndex, 0);
+      assert.equal((await client.appendLeaves(TREE, [5n])).firstLeafIndex, 0);
+      client.close();
+    } finally {
+      await again.stop();
+      rmSync(dataDir, { recursive: true, force: true });
+    }
+  });
+
+  test('role all proves through its own port with the generated token', async () => {
+    const gw = await startTestGateway({}, {}, { prover: true });
+    try {
+      assert.ok(gw.gateway.grpcToken);
+      const r = await rpcCall(gw.url, 'getValidityProof', { hashes: [UNKNOWN_HASH] });
+      // Answered by the prover's service: the adapter's own client got through.
+      assert.match(r.error.message, /^Record Not Found/);
+    } finally {
+      await gw.stop();
+    }
+  });
+});
 
 describe('--grpc-token', () => {
   let prover: TestGateway;

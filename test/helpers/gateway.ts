@@ -1,4 +1,5 @@
 // Starts a real gateway in this process on ephemeral ports with its own temporary data dir.
+import { credentials as grpcCredentials } from '@grpc/grpc-js';
 import { Connection } from '@solana/web3.js';
 import { existsSync, mkdirSync, mkdtempSync, rmSync, symlinkSync } from 'node:fs';
 import { request } from 'node:http';
@@ -7,6 +8,7 @@ import { join } from 'node:path';
 import { defaultConfig, type Config } from '../../src/config.js';
 import { startGateway, type Gateway } from '../../src/gateway.js';
 import { createLogger } from '../../src/obs/log.js';
+import { ProverClient } from '../../src/prover/index.js';
 import type { Backends } from '../../src/rpc/index.js';
 import { KEY_CACHE } from './zk.js';
 
@@ -20,6 +22,15 @@ export interface TestGateway {
   dataDir: string;
   logs: string[];
   stop(): Promise<void>;
+}
+
+/** A gRPC client of a test gateway's prover, carrying the token the gateway requires. */
+export function proverClientOf(g: Gateway, timeoutMs = 11_000): ProverClient {
+  return new ProverClient(g.grpcAddress, timeoutMs, {
+    credentials: grpcCredentials.createInsecure(),
+    options: {},
+    ...(g.grpcToken ? { token: g.grpcToken } : {}),
+  });
 }
 
 export function tempDir(prefix = 'zkgate-test-'): string {

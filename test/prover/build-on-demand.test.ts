@@ -7,9 +7,9 @@ import { join } from 'node:path';
 import { after, before, test } from 'node:test';
 import { buildOnDemandShapes } from '../../src/prover/build-policy.js';
 import { demoAddress } from '../../src/prover/demo-data.js';
-import { ProverClient, RemoteProverError } from '../../src/prover/index.js';
+import { RemoteProverError } from '../../src/prover/index.js';
 import { bigIntToBase58 } from '../../src/zk/index.js';
-import { startTestGateway, type TestGateway } from '../helpers/gateway.js';
+import { proverClientOf, startTestGateway, type TestGateway } from '../helpers/gateway.js';
 import { AMT1 } from './helpers.js';
 
 test('the shapes each --build-on-demand setting names', () => {
@@ -54,7 +54,7 @@ test('a request for a shape outside the list is refused at once, and nothing is 
     error: { code: -32018, message: refusal('v1_non-inclusion_26_1') },
     id: 1,
   });
-  const client = new ProverClient(gw.gateway.grpcAddress);
+  const client = proverClientOf(gw.gateway);
   try {
     await assert.rejects(client.verifyingKey('batch_append_32_500'), (e: RemoteProverError) => {
       assert.equal(e.kind, 'key_not_built');

@@ -1,8 +1,8 @@
 // Shared by the prover tests: Light's localnet tree pubkeys, JSON-RPC calls and proof checks.
 import assert from 'node:assert/strict';
-import { ProverClient } from '../../src/prover/index.js';
+import type { ProverClient } from '../../src/prover/index.js';
 import { base58ToBigInt, decompressProof, KeyStore, publicInputHash } from '../../src/zk/index.js';
-import { postJson, startTestGateway, type TestGateway } from '../helpers/gateway.js';
+import { postJson, proverClientOf, startTestGateway, type TestGateway } from '../helpers/gateway.js';
 import { assertVerifies, KEY_CACHE } from '../helpers/zk.js';
 
 export const SMT1 = 'smt1NamzXdq4AMqS2fS2F1i5KTYPZRhoHgWx38d8WsT';
@@ -39,7 +39,7 @@ export async function startProverGateway(
   dataDir?: string,
 ): Promise<ProverGateway> {
   const gw = await startTestGateway(overrides, {}, { prover: true, ...(dataDir ? { dataDir } : {}) });
-  const client = new ProverClient(gw.gateway.grpcAddress);
+  const client = proverClientOf(gw.gateway);
   let id = 0;
   return {
     ...gw,

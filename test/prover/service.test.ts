@@ -12,6 +12,7 @@ import {
   httpRequest,
   linkKeyCache,
   postJson,
+  proverClientOf,
   rpcCall,
   startTestGateway,
   tempDir,
@@ -57,7 +58,7 @@ describe('capacity and deadlines', () => {
   });
 
   test('a gRPC deadline shorter than the work ahead: refused at once, holding no queue place', async () => {
-    const client = new ProverClient(gw.gateway.grpcAddress, 200);
+    const client = proverClientOf(gw.gateway, 200);
     try {
       // Occupy the worker, then a call that can only wait: its deadline passes in the queue.
       const running = gw.rpc('getValidityProof', {
@@ -172,7 +173,7 @@ describe('per-request timeout', () => {
         message:
           'Circuit v1_non-inclusion_26_1 is warming up: its proving key is still being built; retry in a few seconds',
       });
-      const client = new ProverClient(gw.gateway.grpcAddress);
+      const client = proverClientOf(gw.gateway);
       const list = await client.listCircuits();
       client.close();
       assert.equal(list.circuits.find((c) => c.name === 'v1_non-inclusion_26_1')?.status, 'building');
@@ -239,7 +240,7 @@ describe('preload', () => {
         false,
       );
       assert.deepEqual(gw.gateway.prover!.service.warmUpState().failed, []);
-      const client = new ProverClient(gw.gateway.grpcAddress);
+      const client = proverClientOf(gw.gateway);
       const list = await client.listCircuits();
       client.close();
       for (const name of shapes) assert.equal(list.circuits.find((c) => c.name === name)?.status, 'ready', name);
@@ -355,7 +356,7 @@ describe('state', () => {
 describe('client', () => {
   test('warm() connects and calls ahead of the first request; false, in its time, where no prover listens', async () => {
     const gw = await startProverGateway();
-    const fresh = new ProverClient(gw.gateway.grpcAddress);
+    const fresh = proverClientOf(gw.gateway);
     const nobody = new ProverClient('127.0.0.1:1');
     try {
       assert.equal(await fresh.warm(5000), true);
@@ -377,7 +378,11 @@ describe('roles', () => {
     const dataDir = tempDir();
     linkKeyCache(dataDir);
     const prover = await startTestGateway({ role: 'prover' }, {}, { prover: true, dataDir });
-    const rpc = await startTestGateway({ role: 'rpc', proverUrl: prover.gateway.grpcAddress });
+    const rpc = await startTestGateway({
+      role: 'rpc',
+      proverUrl: prover.gateway.grpcAddress,
+      proverToken: prover.gateway.grpcToken!,
+    });
     try {
       assert.equal(prover.gateway.rpcUrl, '');
       const json = await rpcCall(rpc.url, 'getValidityProof', { newAddresses: [b58(demoAddress(1000))] });
