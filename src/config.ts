@@ -71,6 +71,7 @@ export interface Config {
   lightPackage: string;
   adminKeys: string[];
   buildOnDemand: string[];
+  buildMemoryMb: number;
   forkUrl: string;
   simulateUpstream: string;
   upstreamTimeoutMs: number;
@@ -323,6 +324,12 @@ export const OPTIONS: readonly OptionSpec[] = [
     kind: 'list',
     default: ['auto'],
     help: 'shapes whose proving key a request may have built: auto (on a loopback-bound gateway the V1 shapes and V2 up to 8 accounts and 8 addresses; elsewhere none), none, all, v1, v2 or shape names; other shapes answer at once naming the shape (build them with `zkgate keys build`, or --preload-circuits)',
+  },
+  {
+    key: 'buildMemoryMb',
+    kind: 'count',
+    default: 0,
+    help: 'memory a proving-key build may use, MB; a build that would need more (or more disk than is free) is refused before it starts (0: the memory available when it would start)',
   },
   {
     key: 'preloadCircuits',

@@ -25,6 +25,7 @@ import {
 } from './grpc-services.js';
 import { startLightHttp, type LightHttpServer } from './light-http.js';
 import { cudaUnavailable, loadNativeAddon, nativeSelfCheck } from '../zk/native-addon.js';
+import { budgetRefusal, buildRoom } from './build-budget.js';
 import { buildOnDemandShapes } from './build-policy.js';
 import { isLoopback } from '../util/loopback.js';
 import { ProverPool } from './pool.js';
@@ -193,6 +194,8 @@ export async function startProver(
       pool,
       log,
       mayBuild: (shape) => buildable.has(shape.name),
+      buildRefusal: (shape, pending) =>
+        budgetRefusal(shape, pending, buildRoom(config.dataDir, config.buildMemoryMb), config.dataDir),
       ...(hooks.onKey ? { onKey: hooks.onKey } : {}),
     });
     const p: Prover = {

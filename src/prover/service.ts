@@ -14,6 +14,7 @@ import {
 import { KeyError, type KeyStore, type ProvingKey } from '../zk/keys.js';
 import { compressProof, toRaw } from '../zk/proof-format.js';
 import { findShape, isBatchShape, shapeByName, SHAPES, type CircuitFamily, type Shape } from '../zk/shapes.js';
+import { estimateBuild, type BuildNeed } from './build-budget.js';
 import { buildRefusal } from './build-policy.js';
 import { ProverError } from './errors.js';
 import type { ProveJob } from './backend.js';
@@ -52,6 +53,11 @@ export interface ProverServiceOptions {
    * shape). Preloads, the warm-up and the forester's batch keys are the operator's and always may.
    */
   mayBuild?: (shape: Shape) => boolean;
+  /**
+   * Why a build may not start now (memory or disk: build-budget.ts), given what the builds under
+   * way will still take; undefined when it fits. Holds for every build, the operator's too.
+   */
+  buildRefusal?: (shape: Shape, pending: BuildNeed) => string | undefined;
 }
 
 /** The start-up warm-up of the configured shapes: what /health reports until it is done. */
@@ -83,7 +89,18 @@ export class ProverService {
     return this.o.pool.backend;
   }
 
-  /** The shape's key, building it on first use; the caller waits only until its deadline. */
+  /** What the builds under way take together (their estimates; build-budget.ts). */
+  private pendingNeed(): BuildNeed {
+    const sum: BuildNeed = { vars: 0, memoryBytes: 0, diskBytes: 0 };
+    for (const name of this.building) {
+      const n = estimateBuild(shapeByName(name));
+      sum.vars += n.vars;
+      sum.memoryBytes += n.memoryBytes;
+      sum.diskBytes += n.diskBytes;
+    }
+    return sum;
+  }
+
   /** A shape's key, built first where it has none; `onRequest`: a caller's request, held to mayBuild. */
   private async key(shape: Shape, run: RunOptions, onRequest = false): Promise<ProvingKey & { keyBytes: number }> {
     let p = this.loaded.get(shape.name);
@@ -91,6 +108,10 @@ export class ProverService {
       const ready = this.o.keys.status(shape) === 'ready';
       if (!ready && onRequest && this.o.mayBuild && !this.o.mayBuild(shape))
         throw new ProverError('key_not_built', buildRefusal(shape));
+      if (this.o.buildRefusal && this.o.keys.willBuild(shape)) {
+        const refusal = this.o.buildRefusal(shape, this.pendingNeed());
+        if (refusal) throw new ProverError('key_not_built', refusal);
+      }
       if (!ready) {
         this.building.add(shape.name);
         this.o.log.info('building proving key on first use', { circuit: shape.name });

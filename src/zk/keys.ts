@@ -191,6 +191,16 @@ export class KeyStore {
     return status === 'ready' || (status === 'stale' && entry!.setup === 'imported');
   }
 
+  /** Whether `ensure` would build the shape's dev key: no Light key, nothing usable on file. */
+  willBuild(shape: Shape): boolean {
+    try {
+      if (this.lightKey(shape)) return false;
+    } catch {
+      return false; // refused (--proving-keys light without the key): nothing is built
+    }
+    return !this.usable(shape, this.manifest()[shape.name]);
+  }
+
   /** Which validity shapes prove with Light's keys, in words (the banner and /health say it). */
   describeSources(): string {
     if (this.source === 'dev') return "zkgate's dev keys for every shape (--proving-keys dev)";

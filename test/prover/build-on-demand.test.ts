@@ -1,14 +1,18 @@
 // Which keys a request may have built (--build-on-demand): the shapes each setting names, and a
 // shape outside it refused at once through JSON-RPC (-32018) and gRPC (FAILED_PRECONDITION, kind
-// key_not_built), naming the shape and the ways to build it, while nothing is built.
+// key_not_built), naming the shape and the ways to build it, while nothing is built. A build that
+// would not fit the memory budget or the free disk is refused the same way (--build-memory-mb).
 import assert from 'node:assert/strict';
 import { existsSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, test } from 'node:test';
+import { budgetRefusal, estimateBuild } from '../../src/prover/build-budget.js';
 import { buildOnDemandShapes } from '../../src/prover/build-policy.js';
 import { demoAddress } from '../../src/prover/demo-data.js';
 import { RemoteProverError } from '../../src/prover/index.js';
-import { bigIntToBase58 } from '../../src/zk/index.js';
+import { bigIntToBase58, shapeByName } from '../../src/zk/index.js';
+import { readZkeyHeader } from '../../src/zk/zkey.js';
+import { KEY_CACHE } from '../helpers/zk.js';
 import { proverClientOf, startTestGateway, type TestGateway } from '../helpers/gateway.js';
 import { AMT1 } from './helpers.js';
 
@@ -66,4 +70,74 @@ test('a request for a shape outside the list is refused at once, and nothing is 
   }
   const keys = join(gw.dataDir, 'keys');
   assert.deepEqual(existsSync(keys) ? readdirSync(keys).filter((f) => f.endsWith('.zkey')) : [], []);
+});
+
+test("a build's estimate covers the dev keys the suite built: variables within 5% above, never below", async () => {
+  const dir = join(KEY_CACHE, 'keys');
+  const zkeys = readdirSync(dir).filter((f) => f.endsWith('.zkey'));
+  assert.ok(zkeys.length >= 2, zkeys.join());
+  for (const file of zkeys) {
+    const { nVars } = await readZkeyHeader(join(dir, file));
+    const { vars } = estimateBuild(shapeByName(file.replace(/\.zkey$/, '')));
+    assert.ok(vars >= nVars && vars <= nVars * 1.05, `${file}: estimated ${vars} variables, has ${nVars}`);
+  }
+  // Larger shapes need more of both, the builds under way count, and the refusal names what is short.
+  const small = estimateBuild(shapeByName('v2_non-inclusion_40_1'));
+  const large = estimateBuild(shapeByName('v2_non-inclusion_40_32'));
+  assert.ok(large.memoryBytes > small.memoryBytes && large.diskBytes > 31 * small.diskBytes);
+  const none = { vars: 0, memoryBytes: 0, diskBytes: 0 };
+  const room = { memoryBytes: 2 * 2 ** 30, memorySource: 'allowed by --build-memory-mb', diskBytes: 2 ** 30 };
+  assert.equal(budgetRefusal(shapeByName('v2_non-inclusion_40_32'), none, room, '/d'), undefined);
+  assert.equal(
+    budgetRefusal(shapeByName('v2_non-inclusion_40_32'), large, room, '/d'),
+    'building the proving key for v2_non-inclusion_40_32 needs about 2,538 MB of memory, 2,048 MB allowed by --build-memory-mb and 1,698 MB of disk, 1,024 MB free under /d (with the builds already under way): build it where there is room (zkgate keys build v2_non-inclusion_40_32) and import its .zkey here (zkgate keys import), or make room',
+  );
+});
+
+test('a build over --build-memory-mb is refused before it starts, through JSON-RPC and gRPC, and nothing is written', async () => {
+  const tight = await startTestGateway(
+    { buildOnDemand: ['all'], buildMemoryMb: 64, preloadCircuits: [] },
+    {},
+    { prover: true, linkKeys: false },
+  );
+  try {
+    const need = estimateBuild(shapeByName('v1_non-inclusion_26_1'));
+    const res = await fetch(tight.url, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({
+        jsonrpc: '2.0',
+        id: 1,
+        method: 'getValidityProof',
+        params: { newAddressesWithTrees: [{ address: bigIntToBase58(demoAddress(1)), tree: AMT1 }] },
+      }),
+    });
+    const mbOf = (b: number) => Math.ceil(b / 2 ** 20).toLocaleString('en-US');
+    assert.deepEqual(await res.json(), {
+      jsonrpc: '2.0',
+      error: {
+        code: -32018,
+        message: `building the proving key for v1_non-inclusion_26_1 needs about ${mbOf(need.memoryBytes)} MB of memory, 64 MB allowed by --build-memory-mb: build it where there is room (zkgate keys build v1_non-inclusion_26_1) and import its .zkey here (zkgate keys import), or make room`,
+      },
+      id: 1,
+    });
+    const client = proverClientOf(tight.gateway);
+    try {
+      await assert.rejects(client.verifyingKey('v2_inclusion_32_3'), (e: RemoteProverError) => {
+        assert.equal(e.kind, 'key_not_built');
+        assert.match(
+          e.message,
+          /^building the proving key for v2_inclusion_32_3 needs about [\d,]+ MB of memory, 64 MB allowed by --build-memory-mb/,
+        );
+        return true;
+      });
+    } finally {
+      client.close();
+    }
+    const keys = join(tight.dataDir, 'keys');
+    assert.deepEqual(existsSync(keys) ? readdirSync(keys).filter((f) => f.endsWith('.zkey')) : [], []);
+    assert.equal(existsSync(join(tight.dataDir, 'circuits', 'v1_non-inclusion_26_1')), false, 'not even compiled');
+  } finally {
+    await tight.stop();
+  }
 });
