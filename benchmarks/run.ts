@@ -1,4 +1,5 @@
 // npm run bench [-- scenario ...]: runs the named scenarios (all when none) and prints measured figures.
+import { abuseScenario } from './scenarios/abuse.js';
 import { adapterScenario } from './scenarios/adapter.js';
 import { assetScenario } from './scenarios/asset.js';
 import { backendsScenario } from './scenarios/backends.js';
@@ -35,6 +36,7 @@ const SCENARIOS: Scenario[] = [
   stallsScenario,
   vsLightScenario,
   soakScenario,
+  abuseScenario,
 ];
 
 const wanted = process.argv.slice(2).filter((a) => !a.startsWith('-'));

@@ -4,6 +4,7 @@
 // Tests start whole gateways through here on ephemeral ports.
 import { mkdirSync, readFileSync } from 'node:fs';
 import { mkdir } from 'node:fs/promises';
+import { availableParallelism } from 'node:os';
 import { ConfigError, type Config } from './config.js';
 import {
   checkHealth,
@@ -77,6 +78,7 @@ import {
   type CompressionIndex,
   type LoadedKeys,
 } from './rpc/index.js';
+import { admitProofs, type ProofAdmissionLimits } from './rpc/proof-admission.js';
 import { transactionJson } from './rpc/methods/transaction-json.js';
 
 export interface GatewayOptions {
@@ -294,12 +296,22 @@ function validityBackend(
   client: ProverClient,
   chain: EmbeddedChain | undefined,
   prover: Prover | undefined,
-): Backends['validityProof'] {
+): NonNullable<Backends['validityProof']> {
   if (!chain || prover) return client;
   return new RemoteWitnessProver(chain.compression.trees, client, async (circuit, keySha256, fetchVk) => {
     if (verifierOf(chain, circuit).keyId(circuit) !== keySha256)
       installKey(chain, { shape: circuit, sha256: keySha256, vk: await fetchVk() });
   });
+}
+
+/**
+ * What the prover admits at most (its workers, plus its queue or one key's share of it), as this
+ * process's options say: the adapter sheds the rest before calling it (proof-admission.ts).
+ */
+function proofLimits(config: Config, localWorkers: number | undefined): ProofAdmissionLimits {
+  const workers = localWorkers ?? (config.proverThreads || availableParallelism());
+  const share = config.proverQueuePerKey || Math.ceil(config.proverQueue / 2);
+  return { perCaller: workers + Math.max(1, share), total: workers + config.proverQueue };
 }
 
 /** The Light program that verifies a shape's proofs: account-compression for batch circuits. */
@@ -481,7 +493,15 @@ export async function startGateway({
         }
       : {}),
     ...given,
-    ...(client ? { validityProof: validityBackend(client, chain, prover) } : {}),
+    ...(client
+      ? {
+          validityProof: admitProofs(
+            validityBackend(client, chain, prover),
+            proofLimits(config, prover?.pool.threads),
+            registry,
+          ),
+        }
+      : {}),
   };
   const stopProverParts = async (ms: number) => {
     await chain?.forester?.stop();

@@ -39,6 +39,13 @@ export interface RunOptions {
   background?: boolean;
   /** Who asks (an API key id, a peer): one caller may hold only its share of the queue. */
   caller?: string;
+  /** The place hold() gave this request while it prepared its inputs: run() takes it over. */
+  hold?: Hold;
+}
+
+/** A client request's place in the queue's counts while it prepares its inputs (ProverPool.hold). */
+export interface Hold {
+  release(): void;
 }
 
 /** A proof's result with where its time went: waiting for a worker, then on the worker. */
@@ -79,6 +86,9 @@ export class ProverPool {
   private readonly started = new Set<{ key: string; at: number }>();
   private readonly maxPerCaller: number;
   private readonly cores: number;
+  /** Client requests admitted by hold() and still preparing their inputs: in all, and per caller. */
+  private held = 0;
+  private readonly heldBy = new Map<string, number>();
 
   constructor(private readonly options: PoolOptions) {
     const cores = availableParallelism();
@@ -183,28 +193,32 @@ export class ProverPool {
    * share already, or the proofs ahead of it (at their measured times) would take it past its
    * deadline. Refusing now lets the caller retry elsewhere instead of waiting to time out.
    */
-  private refusal(job: ProveJob, deadline: number, caller: string | undefined): ProverError | undefined {
-    const mustWait = this.running >= this.threads || this.clientWaiting() > 0;
+  private refusal(job: ProveJob | undefined, deadline: number, caller: string | undefined): ProverError | undefined {
+    const mustWait = this.running + this.held >= this.threads || this.clientWaiting() > 0;
     if (!mustWait) return undefined;
-    const waiting = this.clientWaiting();
+    const shape = job?.shape ?? 'unknown';
+    // Requests still preparing their inputs will queue too: they count as waiting already.
+    const waiting = this.clientWaiting() + this.held;
     if (waiting >= this.options.maxQueue) {
-      this.proofs?.inc([job.shape, 'busy']);
+      this.proofs?.inc([shape, 'busy']);
       return new ProverError(
         'prover_busy',
         `Prover busy: ${this.running} proofs running and ${waiting} queued (the limit); retry shortly`,
       );
     }
     if (caller !== undefined) {
-      let mine = 0;
+      let mine = this.heldBy.get(caller) ?? 0;
       for (const w of this.waiting) if (!w.background && w.caller === caller) mine++;
       if (mine >= this.maxPerCaller) {
-        this.proofs?.inc([job.shape, 'busy_caller']);
+        this.proofs?.inc([shape, 'busy_caller']);
         return new ProverError(
           'prover_busy',
           `Prover busy: this client already has ${mine} proofs queued, the most one client may hold; retry when they finish`,
         );
       }
     }
+    // The shape (and so the time the proof takes) is known once the inputs are.
+    if (!job) return undefined;
     const expected = this.expectedFinishMs(job.shape);
     if (expected !== undefined && Date.now() + expected > deadline) {
       this.proofs?.inc([job.shape, 'busy_deadline']);
@@ -296,8 +310,35 @@ export class ProverPool {
     };
   }
 
+  /**
+   * Admits a client request before it prepares its inputs (tree paths, hashing), so that a burst
+   * beyond the queue is refused for the price of a few counters rather than after that work. The
+   * place counts as queued until run() takes it over or release() gives it back. Throws the
+   * refusal (prover_busy) when there is no place.
+   */
+  hold({ deadline, caller }: RunOptions): Hold {
+    if (this.closed) throw new ProverError('prover_unavailable', 'Prover is shutting down');
+    const refused = this.refusal(undefined, deadline, caller);
+    if (refused) throw refused;
+    this.held++;
+    if (caller !== undefined) this.heldBy.set(caller, (this.heldBy.get(caller) ?? 0) + 1);
+    let released = false;
+    return {
+      release: () => {
+        if (released) return;
+        released = true;
+        this.held--;
+        if (caller === undefined) return;
+        const n = (this.heldBy.get(caller) ?? 1) - 1;
+        if (n > 0) this.heldBy.set(caller, n);
+        else this.heldBy.delete(caller);
+      },
+    };
+  }
+
   /** Proves `job` on a worker; fails fast when it could not be done in time (see refusal). */
-  run(job: ProveJob, { deadline, signal, background = false, caller }: RunOptions): Promise<TimedProof> {
+  run(job: ProveJob, { deadline, signal, background = false, caller, hold }: RunOptions): Promise<TimedProof> {
+    hold?.release();
     if (this.closed) return Promise.reject(new ProverError('prover_unavailable', 'Prover is shutting down'));
     const refused = background ? undefined : this.refusal(job, deadline, caller);
     if (refused) return Promise.reject(refused);

@@ -12,6 +12,7 @@ import {
   type WarmInfo,
   type WarmJob,
 } from './backend.js';
+import { NICE_PROVER, niceThisThread } from '../util/thread-priority.js';
 import { NativeBackend } from './native-backend.js';
 import { SnarkjsBackend } from './snarkjs-backend.js';
 
@@ -27,6 +28,8 @@ export type WorkerResult =
   ({ ok: true; residentBytes: number } & BackendProof) | { ok: false; unsatisfied: boolean; message: string };
 
 const config = workerData as WorkerConfig;
+// Proofs yield the CPU to the event loop (requests, refusals, health checks): see thread-priority.ts.
+niceThisThread(NICE_PROVER);
 
 // Native backends run only the circuits' witness code in WebAssembly. V8 would compile it with
 // Liftoff and later tier its hot functions up with TurboFan on background threads, which then

@@ -386,19 +386,23 @@ export class ProverService {
   }
 
   async getValidityProof(req: ValidityRequest, run: RunOptions): Promise<ValidityProofResult> {
-    // A large StateSync write in progress leaves nodes ahead of the root: witnesses wait for it.
-    await this.o.store.settled();
-    const w = buildWitnesses(this.o.store, req);
-    const base = { accounts: w.accounts, addresses: w.addresses, slot: w.slot };
-    if (!w.shape) return { ...base, circuit: '' };
+    // Admitted (or refused) before the witnesses are built: see ProverPool.hold.
+    const hold = this.o.pool.hold(run);
     try {
-      const proof = await this.proveShape(w.shape, w.accountWitnesses, w.addressWitnesses, run);
+      // A large StateSync write in progress leaves nodes ahead of the root: witnesses wait for it.
+      await this.o.store.settled();
+      const w = buildWitnesses(this.o.store, req);
+      const base = { accounts: w.accounts, addresses: w.addresses, slot: w.slot };
+      if (!w.shape) return { ...base, circuit: '' };
+      const proof = await this.proveShape(w.shape, w.accountWitnesses, w.addressWitnesses, { ...run, hold });
       return { ...base, proof, circuit: w.shape.name };
     } catch (e) {
       // The witnesses came from our own trees: a circuit that rejects them is our fault.
       if (e instanceof ProverError && e.kind === 'proof_failed')
         throw new ProverError('prover_internal', `Internal server error: ${e.message}`, { cause: e });
       throw e;
+    } finally {
+      hold.release();
     }
   }
 
@@ -456,21 +460,30 @@ export class ProverService {
           `wrong size of merkle proof for address ${i}: ${a.pathElements.length} path elements, expected ${shape.addressHeight}`,
         );
     });
-    if (version === 2 && req.publicInputHash !== undefined) {
-      const expected = publicInputHash({
-        roots: accounts.map((a) => a.root),
-        leaves: accounts.map((a) => a.leaf),
-        addressRoots: addresses.map((a) => a.root),
-        addresses: addresses.map((a) => a.value),
-      });
-      if (expected !== req.publicInputHash)
-        throw new ProverError(
-          'proof_failed',
-          `publicInputHash 0x${req.publicInputHash.toString(16)} does not match the inputs' hash 0x${expected.toString(16)}`,
-        );
+    // Admitted (or refused) before hashing the inputs: see ProverPool.hold.
+    const hold = this.o.pool.hold(run);
+    try {
+      if (version === 2 && req.publicInputHash !== undefined) this.checkPublicInputHash(req);
+      const proof = await this.proveShape(shape, accounts, addresses, { ...run, hold });
+      return { proof, circuit: shape.name };
+    } finally {
+      hold.release();
     }
-    const proof = await this.proveShape(shape, accounts, addresses, run);
-    return { proof, circuit: shape.name };
+  }
+
+  /** A V2 request's publicInputHash must be its inputs' (Light's prover checks it the same way). */
+  private checkPublicInputHash({ accounts, addresses, publicInputHash: given }: ExplicitProveRequest): void {
+    const expected = publicInputHash({
+      roots: accounts.map((a) => a.root),
+      leaves: accounts.map((a) => a.leaf),
+      addressRoots: addresses.map((a) => a.root),
+      addresses: addresses.map((a) => a.value),
+    });
+    if (expected !== given)
+      throw new ProverError(
+        'proof_failed',
+        `publicInputHash 0x${given!.toString(16)} does not match the inputs' hash 0x${expected.toString(16)}`,
+      );
   }
 
   listCircuits(): CircuitStatus[] {

@@ -10,6 +10,7 @@ import { dirname, join, posix } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { AppError } from '../errors.js';
 import { withFileLock } from '../util/file-lock.js';
+import { NICE_BUILD, niceProcess } from '../util/thread-priority.js';
 import { mainSource, type Shape } from './shapes.js';
 
 const require = createRequire(import.meta.url);
@@ -166,6 +167,7 @@ function runCircom(cwd: string): Promise<void> {
       },
     );
     compilers.add(child);
+    niceProcess(child.pid, NICE_BUILD);
     let out = '';
     child.stdout.on('data', (d: Buffer) => (out += d.toString()));
     child.stderr.on('data', (d: Buffer) => (out += d.toString()));

@@ -1,7 +1,7 @@
 // Background proofs (the forester's) on the prover pool: they run only when no client request
 // waits and never on the last free worker, so a client's proof starts at once.
 import assert from 'node:assert/strict';
-import { rmSync } from 'node:fs';
+import { readdirSync, readFileSync, rmSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
 import { after, before, describe, test } from 'node:test';
 import { finishAfter, ProverPool } from '../../src/prover/pool.js';
@@ -15,6 +15,7 @@ import {
   shapeByName,
   shutdownZk,
 } from '../../src/zk/index.js';
+import { NICE_PROVER } from '../../src/util/thread-priority.js';
 import { tempDir } from '../helpers/gateway.js';
 import { KEY_CACHE } from '../helpers/zk.js';
 
@@ -152,6 +153,52 @@ describe('admission control', () => {
     const other = one.run(job, { deadline: deadline(), caller: 'key-b' });
     await Promise.all([...mine, other]);
   });
+
+  test('places held while inputs are prepared count as queued; run() takes one over, release() gives it back', async () => {
+    // The worker busy: every new request must wait, so held places count against the share.
+    const running = one.run(job, { deadline: deadline(), caller: 'key-c' });
+    const holds = Array.from({ length: 4 }, () => one.hold({ deadline: deadline(), caller: 'key-h' }));
+    assert.throws(
+      () => one.hold({ deadline: deadline(), caller: 'key-h' }),
+      /^ProverError: Prover busy: this client already has 4 proofs queued, the most one client may hold/,
+    );
+    // Refused by run() too, before any work: the held places are the caller's share.
+    await assert.rejects(
+      one.run(job, { deadline: deadline(), caller: 'key-h' }),
+      /this client already has 4 proofs queued/,
+    );
+    // Another caller fills the rest of the queue of 8 (4 held + 4 queued), then nobody gets in.
+    const others = Array.from({ length: 4 }, (_, i) => one.run(job, { deadline: deadline(), caller: `key-o${i}` }));
+    assert.throws(
+      () => one.hold({ deadline: deadline(), caller: 'key-z' }),
+      /^ProverError: Prover busy: 1 proofs running and 8 queued \(the limit\)/,
+    );
+    // A released place is free again, once; a run() with its hold takes the place over (not a second one).
+    holds[0]!.release();
+    holds[0]!.release();
+    const again = one.hold({ deadline: deadline(), caller: 'key-z' });
+    assert.throws(() => one.hold({ deadline: deadline(), caller: 'key-y' }), /8 queued \(the limit\)/);
+    const proved = one.run(job, { deadline: deadline(), caller: 'key-z', hold: again });
+    for (const h of holds.slice(1)) h.release();
+    await Promise.all([running, ...others, proved]);
+  });
+});
+
+test("the pool's worker threads run at a lower priority than the event loop (nice ≥ 5)", () => {
+  const niceOf = (tid: string) => {
+    const stat = readFileSync(`/proc/self/task/${tid}/stat`, 'utf8');
+    // Fields after the command (in parentheses): state is the 3rd, nice the 19th.
+    return Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[16]);
+  };
+  const main = niceOf(String(process.pid));
+  const tasks = readdirSync('/proc/self/task').map(niceOf);
+  // The process's other threads (V8's, libuv's) keep the main thread's priority.
+  assert.ok(tasks.filter((n) => n === main).length >= 2, `nice values ${tasks.join(',')}`);
+  assert.ok(
+    tasks.filter((n) => n >= Math.max(NICE_PROVER, main)).length >= pool.threads,
+    `nice values ${tasks.join(',')}`,
+  );
+  if (main < NICE_PROVER) assert.ok(tasks.filter((n) => n > main).length >= pool.threads);
 });
 
 test('a queued proof goes to the worker free first, not to the average of the work ahead', () => {

@@ -5,6 +5,7 @@
 // Montgomery form), with the point at infinity as zeros.
 import { availableParallelism } from 'node:os';
 import { importInWorker } from '../../util/load-iden3.js';
+import { NICE_BUILD, niceThisThread } from '../../util/thread-priority.js';
 import { loadNativeAddon } from '../native-addon.js';
 
 export interface FixedBaseTask {
@@ -21,6 +22,9 @@ interface Engine {
   groups: Partial<Record<'G1' | 'G2', { table: number; jac: number; aff: number }>>;
   curve: { G1: { g: Uint8Array }; G2: { g: Uint8Array } };
 }
+
+// Key builds yield the CPU to the gateway's event loop and its proofs (thread-priority.ts).
+niceThisThread(NICE_BUILD);
 
 let engine: Promise<Engine> | undefined;
 
