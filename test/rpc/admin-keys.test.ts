@@ -1,9 +1,12 @@
 // Admin-only methods (cheatcodes, requestAirdrop) through real HTTP: with --admin-keys only those
 // keys may call them, other keys get -32017 naming the method and the rule, reads and ordinary
 // methods stay open; without --admin-keys a gateway bound off loopback refuses them for everyone.
+// The websocket serves none of them (subscriptions only); gRPC's key builds and writes are held to
+// --build-on-demand and the gRPC token (test/prover/build-on-demand.test.ts, test/grpc/security.test.ts).
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { postJson, startTestGateway, TEST_KEY, type TestGateway } from '../helpers/gateway.js';
+import { WsClient } from '../helpers/ws-client.js';
 
 const ADMIN = 'zkgate-admin-key-for-tests-0123';
 const ACCOUNT = '9xQeWvG816bUx9EPjHmaT23yvVM2ZWbrrpZb9PusVFin';
@@ -20,6 +23,23 @@ describe('with --admin-keys', () => {
     adminUrl = gw.url.replace(TEST_KEY, ADMIN);
   });
   after(() => gw?.stop());
+
+  test('the websocket serves subscriptions only: no admin method is reachable there, with any key', async () => {
+    for (const key of [TEST_KEY, ADMIN]) {
+      const ws = await WsClient.open(`${gw.gateway.wsUrl}?api-key=${key}`);
+      try {
+        for (const [i, method] of ['requestAirdrop', 'surfnet_setAccount', 'surfnet_timeTravel'].entries())
+          assert.deepEqual(await ws.call(i, method, [ACCOUNT, 5]), {
+            jsonrpc: '2.0',
+            error: { code: -32601, message: 'Method not found' },
+            id: i,
+          });
+      } finally {
+        ws.close();
+      }
+    }
+    assert.equal((await call(gw.url, 'getBalance', [ACCOUNT])).result.value, 0, 'nothing was written');
+  });
 
   test('other keys are refused the admin methods; reads and ordinary methods stay open', async () => {
     assert.deepEqual(
