@@ -511,12 +511,14 @@ async function build(): Promise<string[][]> {
       })),
     };
     const t = performance.now();
-    // The first request starts the build; its deadline may pass (-32013) while the build goes on.
+    // The first request starts the build; later ones wait for it, until one is proved.
     const building = (async () => {
       for (;;) {
         const j = JSON.parse((await rpc(url, 'getValidityProofV2', params)).body);
         if (j.result) return;
-        if (j.error.code !== -32013) throw new Error(`build request: ${JSON.stringify(j.error)}`);
+        // -32013: still building; -32012: built, but the first proof (keys loading) passed the deadline.
+        if (j.error.code !== -32013 && j.error.code !== -32012)
+          throw new Error(`build request: ${JSON.stringify(j.error)}`);
       }
     })();
     const during = await sampleHealth(url, building);
