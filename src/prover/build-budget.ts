@@ -12,8 +12,8 @@ const VARS = {
   inclusion: { 1: 6_320, 2: 8_018 },
   nonInclusion: { 1: 7_078, 2: 10_698 },
   'batch-append': 3_747,
-  'batch-update': 16_015,
-  'batch-address-append': 40_721,
+  'batch-update': 16_016,
+  'batch-address-append': 40_722,
   /** A V2 combined circuit's own: it chains the two parts' public inputs. */
   combined: { 1: 0, 2: 250 },
 } as const;
