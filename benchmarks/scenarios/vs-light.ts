@@ -13,7 +13,15 @@ import { execFileSync } from 'node:child_process';
 import { chmodSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, symlinkSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { join } from 'node:path';
-import { KeyStore, loadPoseidon, SHAPES as ALL, shapeByName, shutdownZk, type Shape } from '../../src/zk/index.js';
+import {
+  KeyStore,
+  loadPoseidon,
+  SHAPES as ALL,
+  shapeByName,
+  shutdownZk,
+  type CircuitInputs,
+  type Shape,
+} from '../../src/zk/index.js';
 import { toHex32 } from '../../src/zk/field.js';
 import { sampleLightInputs } from '../../src/zk/light/sample-inputs.js';
 import { BENCH_CACHE as CACHE } from '../lib/paths.js';
@@ -54,7 +62,7 @@ const WANTED = envList(process.env.BENCH_VS_LIGHT_SHAPES, [
 const KEYS = process.env.BENCH_VS_LIGHT_KEYS ?? 'light';
 
 /** The package's bin folder, fetched and unpacked on first use. */
-function lightBin(): string {
+export function lightBin(): string {
   const bin = join(LIGHT_CACHE, 'package', 'bin');
   const prover = join(bin, 'prover-linux-x64');
   if (!existsSync(prover)) {
@@ -125,7 +133,7 @@ async function startLight(bin: string): Promise<{ proc: Started; url: string }> 
 }
 
 /** Names Light's server requires for the three families (the package ships a subset). */
-const LIGHT_STANDINS: readonly string[] = [
+export const LIGHT_STANDINS: readonly string[] = [
   ...[1, 2, 3, 4, 8].flatMap((n) => [
     `inclusion_32_${n}.key`,
     `mainnet_inclusion_26_${n}.key`,
@@ -151,8 +159,10 @@ function lightBody(bin: string, shape: string): string {
 }
 
 /** A Light /prove body of made-up inputs that the circuit accepts (non-inclusion and combined). */
-function sampleBody(shape: Shape): string {
-  const inputs = sampleLightInputs(shape);
+const sampleBody = (shape: Shape): string => lightBodyOf(shape, sampleLightInputs(shape));
+
+/** The Light /prove body of a shape's circuit inputs. */
+export function lightBodyOf(shape: Shape, inputs: CircuitInputs): string {
   const hex = (v: string) => toHex32(BigInt(v));
   const list = (name: string) => (inputs[name] as string[] | undefined) ?? [];
   const accounts = list('roots').map((root, i) => ({
