@@ -355,6 +355,43 @@ static void test_ntt() {
   CHECK(w == -Fr::one());
 }
 
+// The device point operations' doubling cases (P + P through add and add_mixed, P + (−P)), with the
+// output aliasing an input as the MSM's sums call them, equal the CPU core's doubling.
+template <class J, class A, class HJ, class HA>
+static void check_hd_doubling_cases(const J& p) {
+  J want, got;
+  J::dbl(want, p);
+  const A pa = p.to_affine();
+  HJ h, r;
+  HA ha;
+  std::memcpy((void*)&h, &p, sizeof h);
+  std::memcpy((void*)&ha, &pa, sizeof ha);
+  auto equals_want = [&](const HJ& x) {
+    std::memcpy((void*)&got, &x, sizeof got);
+    return same<J, A>(want, got);
+  };
+  HJ::dbl(r, h);
+  CHECK(equals_want(r));
+  r = h;
+  HJ::dbl(r, r);
+  CHECK(equals_want(r));
+  r = h;
+  HJ::add(r, r, h);
+  CHECK(equals_want(r));
+  r = h;
+  HJ::add(r, h, r);
+  CHECK(equals_want(r));
+  r = h;
+  HJ::add(r, r, r);
+  CHECK(equals_want(r));
+  r = h;
+  HJ::add_mixed(r, r, ha);
+  CHECK(equals_want(r));
+  r = h;
+  HJ::add_mixed(r, r, ha, true);
+  CHECK(r.is_infinity());
+}
+
 // The GPU path's arithmetic compiled for the host equals the CPU core's.
 static void test_hd_arithmetic() {
   using namespace zk::hd;
@@ -410,6 +447,8 @@ static void test_hd_arithmetic() {
   G1::dbl(want, p);
   std::memcpy(&got, &rh, sizeof got);
   CHECK((same<G1, G1Affine>(want, got)));
+  check_hd_doubling_cases<G1, G1Affine, G1HD, G1AffineHD>(p);
+  check_hd_doubling_cases<G2, G2Affine, G2HD, G2AffineHD>(G2::from_affine(g2_generator()).times(random_scalar().v));
 }
 
 // The GPU pipeline on host threads: MSMs and whole batched proofs equal the CPU's.

@@ -19,7 +19,19 @@ struct JacobianHD {
   ZK_HD static JacobianHD infinity() { return JacobianHD{F::one(), F::one(), F::zero()}; }
   ZK_HD bool is_infinity() const { return Z.is_zero(); }
 
-  ZK_HD_CALL static void dbl(JacobianHD& r, const JacobianHD& p) {
+  // On the device each point operation is one call (ZK_HD_CALL) that makes no other: the calls are
+  // wrappers of the inline formulas below, and an addition's doubling case (P + P) inlines the
+  // doubling. On an H200 the MSM's segment sums faulted ("invalid local write" in add, kernels at 255
+  // registers) where a sum met P + P and add called dbl (replayed on the host executor: every failing
+  // run's sums did, no passing run's); test/native/cuda-device-code.test.ts keeps them leaf calls.
+  ZK_HD_CALL static void dbl(JacobianHD& r, const JacobianHD& p) { dbl_inline(r, p); }
+  ZK_HD_CALL static void add_mixed(JacobianHD& r, const JacobianHD& p, const AffineHD<F>& q, bool negate = false) {
+    add_mixed_inline(r, p, q, negate);
+  }
+  ZK_HD_CALL static void add(JacobianHD& r, const JacobianHD& p, const JacobianHD& q) { add_inline(r, p, q); }
+
+  /** 2p; r may be p. */
+  ZK_HD static void dbl_inline(JacobianHD& r, const JacobianHD& p) {
     if (p.is_infinity()) {
       r = p;
       return;
@@ -51,8 +63,8 @@ struct JacobianHD {
     r.Z = Z3;
   }
 
-  /** p + q with q affine, negated first when `negate`. */
-  ZK_HD_CALL static void add_mixed(JacobianHD& r, const JacobianHD& p, const AffineHD<F>& q, bool negate = false) {
+  /** p + q with q affine, negated first when `negate`; r may be p. */
+  ZK_HD static void add_mixed_inline(JacobianHD& r, const JacobianHD& p, const AffineHD<F>& q, bool negate) {
     if (q.is_infinity()) {
       r = p;
       return;
@@ -72,7 +84,7 @@ struct JacobianHD {
     F::sub(rr, S2, p.Y);
     if (H.is_zero()) {
       if (rr.is_zero()) {
-        dbl(r, p);
+        dbl_inline(r, p);
       } else {
         r = infinity();
       }
@@ -102,7 +114,8 @@ struct JacobianHD {
     r.Z = Z3;
   }
 
-  ZK_HD_CALL static void add(JacobianHD& r, const JacobianHD& p, const JacobianHD& q) {
+  /** p + q; r may be p or q. */
+  ZK_HD static void add_inline(JacobianHD& r, const JacobianHD& p, const JacobianHD& q) {
     if (p.is_infinity()) {
       r = q;
       return;
@@ -124,7 +137,7 @@ struct JacobianHD {
     F::sub(rr, S2, S1);
     if (H.is_zero()) {
       if (rr.is_zero()) {
-        dbl(r, p);
+        dbl_inline(r, p);
       } else {
         r = infinity();
       }
