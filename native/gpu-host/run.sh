@@ -89,7 +89,7 @@ fi
 step 60 self-check.txt "$P" self-check --backend "$BACKEND"
 say "2 self-check: $(tail -1 "$OUT/self-check.txt")"
 step 120 msm-check.txt "$P" msm-check --backend "$BACKEND" --group both --sizes 1,7,100,4096,65536,1048576
-say "2 MSMs: $(tail -1 "$OUT/msm-check.txt"); $(grep -E 'n=(65536|1048576) ' "$OUT/msm-check.txt" | awk '{printf "%s 2^%d %s ms (cpu %s); ", $1, ($2=="n=65536")?16:20, $6, $4}')"
+say "2 MSMs: $(tail -1 "$OUT/msm-check.txt"); $(grep -E '^G[12] n=(65536|1048576) ' "$OUT/msm-check.txt" | awk '{printf "%s 2^%d %s ms (cpu %s); ", $1, ($2=="n=65536")?16:20, $7, $4}')"
 
 # 3. Real keys, byte for byte.
 for zkey in "$BUNDLE"/keys/*.zkey; do
@@ -125,7 +125,7 @@ if [ -n "$first" ]; then
 fi
 
 # 5. Figures, the host's CPU in the same run as the baseline.
-result() { grep -h '^RESULT' "$OUT/$1" | tail -1 | cut -c8-; }
+result() { grep -h '^RESULT' "$OUT/$1" | tail -1 | cut -c8- | grep . || echo "no result (see $1)"; }
 for zkey in "$BUNDLE"/keys/*.zkey; do
   [ -f "$zkey" ] || continue
   shape=$(basename "$zkey" .zkey)
