@@ -5,7 +5,7 @@
 import { availableParallelism } from 'node:os';
 import { Piscina } from 'piscina';
 import type { MetricsRegistry } from '../obs/metrics.js';
-import { workerUrl } from '../util/worker-url.js';
+import { PISCINA_EXEC_ARGV, workerUrl } from '../util/worker-url.js';
 import { loadNativeAddon } from '../zk/native-addon.js';
 import type { AcceleratorOptions, BackendName, BackendProof, ProveJob, WarmInfo, WarmStep } from './backend.js';
 import { ProverError } from './errors.js';
@@ -117,6 +117,7 @@ export class ProverPool {
       // Workers hold loaded keys: never retire them for idleness.
       idleTimeout: Infinity,
       workerData,
+      execArgv: [...PISCINA_EXEC_ARGV],
     });
     const m = options.metrics;
     if (m) {

@@ -16,3 +16,17 @@ export function workerUrl(moduleUrl: URL): string {
   if (!existsSync(compiled)) throw new Error(`worker module ${compiled} is missing: run npm run build`);
   return pathToFileURL(compiled).href;
 }
+
+/**
+ * The execArgv of Piscina's workers: the process's own, with require(esm) off. Piscina loads a
+ * task module with require() first and import() after; on Node 20.19+ require() of an ES module
+ * takes the require(esm) path, which once aborted a CI run (a V8 fatal error in
+ * Module::IsGraphAsync, in a prover worker). With it off, require() fails at once and Piscina
+ * imports the module the ES way.
+ */
+export const PISCINA_EXEC_ARGV: readonly string[] = [
+  ...process.execArgv,
+  ...(process.allowedNodeEnvironmentFlags.has('--no-experimental-require-module')
+    ? ['--no-experimental-require-module']
+    : []),
+];

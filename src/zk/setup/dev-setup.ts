@@ -16,7 +16,7 @@ import { availableParallelism } from 'node:os';
 import { Piscina } from 'piscina';
 import { FR, mod, modInv, modPow, scalarsToBytes } from '../field.js';
 import { parseR1cs } from '../r1cs.js';
-import { workerUrl } from '../../util/worker-url.js';
+import { PISCINA_EXEC_ARGV, workerUrl } from '../../util/worker-url.js';
 import { loadNativeAddon } from '../native-addon.js';
 import { groth16HeaderSection, writeZkey, type ZkeySections } from '../zkey.js';
 import type { FixedBaseTask } from './fixed-base.worker.js';
@@ -96,6 +96,7 @@ function workers(): Piscina {
     filename: workerUrl(new URL('./fixed-base.worker.js', import.meta.url)),
     maxThreads: Math.max(1, availableParallelism()),
     idleTimeout: 2_000,
+    execArgv: [...PISCINA_EXEC_ARGV],
   });
   return pool;
 }
@@ -113,6 +114,7 @@ function nativeWorkers(): Piscina {
     filename: workerUrl(new URL('./fixed-base.worker.js', import.meta.url)),
     maxThreads: 1,
     idleTimeout: 2_000,
+    execArgv: [...PISCINA_EXEC_ARGV],
   });
   return nativePool;
 }
