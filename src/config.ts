@@ -242,7 +242,7 @@ export const OPTIONS: readonly OptionSpec[] = [
     key: 'proverUrl',
     kind: 'string',
     default: '',
-    help: 'gRPC address host:port of the prover service (default: the one this process serves)',
+    help: 'gRPC address host:port of the prover service (default: the one this process serves); --role rpc: several, comma-separated, balanced with failover',
   },
   {
     key: 'shutdownTimeoutMs',
@@ -670,10 +670,19 @@ function checkProverExposure(config: Config): void {
     if (value && value.length < MIN_TOKEN_LENGTH)
       throw new ConfigError(`option ${key} (--${flagName(key)}) must be at least ${MIN_TOKEN_LENGTH} characters`);
   const insecure = config.grpcInsecure === 'on';
-  if (config.proverUrl && !config.grpcTlsCa && !insecure && !isLoopback(urlHost(config.proverUrl)))
+  const urls = config.proverUrl.split(',').map((s) => s.trim());
+  if (urls.length > 1 && config.role !== 'rpc')
     throw new ConfigError(
-      `--prover-url ${config.proverUrl} is not on loopback: its token would cross the network in plaintext; set --grpc-tls-ca (the prover's CA), or --grpc-insecure on for a network you trust`,
+      'several provers in --prover-url need --role rpc: the front builds the witnesses they prove from its ledger',
     );
+  for (const url of config.proverUrl ? urls : []) {
+    if (!/^(\[[0-9a-fA-F:.]+\]|[\w.-]+):\d{1,5}$/.test(url))
+      throw new ConfigError(`--prover-url: expected host:port (comma-separated for several provers), got "${url}"`);
+    if (!config.grpcTlsCa && !insecure && !isLoopback(urlHost(url)))
+      throw new ConfigError(
+        `--prover-url ${url} is not on loopback: its token would cross the network in plaintext; set --grpc-tls-ca (the prover's CA), or --grpc-insecure on for a network you trust`,
+      );
+  }
   if (config.role === 'rpc') return;
   const host = config.proverHost || config.host;
   if (isLoopback(host)) return;

@@ -57,7 +57,15 @@ import {
   solanaVerifyingKeyBytes,
   type SnarkjsVerificationKey,
 } from './zk/index.js';
-import { ProverClient, RemoteWitnessProver, startProver, type Prover, type WarmUpState } from './prover/index.js';
+import {
+  BalancedProverClient,
+  ProverClient,
+  RemoteWitnessProver,
+  startProver,
+  type Prover,
+  type ProvingClient,
+  type WarmUpState,
+} from './prover/index.js';
 import { AssetIndex, getAsset, MetadataFetcher, PriceSource } from './das/index.js';
 import type { GetAssetParams } from './rpc/methods/get-asset.js';
 import { BundleSimulator } from './sim/index.js';
@@ -293,7 +301,7 @@ function compressionIndex(chain: EmbeddedChain): CompressionIndex {
  * Light system program before the proof is returned.
  */
 function validityBackend(
-  client: ProverClient,
+  client: ProvingClient,
   chain: EmbeddedChain | undefined,
   prover: Prover | undefined,
 ): NonNullable<Backends['validityProof']> {
@@ -338,6 +346,13 @@ function installKeys(chain: EmbeddedChain, keys: readonly VerifiedKey[]): void {
   for (const [program, ks] of byProgram)
     program.install(ks.map((k) => ({ shape: k.shape, keyId: k.sha256, vk: solanaVerifyingKeyBytes(k.vk) })));
 }
+
+/** The provers --prover-url names (a comma-separated list). */
+const proverUrls = (list: string): string[] =>
+  list
+    .split(',')
+    .map((s) => s.trim())
+    .filter(Boolean);
 
 /** Where a client on this machine reaches a server bound to `host`. */
 function connectHost(host: string): string {
@@ -422,11 +437,25 @@ export async function startGateway({
     await ledger?.close();
     throw e;
   }
-  const proverAddress = config.proverUrl || `${connectHost(proverHost)}:${grpc.port}`;
-  const client =
-    !given.validityProof && (prover || config.proverUrl)
-      ? new ProverClient(proverAddress, config.proofTimeoutMs + 1000, channel)
-      : undefined;
+  const remotes = proverUrls(config.proverUrl);
+  const proverAddress = remotes[0] ?? `${connectHost(proverHost)}:${grpc.port}`;
+  const clientOf = (address: string) => new ProverClient(address, config.proofTimeoutMs + 1000, channel);
+  let balancer: BalancedProverClient | undefined;
+  if (remotes.length > 1 && !given.validityProof) {
+    // The provers' own trees are not kept alike: only proofs of witnesses built here may go to any.
+    if (!chain) {
+      await grpc.close(0);
+      throw new ConfigError(
+        'several --prover-url need the embedded ledger: its trees give the witnesses that any of the provers may prove',
+      );
+    }
+    balancer = new BalancedProverClient(
+      remotes.map((address) => ({ address, client: clientOf(address) })),
+      { check: (address) => checkHealth(address, '', 1000, channel), log, metrics: registry },
+    );
+  }
+  const client: ProvingClient | undefined =
+    !given.validityProof && (prover || remotes.length > 0) ? (balancer ?? clientOf(proverAddress)) : undefined;
   // Connected now rather than at the first request; a prover that is not up yet is reached later.
   void client?.warm().then((ok) => {
     if (!ok) log.debug('prover channel not connected at start', { proverAddress });
@@ -534,6 +563,14 @@ export async function startGateway({
   const health = new HealthRegistry();
   health.add('rpc', () => ({ status: 'ready' }));
   health.add('grpc', async () => {
+    if (balancer) {
+      await balancer.checkAll();
+      const hosts = balancer.status();
+      const down = hosts.filter((h) => !h.healthy);
+      if (down.length === 0) return { status: 'ready', detail: hosts.map((h) => h.address).join(', ') };
+      const detail = `down: ${down.map((h) => `${h.address} (${h.reason})`).join('; ')}`;
+      return down.length < hosts.length ? { status: 'degraded', detail } : { status: 'unavailable', detail };
+    }
     const status = await checkHealth(proverAddress, '', 1000, channel);
     return status === 'SERVING'
       ? { status: 'ready', detail: proverAddress }

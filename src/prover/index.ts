@@ -35,6 +35,7 @@ export { ProverClient, RemoteProverError, type ClientValidityProof, type TreeSta
 export { ProverError, type ProverErrorKind } from './errors.js';
 export { ProverService, type WarmUpState } from './service.js';
 export { RemoteWitnessProver } from './remote-witness.js';
+export { BalancedProverClient, type ProvingClient } from './balancer.js';
 export { ProverPool } from './pool.js';
 export { readGenesisTrees, type GenesisTree } from '../ledger/light-accounts.js';
 export { allowedCounts } from './witness.js';

@@ -6,7 +6,8 @@
 import type { TreeStore } from '../state/index.js';
 import { bigIntToBytes32 } from '../zk/field.js';
 import type { SnarkjsVerificationKey } from '../zk/verify.js';
-import type { ClientValidityProof, ProverClient } from './client.js';
+import type { ProvingClient } from './balancer.js';
+import type { ClientValidityProof } from './client.js';
 import type { ApiVersion } from './types.js';
 import { buildWitnesses } from './witness.js';
 
@@ -15,7 +16,7 @@ const b = (v: bigint) => Buffer.from(bigIntToBytes32(v));
 export class RemoteWitnessProver {
   constructor(
     private readonly trees: TreeStore,
-    private readonly client: ProverClient,
+    private readonly client: ProvingClient,
     /** Told of each proof's key; `fetch` gets its verification key from the prover. */
     private readonly beforeReturn: (
       circuit: string,
