@@ -4,6 +4,7 @@ import { adapterScenario } from './scenarios/adapter.js';
 import { assetScenario } from './scenarios/asset.js';
 import { backendsScenario } from './scenarios/backends.js';
 import { compressionScenario } from './scenarios/compression.js';
+import { fleetScenario } from './scenarios/fleet.js';
 import { foresterScenario } from './scenarios/forester.js';
 import { foresterSustainedScenario } from './scenarios/forester-sustained.js';
 import { proverScenario } from './scenarios/prover.js';
@@ -37,6 +38,7 @@ const SCENARIOS: Scenario[] = [
   vsLightScenario,
   soakScenario,
   abuseScenario,
+  fleetScenario,
 ];
 
 const wanted = process.argv.slice(2).filter((a) => !a.startsWith('-'));

@@ -1,0 +1,151 @@
+// Provers behind one front (issue 37). Each gateway runs in a child process: prover-role
+// processes (native, the bench's keys, v1_inclusion_26_1 preloaded) and a --role rpc front with
+// the ledger naming them all in --prover-url. The front builds the witnesses of a real compressed
+// account (made with stateless.js) and the balancer sends each proof to the least busy prover.
+// Measured, against a front with one prover (the same run's baseline): p50/p99 at concurrency 1
+// (the balancer's own cost per call) and proofs/s at concurrency 4, with 1, 2 and 3 provers. On
+// a 2-core machine the provers share the same cores: more processes cannot add proofs/s there.
+// The Redis queue's figures join this scenario when the queue exists. BENCH_FLEET_SIZES selects.
+import { mkdirSync, mkdtempSync, rmSync, symlinkSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Keypair, PublicKey } from '@solana/web3.js';
+import { compress, confirmTx, createRpc, merkletreePubkey } from '@lightprotocol/stateless.js';
+import { KeyStore } from '../../src/zk/index.js';
+import { BENCH_CACHE as CACHE, BENCH_GRPC_TOKEN, BENCH_KEY as KEY, ROOT as root } from '../lib/paths.js';
+import { startProcess, type Started } from '../lib/processes.js';
+import { envList, table } from '../lib/table.js';
+
+const SIZES = envList(process.env.BENCH_FLEET_SIZES, ['1', '2', '3']).map(Number);
+const SHAPE = 'v1_inclusion_26_1';
+
+const pct = (xs: number[], p: number) => {
+  const s = [...xs].sort((a, b) => a - b);
+  return s[Math.min(s.length - 1, Math.max(0, Math.ceil((p / 100) * s.length) - 1))]!;
+};
+
+function dataDir(label: string): string {
+  const dir = mkdtempSync(join(tmpdir(), `zkgate-fleet-${label}-`));
+  for (const sub of ['keys', 'circuits']) {
+    mkdirSync(join(CACHE, sub), { recursive: true });
+    symlinkSync(join(CACHE, sub), join(dir, sub), 'dir');
+  }
+  return dir;
+}
+
+async function startProver(): Promise<{ gw: Started; address: string; dir: string }> {
+  const dir = dataDir('prover');
+  const gw = await startProcess(
+    [
+      join(root, 'dist/main.js'),
+      'start',
+      ...['--role', 'prover', '--data-dir', dir, '--grpc-port', '0', '--prove-port', '0'],
+      ...['--grpc-token', BENCH_GRPC_TOKEN, '--log-level', 'warn', '--prover-backend', 'native'],
+      ...['--preload-circuits', SHAPE],
+    ],
+    /gRPC\s+(\S+)/,
+    { timeoutMs: 120_000 },
+  );
+  return { gw, address: gw.match[1]!, dir };
+}
+
+async function startFront(urls: string[]): Promise<{ gw: Started; url: string; dir: string }> {
+  const dir = mkdtempSync(join(tmpdir(), 'zkgate-fleet-front-'));
+  const gw = await startProcess(
+    [
+      join(root, 'dist/main.js'),
+      'start',
+      ...['--role', 'rpc', '--prover-url', urls.join(','), '--prover-token', BENCH_GRPC_TOKEN],
+      ...['--data-dir', dir, '--rpc-port', '0', '--ws-port', '0', '--grpc-port', '0', '--forester', 'off'],
+      ...['--api-keys', KEY, '--rate-limit', '0', '--log-level', 'warn', '--proof-timeout-ms', '60000'],
+    ],
+    /JSON-RPC\s+(http:\/\/\S+\/)\?api-key=/,
+    { timeoutMs: 120_000 },
+  );
+  return { gw, url: `${gw.match[1]!}?api-key=${KEY}`, dir };
+}
+
+async function proof(url: string, hash: string): Promise<number> {
+  const t = performance.now();
+  const res = await fetch(url, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'getValidityProof', params: { hashes: [hash] } }),
+  });
+  const json = (await res.json()) as { result?: unknown; error?: unknown };
+  if (!json.result) throw new Error(`getValidityProof: ${JSON.stringify(json.error)}`);
+  return performance.now() - t;
+}
+
+/** A compressed account on the front's ledger: its hash, as getValidityProof takes it. */
+async function compressedAccount(url: string): Promise<string> {
+  const rpc = createRpc(url, url);
+  const payer = Keypair.generate();
+  await confirmTx(rpc, await rpc.requestAirdrop(payer.publicKey, 5_000_000_000));
+  const smt1 = (await rpc.getStateTreeInfos()).find((t) => t.tree.equals(new PublicKey(merkletreePubkey)))!;
+  await compress(rpc, payer, 1_000_000_000, payer.publicKey, smt1);
+  const res = await fetch(url, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({
+      jsonrpc: '2.0',
+      id: 1,
+      method: 'getCompressedAccountsByOwner',
+      params: { owner: payer.publicKey.toBase58() },
+    }),
+  });
+  return ((await res.json()) as { result: { value: { items: { hash: string }[] } } }).result.value.items[0]!.hash;
+}
+
+export const fleetScenario = {
+  name: 'fleet',
+  describe: 'getValidityProof through a --role rpc front balancing 1, 2 and 3 prover processes',
+  explicitOnly: true,
+  async run(): Promise<void> {
+    await new KeyStore(CACHE).ensure(SHAPE);
+    const provers = [];
+    for (let i = 0; i < Math.max(...SIZES); i++) provers.push(await startProver());
+    const rows: string[][] = [];
+    let base: { p50: number; rate: number } | undefined;
+    try {
+      for (const n of SIZES) {
+        const front = await startFront(provers.slice(0, n).map((p) => p.address));
+        try {
+          const hash = await compressedAccount(front.url);
+          for (let i = 0; i < 4; i++) await proof(front.url, hash);
+          const one: number[] = [];
+          for (let i = 0; i < 20; i++) one.push(await proof(front.url, hash));
+          const total = 32;
+          let next = 0;
+          const t = performance.now();
+          await Promise.all(
+            Array.from({ length: 4 }, async () => {
+              while (next++ < total) await proof(front.url, hash);
+            }),
+          );
+          const rate = total / ((performance.now() - t) / 1000);
+          const p50 = pct(one, 50);
+          base ??= { p50, rate };
+          rows.push([
+            String(n),
+            p50.toFixed(1),
+            pct(one, 99).toFixed(1),
+            rate.toFixed(2),
+            `${(p50 / base.p50).toFixed(2)} / ${(rate / base.rate).toFixed(2)}`,
+          ]);
+          console.log(`  ${n} prover(s): p50 ${p50.toFixed(1)} ms, ${rate.toFixed(2)} proofs/s at concurrency 4`);
+        } finally {
+          await front.gw.stop();
+          rmSync(front.dir, { recursive: true, force: true });
+        }
+      }
+    } finally {
+      for (const p of provers) {
+        await p.gw.stop();
+        rmSync(p.dir, { recursive: true, force: true });
+      }
+    }
+    console.log(`\n${SHAPE} through the front (ms; proofs/s at concurrency 4; ratios to one prover)`);
+    table(['provers', 'p50 c=1', 'p99 c=1', 'proofs/s c=4', 'p50 / rate vs 1'], rows);
+  },
+};
