@@ -9,6 +9,7 @@
 // Set a is about 60 MB, set b about 52 MB.
 import { copyFileSync, mkdirSync, rmSync, statSync, writeFileSync, readdirSync } from 'node:fs';
 import { join, resolve } from 'node:path';
+import { parseArgs } from 'node:util';
 import { exportKeys } from '../src/keys-export.js';
 import { le32 } from '../src/zk/native-addon.js';
 import { importLightKey } from '../src/zk/light/import.js';
@@ -28,11 +29,13 @@ const LIGHT_SHAPE: Record<string, string> = {
   mainnet_inclusion_26_4: 'v1_inclusion_26_4',
 };
 
-const args = process.argv.slice(2);
-const at = args.indexOf('--set');
-const setName = (at >= 0 ? args[at + 1] : 'a') as keyof typeof SETS;
-const out = args.filter((_, i) => (i !== at && i !== at + 1) || at < 0)[0];
-if (!out || !Object.hasOwn(SETS, setName)) {
+const { values, positionals } = parseArgs({
+  options: { set: { type: 'string', default: 'a' } },
+  allowPositionals: true,
+});
+const setName = values.set as keyof typeof SETS;
+const out = positionals[0];
+if (!out || positionals.length > 1 || !Object.hasOwn(SETS, setName)) {
   console.error('usage: npm run gpu-bundle -- OUT [--set a|b]');
   process.exit(2);
 }

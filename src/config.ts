@@ -670,12 +670,12 @@ function checkProverExposure(config: Config): void {
     if (value && value.length < MIN_TOKEN_LENGTH)
       throw new ConfigError(`option ${key} (--${flagName(key)}) must be at least ${MIN_TOKEN_LENGTH} characters`);
   const insecure = config.grpcInsecure === 'on';
-  const urls = config.proverUrl.split(',').map((s) => s.trim());
+  const urls = proverUrls(config.proverUrl);
   if (urls.length > 1 && config.role !== 'rpc')
     throw new ConfigError(
       'several provers in --prover-url need --role rpc: the front builds the witnesses they prove from its ledger',
     );
-  for (const url of config.proverUrl ? urls : []) {
+  for (const url of urls) {
     if (!/^(\[[0-9a-fA-F:.]+\]|[\w.-]+):\d{1,5}$/.test(url))
       throw new ConfigError(`--prover-url: expected host:port (comma-separated for several provers), got "${url}"`);
     if (!config.grpcTlsCa && !insecure && !isLoopback(urlHost(url)))
@@ -700,6 +700,13 @@ function checkProverExposure(config: Config): void {
       `the prover's gRPC server would listen on ${where} without TLS, its token in plaintext: set --grpc-tls-cert and --grpc-tls-key, or --grpc-insecure on for a network you trust`,
     );
 }
+
+/** The provers --prover-url names (a comma-separated list; empty entries ignored). */
+export const proverUrls = (list: string): string[] =>
+  list
+    .split(',')
+    .map((s) => s.trim())
+    .filter(Boolean);
 
 /** The host of a `host:port` or `[v6]:port` address. */
 function urlHost(address: string): string {

@@ -6,7 +6,7 @@ import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
-import { ConfigError, resolveConfig, flagName, OPTIONS } from './config.js';
+import { ConfigError, resolveConfig, flagName, OPTIONS, proverUrls } from './config.js';
 import { demoAccountHashes, demoAddress, ProverClient } from './prover/index.js';
 import { localToken, proverChannel } from './grpc/index.js';
 import { API_KEY_FILE } from './rpc/api-keys.js';
@@ -51,7 +51,7 @@ export async function demoCommand(argv: string[]): Promise<number> {
   const config = resolveConfig(flags, process.env, (values.config as string | undefined) ?? process.env.CONFIG);
   const bound = config.proverHost || config.host;
   const host = bound === '0.0.0.0' || bound === '::' ? '127.0.0.1' : bound;
-  const address = config.proverUrl || `${host}:${config.grpcPort}`;
+  const address = proverUrls(config.proverUrl)[0] ?? `${host}:${config.grpcPort}`;
   const key = config.apiKeys[0] ?? readKey(config.dataDir);
 
   await loadPoseidon();

@@ -5,7 +5,7 @@
 import { mkdirSync, readFileSync } from 'node:fs';
 import { mkdir } from 'node:fs/promises';
 import { availableParallelism } from 'node:os';
-import { ConfigError, type Config } from './config.js';
+import { ConfigError, proverUrls, type Config } from './config.js';
 import {
   checkHealth,
   closeHealthClients,
@@ -346,13 +346,6 @@ function installKeys(chain: EmbeddedChain, keys: readonly VerifiedKey[]): void {
   for (const [program, ks] of byProgram)
     program.install(ks.map((k) => ({ shape: k.shape, keyId: k.sha256, vk: solanaVerifyingKeyBytes(k.vk) })));
 }
-
-/** The provers --prover-url names (a comma-separated list). */
-const proverUrls = (list: string): string[] =>
-  list
-    .split(',')
-    .map((s) => s.trim())
-    .filter(Boolean);
 
 /** Where a client on this machine reaches a server bound to `host`. */
 function connectHost(host: string): string {

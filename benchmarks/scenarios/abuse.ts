@@ -10,18 +10,18 @@
 // BENCH_ABUSE_PARTS (fuzz,kill,burst,build) selects; BENCH_ABUSE_FUZZ sets the fuzz count.
 import { Keypair, SystemProgram, Transaction } from '@solana/web3.js';
 import { randomBytes } from 'node:crypto';
-import { mkdirSync, mkdtempSync, rmSync, symlinkSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { Agent, request } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createMethodTable, type Backends } from '../../src/rpc/index.js';
 import { encodeBase58 } from '../../src/zk/base58.js';
-import { bigIntToBase58 } from '../../src/zk/index.js';
 import { demoAddress } from '../../src/prover/index.js';
-import { KeyStore, loadPoseidon, shapeByName } from '../../src/zk/index.js';
-import { BENCH_CACHE as CACHE, BENCH_KEY as KEY, ROOT as root } from '../lib/paths.js';
+import { bigIntToBase58, KeyStore, loadPoseidon, shapeByName } from '../../src/zk/index.js';
+import { BENCH_CACHE as CACHE, BENCH_KEY as KEY, linkBenchKeys, ROOT as root } from '../lib/paths.js';
 import { startProcess, type Started } from '../lib/processes.js';
 import { BENCH_TOKEN_ARGS } from '../lib/prover-client.js';
+import { percentile } from '../lib/stats.js';
 import { envList, table } from '../lib/table.js';
 import { params as proofParams, startBenchGateway } from './prover.js';
 
@@ -59,11 +59,6 @@ function post(url: string, body: string, timeoutMs = 60_000): Promise<Answer> {
 const rpc = (url: string, method: string, params: unknown, id: number | string = 1) =>
   post(url, JSON.stringify({ jsonrpc: '2.0', id, method, params }));
 
-const pct = (xs: number[], p: number) => {
-  if (xs.length === 0) return NaN;
-  const s = [...xs].sort((a, b) => a - b);
-  return s[Math.min(s.length - 1, Math.max(0, Math.ceil((p / 100) * s.length) - 1))]!;
-};
 const f1 = (x: number) => (Number.isNaN(x) ? '–' : x.toFixed(1));
 
 /** The default dev chain in a child process on `dataDir`, the bench's keys linked unless told not to. */
@@ -72,14 +67,7 @@ async function startChain(
   extra: readonly string[] = [],
   linkKeys = true,
 ): Promise<{ gw: Started; base: string; url: string }> {
-  for (const sub of linkKeys ? ['keys', 'circuits'] : []) {
-    mkdirSync(join(CACHE, sub), { recursive: true });
-    try {
-      symlinkSync(join(CACHE, sub), join(dataDir, sub), 'dir');
-    } catch {
-      // linked on an earlier start of this data dir
-    }
-  }
+  if (linkKeys) linkBenchKeys(dataDir);
   const gw = await startProcess(
     [
       join(root, 'dist/main.js'),
@@ -450,8 +438,11 @@ async function burst(): Promise<string[][]> {
     await healthBurst();
     const floor = await healthBurst();
     const rows: string[][] = [
-      ['300 concurrent getHealth (the HTTP floor): p50 / p99 ms', `${f1(pct(floor, 50))} / ${f1(pct(floor, 99))}`],
-      ['getHealth p50 / p99 ms, one at a time, idle', `${f1(pct(idle, 50))} / ${f1(pct(idle, 99))}`],
+      [
+        '300 concurrent getHealth (the HTTP floor): p50 / p99 ms',
+        `${f1(percentile(floor, 50))} / ${f1(percentile(floor, 99))}`,
+      ],
+      ['getHealth p50 / p99 ms, one at a time, idle', `${f1(percentile(idle, 50))} / ${f1(percentile(idle, 99))}`],
     ];
     for (const round of [1, 2]) {
       const answers: { code: number | 'ok'; ms: number }[] = [];
@@ -473,14 +464,17 @@ async function burst(): Promise<string[][]> {
       rows.push(
         [
           `burst ${round}: 300 ${shape} requests at once, one key: proved`,
-          `${proved.length} (p50 ${f1(pct(proved, 50))} ms, p99 ${f1(pct(proved, 99))} ms)`,
+          `${proved.length} (p50 ${f1(percentile(proved, 50))} ms, p99 ${f1(percentile(proved, 99))} ms)`,
         ],
-        [`  refused (-32011): p50 / p99 ms`, `${refused.length}: ${f1(pct(refused, 50))} / ${f1(pct(refused, 99))}`],
+        [
+          `  refused (-32011): p50 / p99 ms`,
+          `${refused.length}: ${f1(percentile(refused, 50))} / ${f1(percentile(refused, 99))}`,
+        ],
         ['  admitted, then expired in the queue (-32012)', String(expired)],
         ['  other answers', String(other.length)],
         [
           '  getHealth p50 / p99 ms, one at a time, during the burst',
-          `${f1(pct(during, 50))} / ${f1(pct(during, 99))} (p99 ×${(pct(during, 99) / pct(idle, 99)).toFixed(1)} idle)`,
+          `${f1(percentile(during, 50))} / ${f1(percentile(during, 99))} (p99 ×${(percentile(during, 99) / percentile(idle, 99)).toFixed(1)} idle)`,
         ],
       );
     }
@@ -525,10 +519,10 @@ async function build(): Promise<string[][]> {
     await building;
     const buildS = (performance.now() - t) / 1000;
     return [
-      [`getHealth p50 / p99 ms, idle (baseline)`, `${f1(pct(idle, 50))} / ${f1(pct(idle, 99))}`],
+      [`getHealth p50 / p99 ms, idle (baseline)`, `${f1(percentile(idle, 50))} / ${f1(percentile(idle, 99))}`],
       [
         `getHealth p50 / p99 ms, during ${shape}'s build and first proof (${buildS.toFixed(0)} s, ${during.length} samples)`,
-        `${f1(pct(during, 50))} / ${f1(pct(during, 99))} (p99 ×${(pct(during, 99) / pct(idle, 99)).toFixed(1)}, max ${f1(Math.max(...during))})`,
+        `${f1(percentile(during, 50))} / ${f1(percentile(during, 99))} (p99 ×${(percentile(during, 99) / percentile(idle, 99)).toFixed(1)}, max ${f1(Math.max(...during))})`,
       ],
     ];
   } finally {

@@ -6,35 +6,22 @@
 // (the balancer's own cost per call) and proofs/s at concurrency 4, with 1, 2 and 3 provers. On
 // a 2-core machine the provers share the same cores: more processes cannot add proofs/s there.
 // The Redis queue's figures join this scenario when the queue exists. BENCH_FLEET_SIZES selects.
-import { mkdirSync, mkdtempSync, rmSync, symlinkSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Keypair, PublicKey } from '@solana/web3.js';
 import { compress, confirmTx, createRpc, merkletreePubkey } from '@lightprotocol/stateless.js';
 import { KeyStore } from '../../src/zk/index.js';
-import { BENCH_CACHE as CACHE, BENCH_GRPC_TOKEN, BENCH_KEY as KEY, ROOT as root } from '../lib/paths.js';
+import { BENCH_CACHE as CACHE, benchDataDir, BENCH_GRPC_TOKEN, BENCH_KEY as KEY, ROOT as root } from '../lib/paths.js';
+import { percentile } from '../lib/stats.js';
 import { startProcess, type Started } from '../lib/processes.js';
 import { envList, table } from '../lib/table.js';
 
 const SIZES = envList(process.env.BENCH_FLEET_SIZES, ['1', '2', '3']).map(Number);
 const SHAPE = 'v1_inclusion_26_1';
 
-const pct = (xs: number[], p: number) => {
-  const s = [...xs].sort((a, b) => a - b);
-  return s[Math.min(s.length - 1, Math.max(0, Math.ceil((p / 100) * s.length) - 1))]!;
-};
-
-function dataDir(label: string): string {
-  const dir = mkdtempSync(join(tmpdir(), `zkgate-fleet-${label}-`));
-  for (const sub of ['keys', 'circuits']) {
-    mkdirSync(join(CACHE, sub), { recursive: true });
-    symlinkSync(join(CACHE, sub), join(dir, sub), 'dir');
-  }
-  return dir;
-}
-
 async function startProver(): Promise<{ gw: Started; address: string; dir: string }> {
-  const dir = dataDir('prover');
+  const dir = benchDataDir('fleet-prover');
   const gw = await startProcess(
     [
       join(root, 'dist/main.js'),
@@ -124,12 +111,12 @@ export const fleetScenario = {
             }),
           );
           const rate = total / ((performance.now() - t) / 1000);
-          const p50 = pct(one, 50);
+          const p50 = percentile(one, 50);
           base ??= { p50, rate };
           rows.push([
             String(n),
             p50.toFixed(1),
-            pct(one, 99).toFixed(1),
+            percentile(one, 99).toFixed(1),
             rate.toFixed(2),
             `${(p50 / base.p50).toFixed(2)} / ${(rate / base.rate).toFixed(2)}`,
           ]);

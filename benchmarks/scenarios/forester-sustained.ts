@@ -15,7 +15,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { BN254 } from '@lightprotocol/stateless.js';
 import { startTransferLoad, type TransferLoad } from '../../test/helpers/compressed-load.js';
-import { BENCH_CACHE } from '../lib/paths.js';
+import { benchDataDir } from '../lib/paths.js';
 import { table } from '../lib/table.js';
 
 const TRANSFERS = Number(process.env.BENCH_SUSTAINED_TRANSFERS ?? 1000);
@@ -24,16 +24,6 @@ const IDLE_EVERY = Number(process.env.BENCH_SUSTAINED_IDLE_EVERY ?? 200);
 
 const quantile = (xs: number[], q: number) => [...xs].sort((a, b) => a - b)[Math.floor((xs.length - 1) * q)]!;
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
-
-/** A data dir whose keys and circuits are the benchmarks' cache (built once, kept between runs). */
-function benchDataDir(label: string): string {
-  const dir = mkdtempSync(join(tmpdir(), `zkgate-bench-${label}-`));
-  for (const sub of ['keys', 'circuits']) {
-    mkdirSync(join(BENCH_CACHE, sub), { recursive: true });
-    symlinkSync(join(BENCH_CACHE, sub), join(dir, sub), 'dir');
-  }
-  return dir;
-}
 
 async function withLoad<T>(forester: 'on' | 'off', fn: (l: TransferLoad) => Promise<T>): Promise<T> {
   const dataDir = benchDataDir(`sustained-${forester}`);

@@ -83,11 +83,9 @@ test(
     // The transfer's proof came through the balancer and was accepted on the ledger.
     await transfer(rpc, payer, 250_000_000, payer, bob.publicKey);
     assert.equal((await rpc.getCompressedBalanceByOwner(bob.publicKey)).toString(), '250000000');
-    const [account] = (await rpc.getCompressedAccountsByOwner(bob.publicKey)).items;
-    const hash = account!.hash.toString();
     const hashB58 = (await rpcCall(front.url, 'getCompressedAccountsByOwner', { owner: bob.publicKey.toBase58() }))
       .result.value.items[0].hash;
-    assert.ok(hash.length > 0 && typeof hashB58 === 'string');
+    assert.equal(typeof hashB58, 'string');
 
     // Concurrent proofs: the one with fewer calls outstanding gets the next, so both serve.
     const before = await Promise.all(provers.map((p) => served(p.gateway.grpcAddress)));

@@ -39,11 +39,9 @@ before(async () => {
 });
 after(() => gw?.stop());
 
-const refusal = (shape: string) =>
-  `no proving key for ${shape} yet, and a request may not start its build (--build-on-demand): build it with \`zkgate keys build ${shape}\`, preload it (--preload-circuits), or allow it with --build-on-demand`;
-
-test('a request for a shape outside the list is refused at once, and nothing is built', async () => {
-  const res = await fetch(gw.url, {
+/** getValidityProof of one new V1 address: the shape v1_non-inclusion_26_1. */
+const newAddressProof = (url: string) =>
+  fetch(url, {
     method: 'POST',
     headers: { 'content-type': 'application/json' },
     body: JSON.stringify({
@@ -53,6 +51,12 @@ test('a request for a shape outside the list is refused at once, and nothing is 
       params: { newAddressesWithTrees: [{ address: bigIntToBase58(demoAddress(1)), tree: AMT1 }] },
     }),
   });
+
+const refusal = (shape: string) =>
+  `no proving key for ${shape} yet, and a request may not start its build (--build-on-demand): build it with \`zkgate keys build ${shape}\`, preload it (--preload-circuits), or allow it with --build-on-demand`;
+
+test('a request for a shape outside the list is refused at once, and nothing is built', async () => {
+  const res = await newAddressProof(gw.url);
   assert.deepEqual(await res.json(), {
     jsonrpc: '2.0',
     error: { code: -32018, message: refusal('v1_non-inclusion_26_1') },
@@ -102,16 +106,7 @@ test('a build over --build-memory-mb is refused before it starts, through JSON-R
   );
   try {
     const need = estimateBuild(shapeByName('v1_non-inclusion_26_1'));
-    const res = await fetch(tight.url, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json' },
-      body: JSON.stringify({
-        jsonrpc: '2.0',
-        id: 1,
-        method: 'getValidityProof',
-        params: { newAddressesWithTrees: [{ address: bigIntToBase58(demoAddress(1)), tree: AMT1 }] },
-      }),
-    });
+    const res = await newAddressProof(tight.url);
     const mbOf = (b: number) => Math.ceil(b / 2 ** 20).toLocaleString('en-US');
     assert.deepEqual(await res.json(), {
       jsonrpc: '2.0',
