@@ -45,6 +45,13 @@ export interface Config {
   maxJsonDepth: number;
   maxStringLength: number;
   proverUrl: string;
+  queue: string;
+  queueFormat: 'zkgate' | 'light';
+  queueLeaseMs: number;
+  queueAttempts: number;
+  queueResultTtlS: number;
+  queueMaxJobs: number;
+  queueSlots: number;
   shutdownTimeoutMs: number;
   logLevel: LogLevel;
   devKeySeed: string;
@@ -243,6 +250,49 @@ export const OPTIONS: readonly OptionSpec[] = [
     kind: 'string',
     default: '',
     help: 'gRPC address host:port of the prover service (default: the one this process serves); --role rpc: several, comma-separated, balanced with failover',
+  },
+  {
+    key: 'queue',
+    kind: 'string',
+    default: '',
+    help: 'Redis job queue for a prover fleet, redis://[:password@]host:port[/db] or rediss:// (TLS): --role rpc queues its proofs there, --role prover (and all) hosts prove what is queued',
+  },
+  {
+    key: 'queueFormat',
+    kind: 'choice',
+    choices: ['zkgate', 'light'],
+    default: 'zkgate',
+    help: "the queue's lists: zkgate (its own), or light (Light's prover lists: zk_update_queue, …, so zkgate hosts join a Light prover deployment)",
+  },
+  {
+    key: 'queueLeaseMs',
+    kind: 'count',
+    default: 30_000,
+    help: 'a claimed job returns to the queue when its host has not renewed it for this long (the host died)',
+  },
+  {
+    key: 'queueAttempts',
+    kind: 'count',
+    default: 3,
+    help: 'tries before a job fails for good and lands in the failed list',
+  },
+  {
+    key: 'queueResultTtlS',
+    kind: 'count',
+    default: 3600,
+    help: 'seconds results are kept in the queue (and identical inputs answered from them)',
+  },
+  {
+    key: 'queueMaxJobs',
+    kind: 'count',
+    default: 10_000,
+    help: 'most jobs waiting in one queue list; submissions beyond are refused as busy',
+  },
+  {
+    key: 'queueSlots',
+    kind: 'count',
+    default: 0,
+    help: 'jobs a prover host holds at once (0: its prover threads + 1; on GPU hosts raise it to the batch size wanted)',
   },
   {
     key: 'shutdownTimeoutMs',
@@ -648,8 +698,11 @@ export function resolveConfig(
   if (config.maxBodyBytes < 1024) throw new ConfigError('option maxBodyBytes must be at least 1024');
   if (config.rateLimit > 0 && config.rateLimitBurst < 1)
     throw new ConfigError('option rateLimitBurst must be at least 1');
-  if (config.role === 'rpc' && !config.proverUrl)
-    throw new ConfigError('option role "rpc" needs proverUrl (--prover-url host:port of a prover)');
+  if (config.role === 'rpc' && !config.proverUrl && !config.queue)
+    throw new ConfigError(
+      'option role "rpc" needs proverUrl (--prover-url host:port of a prover) or queue (--queue redis://… of a prover fleet)',
+    );
+  checkQueue(config);
   if (config.proofTimeoutMs < 1) throw new ConfigError('option proofTimeoutMs must be at least 1');
   checkProverExposure(config);
   return config;
@@ -699,6 +752,27 @@ function checkProverExposure(config: Config): void {
     throw new ConfigError(
       `the prover's gRPC server would listen on ${where} without TLS, its token in plaintext: set --grpc-tls-cert and --grpc-tls-key, or --grpc-insecure on for a network you trust`,
     );
+}
+
+/** --queue: a Redis URL; a front proves through either the queue or --prover-url, not both. */
+function checkQueue(config: Config): void {
+  if (!config.queue) return;
+  let url: URL;
+  try {
+    url = new URL(config.queue);
+  } catch {
+    throw new ConfigError(`--queue: expected redis://host:port[/db] or rediss://…, got "${config.queue}"`);
+  }
+  if (url.protocol !== 'redis:' && url.protocol !== 'rediss:')
+    throw new ConfigError(`--queue: expected a redis:// or rediss:// URL, got "${url.protocol}"`);
+  if (!/^\/?\d*$/.test(url.pathname))
+    throw new ConfigError(`--queue: the database must be a number, got "${url.pathname}"`);
+  if (config.role === 'rpc' && config.proverUrl)
+    throw new ConfigError('--role rpc proves through --queue or --prover-url: set one of them');
+  if (config.queueLeaseMs < 1000) throw new ConfigError('option queueLeaseMs must be at least 1000');
+  if (config.queueAttempts < 1) throw new ConfigError('option queueAttempts must be at least 1');
+  if (config.queueResultTtlS < 1) throw new ConfigError('option queueResultTtlS must be at least 1');
+  if (config.queueMaxJobs < 1) throw new ConfigError('option queueMaxJobs must be at least 1');
 }
 
 /** The provers --prover-url names (a comma-separated list; empty entries ignored). */

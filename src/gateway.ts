@@ -61,12 +61,20 @@ import {
   BalancedProverClient,
   ProverClient,
   RemoteWitnessProver,
+  explicitShape,
+  grpcWitnessProving,
+  startLightHttp,
   startProver,
   type Prover,
   type ProvingClient,
   type WarmUpState,
+  type WitnessProving,
 } from './prover/index.js';
 import { AssetIndex, getAsset, MetadataFetcher, PriceSource } from './das/index.js';
+import { hostname } from 'node:os';
+import { HOST_ACCEPTS, hostJobProver, JobQueue, QueueMonitor, QueueProver, QueueWorker, reap } from './queue/index.js';
+
+import { compressProof } from './zk/proof-format.js';
 import type { GetAssetParams } from './rpc/methods/get-asset.js';
 import { BundleSimulator } from './sim/index.js';
 import { forwardTo } from './wire/index.js';
@@ -301,14 +309,16 @@ function compressionIndex(chain: EmbeddedChain): CompressionIndex {
  * Light system program before the proof is returned.
  */
 function validityBackend(
-  client: ProvingClient,
+  client: ProvingClient | undefined,
   chain: EmbeddedChain | undefined,
   prover: Prover | undefined,
+  queued: QueueProver | undefined,
 ): NonNullable<Backends['validityProof']> {
-  if (!chain || prover) return client;
-  return new RemoteWitnessProver(chain.compression.trees, client, async (circuit, keySha256, fetchVk) => {
-    if (verifierOf(chain, circuit).keyId(circuit) !== keySha256)
-      installKey(chain, { shape: circuit, sha256: keySha256, vk: await fetchVk() });
+  if (client && (!chain || prover)) return client;
+  const remote: WitnessProving = queued ?? grpcWitnessProving(client!);
+  return new RemoteWitnessProver(chain!.compression.trees, remote, async (circuit, keySha256, fetchVk) => {
+    if (verifierOf(chain!, circuit).keyId(circuit) !== keySha256)
+      installKey(chain!, { shape: circuit, sha256: keySha256, vk: await fetchVk() });
   });
 }
 
@@ -372,7 +382,18 @@ export async function startGateway({
     config.role !== 'prover' && embeddedLedger && !given.chain ? await openLedger(config, log, registry) : undefined;
   const ledger = chain?.ledger;
   let prover: Prover | undefined;
+  let queue: JobQueue | undefined;
   try {
+    if (config.queue)
+      queue = await JobQueue.open({
+        url: config.queue,
+        format: config.queueFormat,
+        leaseMs: config.queueLeaseMs,
+        maxAttempts: config.queueAttempts,
+        resultTtlS: config.queueResultTtlS,
+        maxDepth: config.queueMaxJobs,
+        log,
+      });
     prover =
       config.role !== 'rpc' && embeddedProver
         ? await startProver(config, log, registry, {
@@ -396,16 +417,22 @@ export async function startGateway({
         "forester: not started: Light's programs run as shipped (--light-package), and their account-compression program verifies none of zkgate's batch keys",
         { package: chain.lightPackage },
       );
-    if (chain && prover && config.forester === 'on' && !chain.lightPackage)
+    if (chain && (prover || queue) && config.forester === 'on' && !chain.lightPackage)
       chain.forester = startForester({
         ledger: chain.ledger,
         trees: chain.compression.trees,
-        prover: prover.service,
+        ...(prover
+          ? {
+              prove: async (circuit, inputs) => (await prover!.service.proveBatch(circuit, inputs)).compressed,
+              preload: (circuits) => prover!.service.preload(circuits),
+            }
+          : { prove: queuedBatches(chain, new QueueProver(queue!, config.proofTimeoutMs)) }),
         keypair: chain.foresterKey,
         log,
         metrics: registry,
       });
   } catch (e) {
+    queue?.close();
     await prover?.close();
     await ledger?.close();
     throw e;
@@ -423,12 +450,60 @@ export async function startGateway({
       ...(grpcToken ? { token: grpcToken } : {}),
     });
     channel = proverChannel({ ...config, grpcToken: grpcToken ?? '' });
-    if (prover) await prover.startHttp(proverHost);
+    if (prover) await prover.startHttp(proverHost, queue);
   } catch (e) {
     await grpc!?.close(0);
+    queue?.close();
     await prover?.close();
     await ledger?.close();
     throw e;
+  }
+  // The queue's sides: a host claims jobs for its prover; a front without one proves through it.
+  const monitor = queue ? new QueueMonitor(queue, registry) : undefined;
+  const worker =
+    queue && prover
+      ? new QueueWorker({
+          queue,
+          host: `${hostname()}:${process.pid}`,
+          accept: HOST_ACCEPTS,
+          slots: config.queueSlots || prover.pool.threads + 1,
+          prove: hostJobProver(prover.service, queue, config.proofTimeoutMs),
+          log,
+          metrics: registry,
+          leaseMs: config.queueLeaseMs,
+        })
+      : undefined;
+  const queued = queue && !prover ? new QueueProver(queue, config.proofTimeoutMs) : undefined;
+  let reaper: NodeJS.Timeout | undefined;
+  let frontHttp: Awaited<ReturnType<typeof startLightHttp>> | undefined;
+  if (queue && queued) {
+    reaper = setInterval(() => void reap(queue, log), Math.max(250, config.queueLeaseMs / 2));
+    reaper.unref();
+    if (!chain && !given.validityProof) {
+      queue.close();
+      await grpc.close(0);
+      throw new ConfigError(
+        '--role rpc --queue needs the embedded ledger: its trees give the witnesses the queue proves',
+      );
+    }
+    try {
+      // Light's /prove API on the front too: every proof through the queue.
+      frontHttp = await startLightHttp({
+        host: proverHost,
+        port: config.provePort,
+        prove: (req, run) => queued.prove(req, explicitShape(req), run),
+        apiKey: config.proverApiKey,
+        timeoutMs: config.proofTimeoutMs,
+        log,
+        jobs: queue,
+      });
+    } catch (e) {
+      clearInterval(reaper);
+      monitor?.close();
+      queue.close();
+      await grpc.close(0);
+      throw e;
+    }
   }
   const remotes = proverUrls(config.proverUrl);
   const proverAddress = remotes[0] ?? `${connectHost(proverHost)}:${grpc.port}`;
@@ -448,7 +523,9 @@ export async function startGateway({
     );
   }
   const client: ProvingClient | undefined =
-    !given.validityProof && (prover || remotes.length > 0) ? (balancer ?? clientOf(proverAddress)) : undefined;
+    !given.validityProof && !queued && (prover || remotes.length > 0)
+      ? (balancer ?? clientOf(proverAddress))
+      : undefined;
   // Connected now rather than at the first request; a prover that is not up yet is reached later.
   void client?.warm().then((ok) => {
     if (!ok) log.debug('prover channel not connected at start', { proverAddress });
@@ -515,10 +592,10 @@ export async function startGateway({
         }
       : {}),
     ...given,
-    ...(client
+    ...(client || (queued && !given.validityProof)
       ? {
           validityProof: admitProofs(
-            validityBackend(client, chain, prover),
+            validityBackend(client, chain, prover, queued),
             proofLimits(config, prover?.pool.threads),
             registry,
           ),
@@ -527,6 +604,11 @@ export async function startGateway({
   };
   const stopProverParts = async (ms: number) => {
     await chain?.forester?.stop();
+    await frontHttp?.close();
+    clearInterval(reaper);
+    await worker?.stop();
+    monitor?.close();
+    queue?.close();
     await grpc.close(ms);
     client?.close();
     await prover?.close();
@@ -546,7 +628,7 @@ export async function startGateway({
       proverAddress,
       ...(prover ? { prover, provePort: prover.provePort! } : {}),
       keys,
-      health: new HealthRegistry(),
+      health: proverHealth(monitor),
       stop: () => (stopping ??= stopProverParts(config.shutdownTimeoutMs).then(() => true)),
     };
   }
@@ -555,20 +637,22 @@ export async function startGateway({
 
   const health = new HealthRegistry();
   health.add('rpc', () => ({ status: 'ready' }));
-  health.add('grpc', async () => {
-    if (balancer) {
-      await balancer.checkAll();
-      const hosts = balancer.status();
-      const down = hosts.filter((h) => !h.healthy);
-      if (down.length === 0) return { status: 'ready', detail: hosts.map((h) => h.address).join(', ') };
-      const detail = `down: ${down.map((h) => `${h.address} (${h.reason})`).join('; ')}`;
-      return down.length < hosts.length ? { status: 'degraded', detail } : { status: 'unavailable', detail };
-    }
-    const status = await checkHealth(proverAddress, '', 1000, channel);
-    return status === 'SERVING'
-      ? { status: 'ready', detail: proverAddress }
-      : { status: 'unavailable', detail: `gRPC server at ${proverAddress} reports ${status}` };
-  });
+  if (monitor) health.add('queue', () => monitor.health());
+  if (!queued)
+    health.add('grpc', async () => {
+      if (balancer) {
+        await balancer.checkAll();
+        const hosts = balancer.status();
+        const down = hosts.filter((h) => !h.healthy);
+        if (down.length === 0) return { status: 'ready', detail: hosts.map((h) => h.address).join(', ') };
+        const detail = `down: ${down.map((h) => `${h.address} (${h.reason})`).join('; ')}`;
+        return down.length < hosts.length ? { status: 'degraded', detail } : { status: 'unavailable', detail };
+      }
+      const status = await checkHealth(proverAddress, '', 1000, channel);
+      return status === 'SERVING'
+        ? { status: 'ready', detail: proverAddress }
+        : { status: 'unavailable', detail: `gRPC server at ${proverAddress} reports ${status}` };
+    });
   const notConfigured = { status: 'disabled', detail: 'backend not configured' } as const;
   health.add('validityProof', () =>
     backends.validityProof
@@ -700,10 +784,34 @@ export async function startGateway({
     ...(grpcToken ? { grpcToken } : {}),
     proverAddress,
     ...(prover ? { prover, provePort: prover.provePort! } : {}),
+    ...(frontHttp ? { provePort: frontHttp.port } : {}),
     ...(chain ? { chain } : {}),
     keys,
     health,
     stop,
+  };
+}
+
+/** A prover-role process's health: its queue's, when it has one. */
+function proverHealth(monitor: QueueMonitor | undefined): HealthRegistry {
+  const health = new HealthRegistry();
+  if (monitor) health.add('queue', () => monitor.health());
+  return health;
+}
+
+/**
+ * The forester's batch proofs through the queue: each proof's key is installed into the ledger's
+ * account-compression program (its verifying key as the host published it) before it is used.
+ */
+function queuedBatches(
+  chain: EmbeddedChain,
+  queued: QueueProver,
+): (circuit: string, inputs: Parameters<QueueProver['proveBatch']>[1]) => Promise<ReturnType<typeof compressProof>> {
+  return async (circuit, inputs) => {
+    const r = await queued.proveBatch(circuit, inputs);
+    if (verifierOf(chain, circuit).keyId(circuit) !== r.keySha256)
+      installKey(chain, { shape: circuit, sha256: r.keySha256, vk: await queued.verifyingKey(circuit, r.keySha256) });
+    return compressProof(r.points);
   };
 }
 

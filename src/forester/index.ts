@@ -5,7 +5,8 @@ import { join } from 'node:path';
 import type { Ledger } from '../ledger/index.js';
 import type { Logger } from '../obs/log.js';
 import type { MetricsRegistry } from '../obs/metrics.js';
-import type { ProverService } from '../prover/service.js';
+import type { CircuitInputs } from '../zk/inputs.js';
+import type { CompressedProof } from '../zk/proof-format.js';
 import type { TreeStore } from '../state/index.js';
 import { parseBatchOutputQueue, parseBatchTree } from '../ledger/index.js';
 import type { Keypair } from '../ledger/tx-build.js';
@@ -47,23 +48,26 @@ export function batchCircuitsOf(ledger: Ledger, trees: TreeStore): string[] {
 export function startForester(opts: {
   ledger: Ledger;
   trees: TreeStore;
-  prover: ProverService;
+  /** Proves a batch (the local prover at background priority, or the job queue). */
+  prove(circuit: string, inputs: CircuitInputs): Promise<CompressedProof>;
+  /** Builds and loads the batch keys ahead of the first batch (a local prover's; none through a queue). */
+  preload?(circuits: string[]): Promise<void>;
   keypair: Keypair;
   log: Logger;
   metrics?: MetricsRegistry;
 }): Forester {
-  const { ledger, trees, prover, log } = opts;
+  const { ledger, trees, log } = opts;
   const forester = new Forester({
     ledger,
     trees,
     keypair: opts.keypair,
     log,
     ...(opts.metrics ? { metrics: opts.metrics } : {}),
-    prove: async (circuit, inputs) => (await prover.proveBatch(circuit, inputs)).compressed,
+    prove: opts.prove,
   });
   const circuits = batchCircuitsOf(ledger, trees);
-  prover
-    .preload(circuits)
+  opts
+    .preload?.(circuits)
     .catch((e: unknown) => log.error('forester: building batch keys failed', { circuits, error: String(e) }));
   forester.start();
   log.info('forester started', { authority: forester.status().authority, circuits });

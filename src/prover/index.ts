@@ -23,7 +23,7 @@ import {
   STATE_SYNC_SERVICE,
   stateSyncImplementation,
 } from './grpc-services.js';
-import { startLightHttp, type LightHttpServer } from './light-http.js';
+import { startLightHttp, type LightHttpServer, type LightJobs } from './light-http.js';
 import { cudaUnavailable, loadNativeAddon, nativeSelfCheck } from '../zk/native-addon.js';
 import { budgetRefusal, buildRoom } from './build-budget.js';
 import { buildOnDemandShapes } from './build-policy.js';
@@ -33,8 +33,10 @@ import { ProverService } from './service.js';
 
 export { ProverClient, RemoteProverError, type ClientValidityProof, type TreeStateView } from './client.js';
 export { ProverError, type ProverErrorKind } from './errors.js';
-export { ProverService, type WarmUpState } from './service.js';
-export { RemoteWitnessProver } from './remote-witness.js';
+export { ProverService, explicitShape, type WarmUpState } from './service.js';
+export { startLightHttp, type LightJobs } from './light-http.js';
+export { explicitRequest, lightProveBody, parseProveBody } from './light-json.js';
+export { RemoteWitnessProver, grpcWitnessProving, type WitnessProving } from './remote-witness.js';
 export { BalancedProverClient, type ProvingClient } from './balancer.js';
 export { ProverPool } from './pool.js';
 export { readGenesisTrees, type GenesisTree } from '../ledger/light-accounts.js';
@@ -49,7 +51,8 @@ export interface Prover {
   readonly grpcServices: GrpcServiceSpec[];
   /** Port of the Light-compatible HTTP API once started. */
   provePort?: number;
-  startHttp(host: string): Promise<void>;
+  /** Light's /prove API; with `jobs`, its asynchronous API too. */
+  startHttp(host: string, jobs?: LightJobs): Promise<void>;
   close(): Promise<void>;
 }
 
@@ -212,14 +215,19 @@ export async function startProver(
         },
         { proto: STATE_SYNC_PROTO, service: STATE_SYNC_SERVICE, implementation: stateSyncImplementation(store, log) },
       ],
-      async startHttp(host: string) {
+      async startHttp(host: string, jobs?: LightJobs) {
         http = await startLightHttp({
           host,
           port: config.provePort,
-          service,
+          prove: async (req, run) => {
+            const r = await service.prove(req, run);
+            return { raw: r.proof.raw, circuit: r.circuit };
+          },
+          warmUpState: () => service.warmUpState(),
           apiKey: config.proverApiKey,
           timeoutMs: config.proofTimeoutMs,
           log,
+          ...(jobs ? { jobs } : {}),
         });
         p.provePort = http.port;
       },

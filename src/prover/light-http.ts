@@ -1,15 +1,19 @@
 // Light's prover HTTP API (validity-proof.md §11) on the prover role, so Photon or Light's CLI can
-// use zkgate as their prover: POST /prove with Light's JSON (camelCase, and the older kebab-case
-// keys without circuitType), GET /health. Answers and error codes are Light's.
+// use zkgate as their prover: POST /prove with Light's JSON (light-json.ts), GET /health. With a
+// job queue (--queue), also Light's asynchronous API (docs/light-queue-formats.md §1): `X-Async:
+// true` or `?async=true` answers 202 with a job id, GET /prove/status, /queue/stats and
+// /queue/health; a front without a prover of its own proves every request through the queue.
+// Answers and error codes are Light's; JSON keys are in Go's order (sorted), as Light writes them.
 import { createServer, STATUS_CODES, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import { createHash, timingSafeEqual } from 'node:crypto';
 import type { AddressInfo } from 'node:net';
 import { AppError } from '../errors.js';
 import type { Logger } from '../obs/log.js';
 import { transportRefusal } from '../util/http-refusal.js';
-import type { CircuitFamily } from '../zk/shapes.js';
-import type { InclusionWitness, NonInclusionWitness } from '../zk/inputs.js';
-import type { ProverService, ExplicitProveRequest } from './service.js';
+import type { RawProof } from '../zk/proof-format.js';
+import { lightProveBody, parseProveBody } from './light-json.js';
+import { explicitShape, type ExplicitProveRequest, type WarmUpState } from './service.js';
+import type { RunOptions } from './pool.js';
 
 const MAX_BODY = 16 * 1024 * 1024;
 
@@ -28,89 +32,13 @@ const malformed = (msg: string) => new LightHttpError(400, 'malformed_body', msg
 /** The client went away before its body arrived: nobody to answer, nothing to log but a count. */
 class ClientGone extends Error {}
 
-/** Reads `key` in camelCase or the older kebab-case spelling. */
-function pick(o: Record<string, unknown>, camel: string): unknown {
-  if (o[camel] !== undefined) return o[camel];
-  return o[camel.replace(/[A-Z]/g, (c) => '-' + c.toLowerCase())];
-}
-
-function hexValue(v: unknown, field: string): bigint {
-  if (typeof v !== 'string' || !/^(0x)?[0-9a-fA-F]{1,64}$/.test(v))
-    throw malformed(`${field}: expected a hex string of at most 32 bytes, got ${JSON.stringify(v)}`);
-  return BigInt(v.startsWith('0x') ? v : '0x' + v);
-}
-
-function index(v: unknown, field: string): number {
-  const n = typeof v === 'string' && /^\d+$/.test(v) ? Number(v) : v;
-  if (typeof n !== 'number' || !Number.isSafeInteger(n) || n < 0)
-    throw malformed(`${field}: expected a non-negative integer, got ${JSON.stringify(v)}`);
-  return n;
-}
-
-function list(v: unknown, field: string): Record<string, unknown>[] {
-  if (v === undefined || v === null) return [];
-  if (!Array.isArray(v) || v.some((x) => x === null || typeof x !== 'object'))
-    throw malformed(`${field}: expected an array of objects`);
-  return v as Record<string, unknown>[];
-}
-
-function path(v: unknown, field: string): bigint[] {
-  if (!Array.isArray(v)) throw malformed(`${field}: expected an array of hex strings`);
-  return v.map((x, i) => hexValue(x, `${field}[${i}]`));
-}
-
-/** Light's request body → the service's explicit request (heights inferred from paths when absent). */
-export function parseProveBody(body: unknown): ExplicitProveRequest {
-  if (body === null || typeof body !== 'object' || Array.isArray(body)) throw malformed('body must be a JSON object');
-  const o = body as Record<string, unknown>;
-  const accounts: InclusionWitness[] = list(pick(o, 'inputCompressedAccounts'), 'inputCompressedAccounts').map(
-    (a, i) => ({
-      root: hexValue(a.root, `inputCompressedAccounts[${i}].root`),
-      leaf: hexValue(a.leaf, `inputCompressedAccounts[${i}].leaf`),
-      pathIndex: index(pick(a, 'pathIndex'), `inputCompressedAccounts[${i}].pathIndex`),
-      pathElements: path(pick(a, 'pathElements'), `inputCompressedAccounts[${i}].pathElements`),
-    }),
-  );
-  const addresses: NonInclusionWitness[] = list(pick(o, 'newAddresses'), 'newAddresses').map((a, i) => ({
-    root: hexValue(a.root, `newAddresses[${i}].root`),
-    value: hexValue(a.value, `newAddresses[${i}].value`),
-    pathIndex: index(pick(a, 'pathIndex'), `newAddresses[${i}].pathIndex`),
-    pathElements: path(pick(a, 'pathElements'), `newAddresses[${i}].pathElements`),
-    lowValue: hexValue(pick(a, 'leafLowerRangeValue'), `newAddresses[${i}].leafLowerRangeValue`),
-    nextValue: hexValue(pick(a, 'leafHigherRangeValue'), `newAddresses[${i}].leafHigherRangeValue`),
-    nextIndex: index(pick(a, 'nextIndex') ?? 0, `newAddresses[${i}].nextIndex`),
-  }));
-  let circuitType = pick(o, 'circuitType');
-  if (circuitType === undefined) {
-    // Older clients sent no circuitType: the arrays say which circuit they mean.
-    circuitType = accounts.length && addresses.length ? 'combined' : addresses.length ? 'non-inclusion' : 'inclusion';
-  }
-  if (circuitType !== 'inclusion' && circuitType !== 'non-inclusion' && circuitType !== 'combined')
-    throw malformed(
-      `missing or invalid 'circuitType': expected "inclusion", "non-inclusion" or "combined", got ${JSON.stringify(circuitType)}`,
-    );
-  const height = (v: unknown, field: string) => (v === undefined || v === null ? 0 : index(v, field));
-  const generic = height(pick(o, 'treeHeight') ?? o.height, 'treeHeight');
-  const stateTreeHeight =
-    height(pick(o, 'stateTreeHeight'), 'stateTreeHeight') || generic || (accounts[0]?.pathElements.length ?? 0);
-  const addressTreeHeight =
-    height(pick(o, 'addressTreeHeight'), 'addressTreeHeight') || generic || (addresses[0]?.pathElements.length ?? 0);
-  const pih = pick(o, 'publicInputHash');
-  return {
-    circuitType: circuitType as CircuitFamily,
-    stateTreeHeight,
-    addressTreeHeight,
-    ...(pih !== undefined && pih !== null && pih !== '' ? { publicInputHash: hexValue(pih, 'publicInputHash') } : {}),
-    accounts,
-    addresses,
-  };
-}
-
 /** The HTTP status and Light error code of a service error. */
 function lightError(e: unknown): LightHttpError | undefined {
   if (e instanceof LightHttpError) return e;
   if (!(e instanceof AppError)) return undefined;
   switch (e.kind) {
+    case 'malformed_body':
+      return new LightHttpError(400, 'malformed_body', e.message);
     case 'invalid_argument':
     case 'proof_failed':
     case 'witness_shape':
@@ -123,6 +51,8 @@ function lightError(e: unknown): LightHttpError | undefined {
       return new LightHttpError(408, 'proof_timeout', e.message);
     case 'prover_busy':
       return new LightHttpError(503, 'prover_busy', e.message);
+    case 'prover_unavailable':
+      return new LightHttpError(503, 'queue_unavailable', e.message);
     default:
       return undefined;
   }
@@ -130,20 +60,73 @@ function lightError(e: unknown): LightHttpError | undefined {
 
 const digest = (s: string) => createHash('sha256').update(s).digest();
 
+/** Light's batch circuit types: its /prove always queues them; zkgate's parser does not read them. */
+const LIGHT_BATCH = new Set(['update', 'append-with-proofs', 'append', 'address-append']);
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+/** What Light's status answer says of a state that is not the end. */
+const STATUS_MESSAGE: Record<string, string> = {
+  queued: 'Job is queued and waiting to be processed',
+  processing: 'Job is currently being processed',
+};
+
+/** The job queue as this API uses it (src/queue's JobQueue). */
+export interface LightJobs {
+  /** Light's list names (zk_update_queue, …) rather than zkgate's: Light's batch bodies may be queued for its workers. */
+  readonly lightLists: boolean;
+  submit(
+    kind: 'prove',
+    payload: string,
+    circuitType: string,
+    circuit: string,
+  ): Promise<{ id: string; deduplicated: boolean; queue: string }>;
+  status(id: string): Promise<
+    | {
+        status: 'queued' | 'processing' | 'completed' | 'failed';
+        createdAt?: string;
+        startedAt?: string;
+        circuitType?: string;
+        error?: string;
+        failedAt?: string;
+        result?: string;
+      }
+    | undefined
+  >;
+  stats(): Promise<{ lists: Record<string, number>; pending: number; processing: number; failedList: number }>;
+  /** Processing entries older than ms. */
+  stuckJobs(ms: number): Promise<number>;
+}
+
 export interface LightHttpServer {
   readonly port: number;
   close(): Promise<void>;
 }
 
-export async function startLightHttp(opts: {
+export interface LightHttpOptions {
   host: string;
   port: number;
-  service: ProverService;
   apiKey: string;
   timeoutMs: number;
   log: Logger;
-}): Promise<LightHttpServer> {
-  const { service, log } = opts;
+  /** A synchronous proof: the local service's, or, on a front, one through the queue. */
+  prove(req: ExplicitProveRequest, run: RunOptions): Promise<{ raw: RawProof; circuit: string }>;
+  /** The local prover's warm-up, for /health (none on a front). */
+  warmUpState?: () => WarmUpState;
+  /** The job queue: the asynchronous API is served only with one, as Light's is. */
+  jobs?: LightJobs;
+}
+
+/** Go's JSON of a map: keys sorted. */
+const sorted = (o: Record<string, unknown>): Record<string, unknown> =>
+  Object.fromEntries(
+    Object.keys(o)
+      .sort()
+      .map((k) => [k, o[k]]),
+  );
+
+export async function startLightHttp(opts: LightHttpOptions): Promise<LightHttpServer> {
+  const { log, jobs } = opts;
   const keyDigest = opts.apiKey ? digest(opts.apiKey) : undefined;
 
   const send = (res: ServerResponse, status: number, body: unknown) => {
@@ -182,51 +165,192 @@ export async function startLightHttp(opts: {
       });
     });
 
+  const unauthorized = (res: ServerResponse) =>
+    send(res, 401, {
+      code: 'unauthorized',
+      message: 'Invalid or missing API key (X-API-Key or Authorization: Bearer)',
+    });
+
+  /** GET /prove/status?job_id= (Light's answers: 200 completed, 202 otherwise, 400/404 errors). */
+  const jobStatus = async (res: ServerResponse, url: URL, q: LightJobs) => {
+    const id = url.searchParams.get('job_id') ?? '';
+    if (!id) throw malformed('job_id parameter required');
+    if (!UUID.test(id))
+      throw new LightHttpError(400, 'invalid_job_id', 'Invalid job ID format. Job ID must be a valid UUID.');
+    const s = await q.status(id);
+    if (!s)
+      throw new LightHttpError(
+        404,
+        'job_not_found',
+        `Job with ID ${id} not found. It may have expired or never existed.`,
+      );
+    if (s.status === 'completed')
+      return send(res, 200, sorted({ job_id: id, status: 'completed', result: JSON.parse(s.result!) as unknown }));
+    if (s.status === 'failed')
+      return send(
+        res,
+        202,
+        sorted({
+          job_id: id,
+          status: 'failed',
+          error: s.error ?? '',
+          ...(s.failedAt ? { failed_at: s.failedAt } : {}),
+          message: `Job processing failed: ${s.error ?? ''}`,
+        }),
+      );
+    return send(
+      res,
+      202,
+      sorted({
+        job_id: id,
+        status: s.status,
+        message: STATUS_MESSAGE[s.status],
+        ...((s.status === 'processing' ? s.startedAt : s.createdAt) !== undefined
+          ? { created_at: s.status === 'processing' ? s.startedAt : s.createdAt }
+          : {}),
+      }),
+    );
+  };
+
+  /** GET /queue/stats: every list's length and the totals (Light's shape). */
+  const queueStats = async (res: ServerResponse, q: LightJobs) => {
+    const s = await q.stats();
+    send(
+      res,
+      200,
+      sorted({
+        queues: sorted(s.lists),
+        timestamp: Math.floor(Date.now() / 1000),
+        total_active: s.processing,
+        total_failed: s.failedList,
+        total_pending: s.pending,
+      }),
+    );
+  };
+
+  /** GET /queue/health: Light's later shape (degraded with jobs processing over 2 min, unhealthy over 50 failed). */
+  const queueHealth = async (res: ServerResponse, q: LightJobs) => {
+    const [s, stuck] = await Promise.all([q.stats(), q.stuckJobs(120_000)]);
+    const status = s.failedList > 50 ? 'unhealthy' : stuck > 0 ? 'degraded' : 'healthy';
+    send(
+      res,
+      200,
+      sorted({
+        queue_lengths: sorted(s.lists),
+        status,
+        stuck_jobs: stuck,
+        timestamp: Math.floor(Date.now() / 1000),
+        total_failed: s.failedList,
+        total_pending: s.pending,
+        total_processing: s.processing,
+      }),
+    );
+  };
+
+  /** POST /prove with X-Async: the job queued (or joined, for inputs already queued or proved). */
+  const enqueue = async (res: ServerResponse, q: LightJobs, payload: string, circuitType: string, circuit: string) => {
+    const job = await q.submit('prove', payload, circuitType, circuit);
+    if (job.deduplicated)
+      return send(
+        res,
+        202,
+        sorted({
+          job_id: job.id,
+          status: 'already_queued',
+          circuit_type: circuitType,
+          queue: job.queue,
+          message: 'Proof request with identical input already in queue. Returning existing job ID.',
+          deduplicated: true,
+        }),
+      );
+    send(
+      res,
+      202,
+      sorted({
+        job_id: job.id,
+        status: 'queued',
+        circuit_type: circuitType,
+        queue: job.queue,
+        estimated_time: LIGHT_BATCH.has(circuitType) ? '10-30 seconds' : '1-3 seconds',
+        status_url: `/prove/status?job_id=${job.id}`,
+        message: `Proof generation queued for ${circuitType} circuit. Use status_url to check progress.`,
+      }),
+    );
+  };
+
+  const prove = async (req: IncomingMessage, res: ServerResponse, url: URL, started: number) => {
+    const text = await readBody(req);
+    let body: unknown;
+    try {
+      body = JSON.parse(text);
+    } catch (e) {
+      throw malformed(`body is not JSON: ${(e as Error).message}`);
+    }
+    const flag = (name: string) => req.headers[`x-${name}`] === 'true' || url.searchParams.get(name) === 'true';
+    const circuitType = (body as { circuitType?: unknown } | null)?.circuitType;
+    if (typeof circuitType === 'string' && LIGHT_BATCH.has(circuitType)) {
+      // Light's forester bodies: queued as they are for Light's workers where the queue is Light's.
+      if (jobs?.lightLists) return enqueue(res, jobs, JSON.stringify(body), circuitType, circuitType);
+      throw malformed(
+        `circuitType "${circuitType}" is a batch circuit of Light's forester, which zkgate proves for its own forester only; send it to Light's prover (or queue it for Light's workers with --queue-format light)`,
+      );
+    }
+    const request = parseProveBody(body);
+    if (jobs && flag('async')) {
+      const shape = explicitShape(request);
+      return enqueue(res, jobs, lightProveBody(request), request.circuitType, shape.name);
+    }
+    const ac = new AbortController();
+    res.on('close', () => {
+      if (!res.writableFinished) ac.abort();
+    });
+    const r = await opts.prove(request, {
+      deadline: started + opts.timeoutMs,
+      signal: ac.signal,
+      caller: `prove:${req.socket.remoteAddress ?? 'unknown'}`,
+    });
+    send(res, 200, r.raw);
+    log.info('prove', { circuit: r.circuit, ms: Date.now() - started, status: 200 });
+  };
+
   const handle = async (req: IncomingMessage, res: ServerResponse) => {
     const url = new URL(req.url ?? '/', 'http://x');
     if (req.method === 'OPTIONS') {
       res.writeHead(204, {
         'access-control-allow-origin': '*',
         'access-control-allow-methods': 'GET, POST, OPTIONS',
-        'access-control-allow-headers': 'content-type, authorization, x-api-key',
+        'access-control-allow-headers': 'content-type, authorization, x-api-key, x-async, x-sync',
       });
       return res.end();
     }
     if (url.pathname === '/health' && req.method === 'GET') {
       // Light's answer once ready; while the preloaded keys load, 503 with the progress.
-      const w = service.warmUpState();
-      return w.phase === 'warming'
+      const w = opts.warmUpState?.();
+      return w?.phase === 'warming'
         ? send(res, 503, { status: 'warming', done: w.done, total: w.total })
         : send(res, 200, { status: 'ok' });
     }
-    if (url.pathname !== '/prove') return send(res, 404, { code: 'not_found', message: `no route ${url.pathname}` });
-    if (req.method !== 'POST') return send(res, 405, { code: 'method_not_allowed', message: 'POST /prove' });
-    if (!authorized(req))
-      return send(res, 401, {
-        code: 'unauthorized',
-        message: 'Invalid or missing API key (X-API-Key or Authorization: Bearer)',
-      });
+    const route =
+      url.pathname === '/prove'
+        ? 'prove'
+        : jobs && url.pathname === '/prove/status'
+          ? 'status'
+          : jobs && url.pathname === '/queue/stats'
+            ? 'stats'
+            : jobs && url.pathname === '/queue/health'
+              ? 'health'
+              : undefined;
+    if (!route) return send(res, 404, { code: 'not_found', message: `no route ${url.pathname}` });
+    const method = route === 'prove' ? 'POST' : 'GET';
+    if (req.method !== method)
+      return send(res, 405, { code: 'method_not_allowed', message: `${method} ${url.pathname}` });
+    if (!authorized(req)) return unauthorized(res);
     const started = Date.now();
     try {
-      const text = await readBody(req);
-      let body: unknown;
-      try {
-        body = JSON.parse(text);
-      } catch (e) {
-        throw malformed(`body is not JSON: ${(e as Error).message}`);
-      }
-      const request = parseProveBody(body);
-      const ac = new AbortController();
-      res.on('close', () => {
-        if (!res.writableFinished) ac.abort();
-      });
-      const r = await service.prove(request, {
-        deadline: started + opts.timeoutMs,
-        signal: ac.signal,
-        caller: `prove:${req.socket.remoteAddress ?? 'unknown'}`,
-      });
-      send(res, 200, r.proof.raw);
-      log.info('prove', { circuit: r.circuit, ms: Date.now() - started, status: 200 });
+      if (route === 'prove') await prove(req, res, url, started);
+      else if (route === 'status') await jobStatus(res, url, jobs!);
+      else if (route === 'stats') await queueStats(res, jobs!);
+      else await queueHealth(res, jobs!);
     } catch (e) {
       if (e instanceof ClientGone) {
         log.debug('prove: client went away before sending its body');
@@ -235,9 +359,9 @@ export async function startLightHttp(opts: {
       const le = lightError(e);
       if (le) {
         send(res, le.status, { code: le.code, message: le.message });
-        log.info('prove', { ms: Date.now() - started, status: le.status, code: le.code });
+        log.info(route, { ms: Date.now() - started, status: le.status, code: le.code });
       } else {
-        log.error('prove failed', { error: String((e as Error)?.stack ?? e) });
+        log.error(`${route} failed`, { error: String((e as Error)?.stack ?? e) });
         send(res, 500, { code: 'unexpected_error', message: 'Internal server error' });
       }
     }

@@ -408,62 +408,12 @@ export class ProverService {
 
   /** Light's /prove: explicit witnesses, checked against the shape before proving. */
   async prove(req: ExplicitProveRequest, run: RunOptions): Promise<ProveResult> {
-    const bad = (msg: string) => new ProverError('invalid_argument', msg);
-    const { circuitType, accounts, addresses } = req;
-    const wantsAccounts = circuitType !== 'non-inclusion';
-    const wantsAddresses = circuitType !== 'inclusion';
-    if (wantsAccounts !== accounts.length > 0)
-      throw bad(
-        wantsAccounts
-          ? `wrong number of compressed accounts: 0 (a ${circuitType} proof needs at least one)`
-          : `a non-inclusion proof takes no compressed accounts, got ${accounts.length}`,
-      );
-    if (wantsAddresses !== addresses.length > 0)
-      throw bad(
-        wantsAddresses
-          ? `wrong number of new addresses: 0 (a ${circuitType} proof needs at least one)`
-          : `an inclusion proof takes no new addresses, got ${addresses.length}`,
-      );
-    const v2 =
-      req.publicInputHash !== undefined ||
-      (wantsAccounts && req.stateTreeHeight === 32) ||
-      (wantsAddresses && req.addressTreeHeight === 40);
-    const version = v2 ? 2 : 1;
-    const shape = findShape(version, accounts.length, addresses.length);
-    if (!shape) {
-      const sizes = SHAPES.filter((s) => s.version === version && s.family === circuitType)
-        .map((s) =>
-          circuitType === 'combined' ? `${s.nInclusion}x${s.nNonInclusion}` : s.nInclusion || s.nNonInclusion,
-        )
-        .join(', ');
-      throw bad(
-        `no V${version} ${circuitType} circuit for ${accounts.length} compressed accounts and ${addresses.length} new addresses; supported: ${sizes}`,
-      );
-    }
-    if (wantsAccounts && req.stateTreeHeight !== shape.stateHeight)
-      throw bad(
-        `stateTreeHeight ${req.stateTreeHeight} is not supported: V${version} circuits use ${shape.stateHeight}`,
-      );
-    if (wantsAddresses && req.addressTreeHeight !== shape.addressHeight)
-      throw bad(
-        `addressTreeHeight ${req.addressTreeHeight} is not supported: V${version} circuits use ${shape.addressHeight}`,
-      );
-    accounts.forEach((a, i) => {
-      if (a.pathElements.length !== shape.stateHeight)
-        throw bad(
-          `wrong size of merkle proof for proof ${i}: ${a.pathElements.length} path elements, expected ${shape.stateHeight}`,
-        );
-    });
-    addresses.forEach((a, i) => {
-      if (a.pathElements.length !== shape.addressHeight)
-        throw bad(
-          `wrong size of merkle proof for address ${i}: ${a.pathElements.length} path elements, expected ${shape.addressHeight}`,
-        );
-    });
+    const shape = explicitShape(req);
+    const { accounts, addresses } = req;
     // Admitted (or refused) before hashing the inputs: see ProverPool.hold.
     const hold = this.o.pool.hold(run);
     try {
-      if (version === 2 && req.publicInputHash !== undefined) this.checkPublicInputHash(req);
+      if (shape.version === 2 && req.publicInputHash !== undefined) this.checkPublicInputHash(req);
       const proof = await this.proveShape(shape, accounts, addresses, { ...run, hold });
       return { proof, circuit: shape.name };
     } finally {
@@ -493,6 +443,62 @@ export class ProverService {
       keyKind: k.setup ?? '',
     }));
   }
+}
+
+/**
+ * The shape an explicit request proves, checked first: counts, heights and path lengths
+ * (invalid_argument naming what is wrong). Also what a queue's front checks before it enqueues.
+ */
+export function explicitShape(req: ExplicitProveRequest): Shape {
+  const bad = (msg: string) => new ProverError('invalid_argument', msg);
+  const { circuitType, accounts, addresses } = req;
+  const wantsAccounts = circuitType !== 'non-inclusion';
+  const wantsAddresses = circuitType !== 'inclusion';
+  if (wantsAccounts !== accounts.length > 0)
+    throw bad(
+      wantsAccounts
+        ? `wrong number of compressed accounts: 0 (a ${circuitType} proof needs at least one)`
+        : `a non-inclusion proof takes no compressed accounts, got ${accounts.length}`,
+    );
+  if (wantsAddresses !== addresses.length > 0)
+    throw bad(
+      wantsAddresses
+        ? `wrong number of new addresses: 0 (a ${circuitType} proof needs at least one)`
+        : `an inclusion proof takes no new addresses, got ${addresses.length}`,
+    );
+  const v2 =
+    req.publicInputHash !== undefined ||
+    (wantsAccounts && req.stateTreeHeight === 32) ||
+    (wantsAddresses && req.addressTreeHeight === 40);
+  const version = v2 ? 2 : 1;
+  const shape = findShape(version, accounts.length, addresses.length);
+  if (!shape) {
+    const sizes = SHAPES.filter((s) => s.version === version && s.family === circuitType)
+      .map((s) => (circuitType === 'combined' ? `${s.nInclusion}x${s.nNonInclusion}` : s.nInclusion || s.nNonInclusion))
+      .join(', ');
+    throw bad(
+      `no V${version} ${circuitType} circuit for ${accounts.length} compressed accounts and ${addresses.length} new addresses; supported: ${sizes}`,
+    );
+  }
+  if (wantsAccounts && req.stateTreeHeight !== shape.stateHeight)
+    throw bad(`stateTreeHeight ${req.stateTreeHeight} is not supported: V${version} circuits use ${shape.stateHeight}`);
+  if (wantsAddresses && req.addressTreeHeight !== shape.addressHeight)
+    throw bad(
+      `addressTreeHeight ${req.addressTreeHeight} is not supported: V${version} circuits use ${shape.addressHeight}`,
+    );
+  accounts.forEach((a, i) => {
+    if (a.pathElements.length !== shape.stateHeight)
+      throw bad(
+        `wrong size of merkle proof for proof ${i}: ${a.pathElements.length} path elements, expected ${shape.stateHeight}`,
+      );
+  });
+  addresses.forEach((a, i) => {
+    if (a.pathElements.length !== shape.addressHeight)
+      throw bad(
+        `wrong size of merkle proof for address ${i}: ${a.pathElements.length} path elements, expected ${shape.addressHeight}`,
+      );
+  });
+  return shape;
 }
 
 /** `fn` over `items` in their order, `width` at a time: each runner takes the next as it is free. */

@@ -8,7 +8,7 @@ import { execFileSync } from 'node:child_process';
 import { mkdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, test } from 'node:test';
-import { parseProveBody } from '../../src/prover/light-http.js';
+import { parseProveBody } from '../../src/prover/light-json.js';
 import { circuitInputs } from '../../src/zk/inputs.js';
 import { importLightKey, lightVerificationKey } from '../../src/zk/light/import.js';
 import { lightInputVector } from '../../src/zk/light/inputs.js';

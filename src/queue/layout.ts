@@ -1,0 +1,85 @@
+// Where jobs live in Redis, for each --queue-format. Both formats keep Light's list entries
+// (`{"id","type","payload","created_at"}`, docs/light-queue-formats.md §2), so one set of scripts
+// serves them; `light` uses Light's own list and key names, so a zkgate host can pull from a Light
+// prover deployment's Redis, and `zkgate` keeps its own names so the two never meet by accident.
+// What Light has no place for (leases, attempt counts, per-job state, de-duplication, statistics,
+// verifying keys) lives under `zkgate:` in both: Light's processes never read those keys.
+
+export type QueueFormat = 'zkgate' | 'light';
+
+/** A job's kind: a proof from explicit witnesses (Light's /prove body) or one of the forester's batches. */
+export type JobKind = 'prove' | 'batch';
+
+/** Light's circuit types that go to its batch lists; zkgate's /prove does not parse their bodies. */
+export const LIGHT_BATCH_TYPES = ['update', 'append-with-proofs', 'append', 'address-append'] as const;
+
+/** The circuitType of a zkgate batch job's payload: no Light process claims it. */
+export const ZKGATE_BATCH_TYPE = 'zkgate-batch';
+
+export interface QueueLayout {
+  format: QueueFormat;
+  /** Pending lists, in the order workers look at them (client proofs before the forester's). */
+  pending: readonly string[];
+  /** The processing twin of a pending list. */
+  processing(list: string): string;
+  failed: string;
+  /** Light's list of results (bounded here to RESULTS_LIST_MAX); none in zkgate's format. */
+  resultsList?: string;
+  resultKey(id: string): string;
+  /** The pending list a job goes to. */
+  route(kind: JobKind, circuitType: string): string;
+}
+
+const ZK = 'zkgate:';
+
+/** zkgate's own keys, in both formats. */
+export const KEYS = {
+  leases: `${ZK}leases`,
+  leased: `${ZK}leased`,
+  attempts: `${ZK}attempts`,
+  stats: `${ZK}stats`,
+  hostJobs: `${ZK}host_jobs`,
+  job: (id: string) => `${ZK}job:${id}`,
+  dedup: (hash: string) => `${ZK}dedup:${hash}`,
+  vk: (circuit: string, sha256: string) => `${ZK}vk:${circuit}:${sha256}`,
+  /** Pub/sub: a job was added (workers wake) and a job ended (waiters look). */
+  added: `${ZK}added`,
+  ended: `${ZK}ended`,
+} as const;
+
+export const RESULTS_LIST_MAX = 1000;
+export const FAILED_LIST_MAX = 10_000;
+
+const LIGHT: QueueLayout = {
+  format: 'light',
+  pending: ['zk_update_queue', 'zk_append_queue', 'zk_address_append_queue', `${ZK}batch_queue`],
+  processing: (list) => list.replace(/_queue$/, '_processing_queue'),
+  failed: 'zk_failed_queue',
+  resultsList: 'zk_results_queue',
+  resultKey: (id) => `zk_result_${id}`,
+  // As Light routes (A:server.go:676-687): every non-batch circuit shares the update list.
+  route: (kind, circuitType) =>
+    kind === 'batch'
+      ? `${ZK}batch_queue`
+      : circuitType === 'append-with-proofs' || circuitType === 'append'
+        ? 'zk_append_queue'
+        : circuitType === 'address-append'
+          ? 'zk_address_append_queue'
+          : 'zk_update_queue',
+};
+
+const NATIVE: QueueLayout = {
+  format: 'zkgate',
+  pending: [`${ZK}proof_queue`, `${ZK}batch_queue`],
+  processing: (list) => list.replace(/_queue$/, '_processing_queue'),
+  failed: `${ZK}failed_queue`,
+  resultKey: (id) => `${ZK}result:${id}`,
+  route: (kind) => (kind === 'batch' ? `${ZK}batch_queue` : `${ZK}proof_queue`),
+};
+
+export const layoutOf = (format: QueueFormat): QueueLayout => (format === 'light' ? LIGHT : NATIVE);
+
+/** Every list a layout uses: pending, processing and failed (what /queue/stats counts). */
+export function listsOf(l: QueueLayout): { pending: string[]; processing: string[]; failed: string } {
+  return { pending: [...l.pending], processing: l.pending.map((p) => l.processing(p)), failed: l.failed };
+}

@@ -1,0 +1,114 @@
+// A prover host's side of the queue (--role prover --queue): `slots` loops, each claiming the next
+// job this host can prove, holding its lease while it proves, then completing or failing it. The
+// slots feed the same worker pool the gRPC and HTTP callers use, so a GPU backend batches the
+// queue's jobs with the rest. Every process with a queue also reaps expired leases.
+import type { Logger } from '../obs/log.js';
+import type { MetricsRegistry } from '../obs/metrics.js';
+import { AppError } from '../errors.js';
+import type { ClaimedJob, JobQueue } from './job-queue.js';
+
+export interface ProvedJob {
+  /** The result's JSON text: the proof as Light's /prove answers it. */
+  result: string;
+  circuit: string;
+  keySha256: string;
+}
+
+/**
+ * Errors about the job itself: any host would answer the same, so the job fails at once. Anything
+ * else (a key this host lacks, a full or broken host) is tried again, here or elsewhere.
+ */
+const PERMANENT = new Set(['invalid_argument', 'proof_failed', 'witness_shape', 'unknown_shape', 'malformed_body']);
+
+export interface QueueWorkerOptions {
+  queue: JobQueue;
+  /** This host's name in leases, logs and per-host counts. */
+  host: string;
+  /** Circuit types this host claims (Light's `circuitType` strings, and zkgate's batch type). */
+  accept: readonly string[];
+  slots: number;
+  prove(job: ClaimedJob): Promise<ProvedJob>;
+  log: Logger;
+  metrics?: MetricsRegistry;
+  /** How often leases are renewed and expired ones reaped. */
+  leaseMs: number;
+}
+
+export class QueueWorker {
+  private stopped = false;
+  private readonly loops: Promise<void>[] = [];
+  private readonly reaper: NodeJS.Timeout;
+  private readonly jobs?: ReturnType<MetricsRegistry['counter']>;
+  private unreachableSince = 0;
+
+  constructor(private readonly o: QueueWorkerOptions) {
+    this.jobs = o.metrics?.counter('zkgate_queue_host_jobs_total', "This host's queue jobs, by outcome", ['outcome']);
+    for (let i = 0; i < o.slots; i++) this.loops.push(this.loop());
+    this.reaper = setInterval(() => void reap(o.queue, o.log), Math.max(250, o.leaseMs / 2));
+    this.reaper.unref();
+  }
+
+  private async loop(): Promise<void> {
+    const { queue, host, log } = this.o;
+    while (!this.stopped) {
+      let job: ClaimedJob | undefined;
+      try {
+        job = await queue.claim(host, this.o.accept);
+        if (this.unreachableSince) {
+          log.info('job queue reachable again', { queue: queue.where });
+          this.unreachableSince = 0;
+        }
+      } catch (e) {
+        if (!this.unreachableSince) {
+          this.unreachableSince = Date.now();
+          log.warn('job queue unreachable: claiming paused', { queue: queue.where, error: (e as Error).message });
+        }
+        await queue.nextAdded(1000);
+        continue;
+      }
+      if (!job) {
+        await queue.nextAdded(1000);
+        continue;
+      }
+      await this.run(job);
+    }
+  }
+
+  private async run(job: ClaimedJob): Promise<void> {
+    const { queue, host, log } = this.o;
+    const started = Date.now();
+    const renew = setInterval(
+      () => void queue.renew(job.id, host).catch(() => undefined),
+      Math.max(100, this.o.leaseMs / 3),
+    );
+    try {
+      const r = await this.o.prove(job);
+      const first = await queue.complete(job.id, host, r.result, r.circuit, r.keySha256);
+      this.jobs?.inc([first ? 'completed' : 'duplicate']);
+      log.info('queue job done', { job: job.id, circuit: r.circuit, ms: Date.now() - started, first });
+    } catch (e) {
+      const kind = e instanceof AppError ? e.kind : 'prover_internal';
+      const message = e instanceof AppError ? e.message : `Internal error: ${String((e as Error)?.message ?? e)}`;
+      const outcome = await queue
+        .fail(job.id, host, message, kind, !PERMANENT.has(kind))
+        .catch((err: Error) => `unrecorded (${err.message})`);
+      this.jobs?.inc([outcome === 'failed' ? 'failed' : outcome === 'retried' ? 'retried' : 'lost']);
+      log.warn('queue job failed', { job: job.id, kind, error: message, outcome, attempts: job.attempts });
+    } finally {
+      clearInterval(renew);
+    }
+  }
+
+  /** Stops claiming and lets the jobs in hand finish (what is left when the process ends, leases return). */
+  async stop(): Promise<void> {
+    this.stopped = true;
+    clearInterval(this.reaper);
+    await Promise.all(this.loops);
+  }
+}
+
+/** One reaper pass, logged when it took anything back. */
+export async function reap(queue: JobQueue, log: Logger): Promise<void> {
+  const r = await queue.reap().catch(() => undefined);
+  if (r && (r.requeued || r.failed)) log.warn('job queue: expired leases taken back', { queue: queue.where, ...r });
+}

@@ -1,0 +1,227 @@
+// The job queue's state changes on a real Redis server, without proofs: claims, leases that run
+// out, retries and the failed list, de-duplication, bounded depth, Light's list entries, and a
+// Redis that stops and comes back.
+import assert from 'node:assert/strict';
+import { after, before, test } from 'node:test';
+import { Redis } from 'ioredis';
+import { createLogger } from '../../src/obs/log.js';
+import { JobQueue, type QueueFormat } from '../../src/queue/index.js';
+import { KEYS } from '../../src/queue/layout.js';
+import { startRedis, type TestRedis } from '../helpers/redis.js';
+
+let redis: TestRedis;
+let raw: Redis;
+const log = createLogger('error');
+const queues: JobQueue[] = [];
+
+before(async () => {
+  redis = await startRedis();
+  raw = new Redis(redis.url);
+});
+after(async () => {
+  for (const q of queues) q.close();
+  raw?.disconnect();
+  await redis?.close();
+});
+
+const open = async (o: { format?: QueueFormat; leaseMs?: number; maxAttempts?: number; maxDepth?: number } = {}) => {
+  const q = await JobQueue.open({
+    url: redis.url,
+    format: o.format ?? 'zkgate',
+    leaseMs: o.leaseMs ?? 30_000,
+    maxAttempts: o.maxAttempts ?? 3,
+    resultTtlS: 600,
+    maxDepth: o.maxDepth ?? 100,
+    log,
+  });
+  queues.push(q);
+  return q;
+};
+
+/** A payload unique to the test (the queue's de-duplication would join equal ones). */
+let n = 0;
+const body = (circuitType = 'inclusion') =>
+  JSON.stringify({ circuitType, stateTreeHeight: 26, inputCompressedAccounts: [{ leaf: `0x${(++n).toString(16)}` }] });
+const ACCEPT = ['inclusion', 'non-inclusion', 'combined'];
+
+test('a job goes queued → processing → completed, its result kept with a TTL', async () => {
+  const q = await open();
+  const job = await q.submit('prove', body(), 'inclusion', 'v1_inclusion_26_1');
+  assert.equal(job.deduplicated, false);
+  assert.equal(job.queue, 'zkgate:proof_queue');
+  assert.equal((await q.status(job.id))?.status, 'queued');
+  const claimed = await q.claim('host-a', ACCEPT);
+  assert.equal(claimed?.id, job.id);
+  assert.equal(claimed?.attempts, 1);
+  const s = await q.status(job.id);
+  assert.equal(s?.status, 'processing');
+  assert.equal(s?.host, 'host-a');
+  assert.equal(await raw.llen('zkgate:proof_processing_queue'), 1);
+  assert.equal(await q.claim('host-b', ACCEPT), undefined, 'one job, one claim');
+  assert.equal(await q.complete(job.id, 'host-a', '{"ar":["0x1"]}', 'v1_inclusion_26_1', 'abc'), true);
+  const done = await q.wait(job.id, Date.now() + 1000);
+  assert.equal(done.status, 'completed');
+  assert.equal(done.result, '{"ar":["0x1"]}');
+  assert.equal(done.keySha256, 'abc');
+  assert.equal(await raw.llen('zkgate:proof_processing_queue'), 0);
+  const ttl = await raw.ttl(`zkgate:result:${job.id}`);
+  assert.ok(ttl > 0 && ttl <= 600, `result TTL ${ttl}`);
+  assert.equal(await raw.zcard(KEYS.leases), 0);
+});
+
+test('identical inputs share one job while it is queued or done; after a failure they are tried again', async () => {
+  const q = await open();
+  const b = body();
+  const first = await q.submit('prove', b, 'inclusion', 'v1_inclusion_26_1');
+  const again = await q.submit('prove', b, 'inclusion', 'v1_inclusion_26_1');
+  assert.deepEqual(again, { id: first.id, deduplicated: true, queue: first.queue });
+  const claimed = await q.claim('host-a', ACCEPT);
+  assert.equal(claimed?.id, first.id);
+  assert.equal(await q.fail(first.id, 'host-a', 'bad root', 'proof_failed', false), 'failed');
+  const third = await q.submit('prove', b, 'inclusion', 'v1_inclusion_26_1');
+  assert.notEqual(third.id, first.id);
+  assert.equal(third.deduplicated, false);
+  await q.claim('host-a', ACCEPT);
+  await q.complete(third.id, 'host-a', '{}', 'v1_inclusion_26_1', 'k');
+  assert.equal((await q.submit('prove', b, 'inclusion', 'v1_inclusion_26_1')).id, third.id);
+});
+
+test('a lease that runs out puts the job back; the first result wins; attempts end in the failed list', async () => {
+  const q = await open({ leaseMs: 1000, maxAttempts: 2 });
+  const job = await q.submit('prove', body(), 'inclusion', 'v1_inclusion_26_1');
+  assert.equal((await q.claim('host-a', ACCEPT))?.id, job.id);
+  assert.deepEqual(await q.reap(), { requeued: 0, failed: 0 }, 'not expired yet');
+  await new Promise((r) => setTimeout(r, 1100));
+  assert.deepEqual(await q.reap(), { requeued: 1, failed: 0 });
+  assert.equal((await q.status(job.id))?.status, 'queued');
+  assert.equal(await raw.llen('zkgate:proof_processing_queue'), 0, "the dead host's processing entry is gone");
+  assert.equal(await q.renew(job.id, 'host-a'), false, 'the lease is no longer host-a’s');
+  const again = await q.claim('host-b', ACCEPT);
+  assert.equal(again?.id, job.id);
+  assert.equal(again?.attempts, 2);
+  // host-a finishes late: its result is the job's; host-b's later one is dropped.
+  assert.equal(await q.complete(job.id, 'host-a', '{"by":"a"}', 'c', 'k'), true);
+  assert.equal(await q.complete(job.id, 'host-b', '{"by":"b"}', 'c', 'k'), false);
+  assert.equal((await q.status(job.id))?.result, '{"by":"a"}');
+  assert.equal(await raw.zcard(KEYS.leases), 0);
+
+  // Two expiries with maxAttempts 2: failed, naming the last host.
+  const doomed = await q.submit('prove', body(), 'inclusion', 'v1_inclusion_26_1');
+  for (const host of ['host-a', 'host-b']) {
+    assert.equal((await q.claim(host, ACCEPT))?.id, doomed.id);
+    await new Promise((r) => setTimeout(r, 1100));
+    await q.reap();
+  }
+  const s = await q.status(doomed.id);
+  assert.equal(s?.status, 'failed');
+  assert.equal(s?.error, 'lease expired 2 times: the hosts proving it stopped answering (last: host-b)');
+  await assert.rejects(q.wait(doomed.id, Date.now() + 1000), {
+    kind: 'prover_unavailable',
+    message: s?.error,
+  });
+  const failed = JSON.parse((await raw.lrange('zkgate:failed_queue', -1, -1))[0]!);
+  assert.equal(failed.id, `${doomed.id}_failed`);
+  assert.equal(failed.type, 'failed');
+  assert.equal(failed.payload.error, s?.error);
+  assert.equal(failed.payload.original_job.id, doomed.id);
+  const stats = await q.stats();
+  assert.ok(stats.leaseExpiries >= 3 && stats.retries >= 2, JSON.stringify(stats));
+});
+
+test('retryable failures go back until the attempts run out; permanent ones fail at once', async () => {
+  const q = await open({ maxAttempts: 3 });
+  const job = await q.submit('prove', body(), 'inclusion', 'v1_inclusion_26_1');
+  for (let i = 1; i <= 3; i++) {
+    const c = await q.claim(`host-${i}`, ACCEPT);
+    assert.equal(c?.attempts, i);
+    const outcome = await q.fail(job.id, `host-${i}`, 'no key for v1_inclusion_26_1 here', 'key_not_built', true);
+    assert.equal(outcome, i < 3 ? 'retried' : 'failed');
+  }
+  const s = await q.status(job.id);
+  assert.equal(s?.status, 'failed');
+  assert.equal(s?.errorKind, 'key_not_built');
+  await assert.rejects(q.wait(job.id, Date.now() + 1000), { kind: 'key_not_built' });
+  const bad = await q.submit('prove', body(), 'inclusion', 'v1_inclusion_26_1');
+  await q.claim('host-1', ACCEPT);
+  assert.equal(await q.fail(bad.id, 'host-1', 'root mismatch', 'proof_failed', false), 'failed');
+  assert.equal(await q.fail(bad.id, 'host-1', 'again', 'proof_failed', false), 'lost', 'nothing of host-1’s left');
+});
+
+test('a full list refuses new jobs as busy', async () => {
+  await raw.del('zkgate:proof_queue');
+  const q = await open({ maxDepth: 2 });
+  await q.submit('prove', body(), 'inclusion', 'x');
+  await q.submit('prove', body(), 'inclusion', 'x');
+  await assert.rejects(q.submit('prove', body(), 'inclusion', 'x'), {
+    kind: 'prover_busy',
+    message: 'Prover busy: the job queue zkgate:proof_queue holds 2 jobs (--queue-max-jobs); retry later',
+  });
+  await raw.del('zkgate:proof_queue');
+});
+
+test("Light's lists: a zkgate host claims Light's entries it can prove, leaves batch ones, answers in Light's keys", async () => {
+  const q = await open({ format: 'light' });
+  const id = '0b0c5a4e-6f53-4b7e-9d55-3c1f4a0e2a11';
+  const batchId = '7d1d4d7e-2b1a-4c8f-8d8e-5a0b9c3e4f21';
+  // As Light's server writes them (Go: struct field order, RFC 3339 with nanoseconds).
+  const batch = `{"id":"${batchId}","type":"zk_proof","payload":{"circuitType":"update","batchSize":10},"created_at":"2026-11-28T12:00:00.123456789Z"}`;
+  const entry = `{"id":"${id}","type":"zk_proof","payload":{"circuitType":"inclusion","stateTreeHeight":26,"inputCompressedAccounts":[]},"created_at":"2026-11-28T12:00:01.5Z"}`;
+  await raw.rpush('zk_update_queue', batch, entry);
+  const c = await q.claim('host-a', ACCEPT);
+  assert.equal(c?.id, id);
+  assert.equal(c?.entry, entry);
+  assert.deepEqual(
+    await raw.lrange('zk_update_queue', 0, -1),
+    [batch],
+    "Light's batch job is left for Light's workers",
+  );
+  const [proc] = await raw.lrange('zk_update_processing_queue', 0, -1);
+  assert.match(
+    proc!,
+    new RegExp(
+      `^\\{"id":"${id}_processing","type":"processing","payload":\\{"circuitType":"inclusion","stateTreeHeight":26,"inputCompressedAccounts":\\[\\]\\},"created_at":"[^"]+"\\}$`,
+    ),
+  );
+  assert.equal(await q.complete(id, 'host-a', '{"ar":["0x1"],"bs":[["0x2"]],"krs":["0x3"]}', 'c', 'k'), true);
+  assert.equal(await raw.get(`zk_result_${id}`), '{"ar":["0x1"],"bs":[["0x2"]],"krs":["0x3"]}');
+  const result = JSON.parse((await raw.lrange('zk_results_queue', -1, -1))[0]!);
+  assert.deepEqual(
+    { id: result.id, type: result.type, payload: result.payload },
+    { id, type: 'result', payload: { ar: ['0x1'], bs: [['0x2']], krs: ['0x3'] } },
+  );
+  assert.equal(await raw.llen('zk_update_processing_queue'), 0);
+  // A job Light's own worker finished (no zkgate record): completed, from its result key.
+  const foreign = '1a2b3c4d-0000-4000-8000-000000000001';
+  await raw.set(`zk_result_${foreign}`, '{"ar":[]}');
+  assert.deepEqual(await q.status(foreign), { id: foreign, status: 'completed', result: '{"ar":[]}' });
+  await raw.del('zk_update_queue');
+});
+
+test('Redis stopped: calls fail at once naming the queue; restarted, the queued job is still there', async () => {
+  const q = await open();
+  const job = await q.submit('prove', body(), 'inclusion', 'v1_inclusion_26_1');
+  await redis.stop();
+  try {
+    await assert.rejects(q.submit('prove', body(), 'inclusion', 'x'), (e: Error & { kind?: string }) => {
+      assert.equal(e.kind, 'prover_unavailable');
+      assert.match(e.message, new RegExp(`^job queue redis://127\\.0\\.0\\.1:${redis.port} unreachable: `));
+      return true;
+    });
+    await assert.rejects(q.ping(), { kind: 'prover_unavailable' });
+  } finally {
+    await redis.start();
+  }
+  // The client reconnects on its own.
+  for (
+    let i = 0;
+    i < 50 &&
+    (await q.ping().then(
+      () => false,
+      () => true,
+    ));
+    i++
+  )
+    await new Promise((r) => setTimeout(r, 100));
+  assert.equal((await q.status(job.id))?.status, 'queued');
+  assert.equal((await q.claim('host-a', ACCEPT))?.id, job.id);
+});
