@@ -10,7 +10,11 @@ import { after, before, test } from 'node:test';
 import { Keypair, PublicKey } from '@solana/web3.js';
 import { compress, confirmTx, createRpc, merkletreePubkey, transfer, type Rpc } from '@lightprotocol/stateless.js';
 import { Redis } from 'ioredis';
+import { appendInputs, emptyNodes } from '../../src/forester/batch-inputs.js';
+import { createLogger } from '../../src/obs/log.js';
 import { demoAccountHashes } from '../../src/prover/demo-data.js';
+import { JobQueue, QueueProver } from '../../src/queue/index.js';
+import { loadPoseidon, poseidon } from '../../src/zk/index.js';
 import { TreeStore } from '../../src/state/index.js';
 import { fromRaw, type RawProof } from '../../src/zk/proof-format.js';
 import { runCli, type CliProcess } from '../helpers/cli.js';
@@ -248,6 +252,33 @@ test('a poisoned job ends in the failed list with its error', async () => {
   const again = JSON.parse((await post(JSON.stringify(bad))).text);
   assert.notEqual(again.job_id, id);
   assert.equal((await statusUntilDone(again.job_id)).json.status, 'failed');
+});
+
+test("the forester's batch proofs through the queue: proved by a host, its verifying key published", async () => {
+  await loadPoseidon();
+  const queue = await JobQueue.open({
+    url: redis.url,
+    format: 'zkgate',
+    leaseMs: LEASE_MS,
+    maxAttempts: 3,
+    resultTtlS: 600,
+    maxDepth: 100,
+    log: createLogger('error'),
+  });
+  try {
+    const batch = appendInputs(
+      emptyNodes(32),
+      0,
+      Array.from({ length: 10 }, (_, i) => poseidon([BigInt(i), 5n])),
+    );
+    const r = await new QueueProver(queue, 60_000).proveBatch('batch_append_32_10', batch.inputs);
+    const vk = await keys.verificationKey('batch_append_32_10');
+    await assertVerifies(vk, [batch.publicInputHash], r.points);
+    assert.equal(r.keySha256, (await keys.ensure('batch_append_32_10')).entry.sha256);
+    assert.deepEqual(await new QueueProver(queue, 1000).verifyingKey('batch_append_32_10', r.keySha256), vk);
+  } finally {
+    queue.close();
+  }
 });
 
 test('a host killed -9 mid-job: its jobs come back when the lease runs out; every job completes once', async () => {
