@@ -20,7 +20,7 @@ export const LAYERS: readonly (readonly string[])[] = [
   ['ledger', 'grpc'],
   ['compression', 'das', 'sim'],
   ['prover'],
-  ['forester'],
+  ['forester', 'queue'],
   ['rpc'],
   ['pubsub'],
   // The composition root and the CLI's commands, then the CLI itself.

@@ -5,22 +5,32 @@
 // Measured, against a front with one prover (the same run's baseline): p50/p99 at concurrency 1
 // (the balancer's own cost per call) and proofs/s at concurrency 4, with 1, 2 and 3 provers. On
 // a 2-core machine the provers share the same cores: more processes cannot add proofs/s there.
-// The Redis queue's figures join this scenario when the queue exists. BENCH_FLEET_SIZES selects.
+//
+// The Redis queue (a real redis-server): a --role rpc --queue front and prover hosts on the same
+// queue, Light's /prove requests of distinct inputs (equal ones would be answered from the
+// queue's cache). Measured against the same run's direct /prove on one host: the queue's cost per
+// job (p50/p99 at concurrency 1), and proofs/s at concurrency 4 with 1, 2 and 3 hosts.
+// BENCH_FLEET_SIZES selects the sizes, BENCH_FLEET_PARTS the parts (balancer, queue).
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Keypair, PublicKey } from '@solana/web3.js';
 import { compress, confirmTx, createRpc, merkletreePubkey } from '@lightprotocol/stateless.js';
-import { KeyStore } from '../../src/zk/index.js';
+import { explicitRequest, lightProveBody } from '../../src/prover/index.js';
+import { demoAccountHashes } from '../../src/prover/demo-data.js';
+import { TreeStore } from '../../src/state/index.js';
+import { inclusionWitness, KeyStore, shapeByName } from '../../src/zk/index.js';
+import { startRedis } from '../../test/helpers/redis.js';
 import { BENCH_CACHE as CACHE, benchDataDir, BENCH_GRPC_TOKEN, BENCH_KEY as KEY, ROOT as root } from '../lib/paths.js';
 import { percentile } from '../lib/stats.js';
 import { startProcess, type Started } from '../lib/processes.js';
 import { envList, table } from '../lib/table.js';
 
 const SIZES = envList(process.env.BENCH_FLEET_SIZES, ['1', '2', '3']).map(Number);
+const PARTS = envList(process.env.BENCH_FLEET_PARTS, ['balancer', 'queue']);
 const SHAPE = 'v1_inclusion_26_1';
 
-async function startProver(): Promise<{ gw: Started; address: string; dir: string }> {
+async function startProver(queue?: string): Promise<{ gw: Started; address: string; dir: string; prove: string }> {
   const dir = benchDataDir('fleet-prover');
   const gw = await startProcess(
     [
@@ -29,27 +39,121 @@ async function startProver(): Promise<{ gw: Started; address: string; dir: strin
       ...['--role', 'prover', '--data-dir', dir, '--grpc-port', '0', '--prove-port', '0'],
       ...['--grpc-token', BENCH_GRPC_TOKEN, '--log-level', 'warn', '--prover-backend', 'native'],
       ...['--preload-circuits', SHAPE],
+      ...(queue ? ['--queue', queue] : []),
     ],
-    /gRPC\s+(\S+)/,
+    /gRPC\s+(\S+)\s+\/prove\s+(http\S+)/,
     { timeoutMs: 120_000 },
   );
-  return { gw, address: gw.match[1]!, dir };
+  return { gw, address: gw.match[1]!, dir, prove: gw.match[2]! };
 }
 
-async function startFront(urls: string[]): Promise<{ gw: Started; url: string; dir: string }> {
+async function startFront(
+  urls: string[],
+  queue?: string,
+): Promise<{ gw: Started; url: string; dir: string; prove?: string }> {
   const dir = mkdtempSync(join(tmpdir(), 'zkgate-fleet-front-'));
   const gw = await startProcess(
     [
       join(root, 'dist/main.js'),
       'start',
-      ...['--role', 'rpc', '--prover-url', urls.join(','), '--prover-token', BENCH_GRPC_TOKEN],
+      ...(queue
+        ? ['--role', 'rpc', '--queue', queue, '--prove-port', '0']
+        : ['--role', 'rpc', '--prover-url', urls.join(','), '--prover-token', BENCH_GRPC_TOKEN]),
       ...['--data-dir', dir, '--rpc-port', '0', '--ws-port', '0', '--grpc-port', '0', '--forester', 'off'],
       ...['--api-keys', KEY, '--rate-limit', '0', '--log-level', 'warn', '--proof-timeout-ms', '60000'],
     ],
-    /JSON-RPC\s+(http:\/\/\S+\/)\?api-key=/,
+    queue ? /JSON-RPC\s+(http:\/\/\S+\/)\?api-key=[\s\S]*?\/prove\s+(http\S+)/ : /JSON-RPC\s+(http:\/\/\S+\/)\?api-key=/,
     { timeoutMs: 120_000 },
   );
-  return { gw, url: `${gw.match[1]!}?api-key=${KEY}`, dir };
+  return { gw, url: `${gw.match[1]!}?api-key=${KEY}`, dir, ...(queue ? { prove: gw.match[2]! } : {}) };
+}
+
+/** Light /prove bodies of distinct leaves of one throwaway tree (each proof different work). */
+async function proveBodies(n: number): Promise<string[]> {
+  const dir = mkdtempSync(join(tmpdir(), 'zkgate-fleet-tree-'));
+  const store = await TreeStore.open(dir);
+  try {
+    const tree = 'smt1NamzXdq4AMqS2fS2F1i5KTYPZRhoHgWx38d8WsT';
+    store.registerTree({ pubkey: tree, kind: 'state', version: 1 });
+    store.stateTree(tree).append(demoAccountHashes(tree, 1, 0, n, 'fleet-bench'));
+    const shape = shapeByName(SHAPE);
+    return Array.from({ length: n }, (_, i) =>
+      lightProveBody(explicitRequest(shape, [inclusionWitness(store.stateTree(tree).proofByIndex(i))], [])),
+    );
+  } finally {
+    await store.close();
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+async function lightProve(url: string, body: string): Promise<number> {
+  const t = performance.now();
+  const res = await fetch(url, { method: 'POST', headers: { 'content-type': 'application/json' }, body });
+  const text = await res.text();
+  if (res.status !== 200) throw new Error(`POST ${url}: ${res.status} ${text}`);
+  return performance.now() - t;
+}
+
+/** p50/p99 at concurrency 1 and proofs/s at concurrency 4, each request taking the next body. */
+async function measure(url: string, bodies: string[]): Promise<{ p50: number; p99: number; rate: number }> {
+  for (let i = 0; i < 4; i++) await lightProve(url, bodies.pop()!);
+  const one: number[] = [];
+  for (let i = 0; i < 20; i++) one.push(await lightProve(url, bodies.pop()!));
+  const total = 32;
+  let next = 0;
+  const t = performance.now();
+  await Promise.all(
+    Array.from({ length: 4 }, async () => {
+      while (next++ < total) await lightProve(url, bodies.pop()!);
+    }),
+  );
+  return { p50: percentile(one, 50), p99: percentile(one, 99), rate: total / ((performance.now() - t) / 1000) };
+}
+
+/** The queue part: direct /prove on one host, then the front through the queue with 1, 2, 3 hosts. */
+async function queueFigures(): Promise<void> {
+  const redis = await startRedis();
+  const bodies = await proveBodies(60 * (SIZES.length + 1));
+  const hosts: Awaited<ReturnType<typeof startProver>>[] = [];
+  let front: Awaited<ReturnType<typeof startFront>> | undefined;
+  const rows: string[][] = [];
+  try {
+    hosts.push(await startProver(redis.url));
+    const direct = await measure(hosts[0]!.prove, bodies);
+    rows.push([
+      'direct /prove, 1 host',
+      direct.p50.toFixed(1),
+      direct.p99.toFixed(1),
+      direct.rate.toFixed(2),
+      '1.00 / 1.00',
+    ]);
+    console.log(`  direct: p50 ${direct.p50.toFixed(1)} ms, ${direct.rate.toFixed(2)} proofs/s at concurrency 4`);
+    front = await startFront([], redis.url);
+    for (const n of SIZES) {
+      while (hosts.length < n) hosts.push(await startProver(redis.url));
+      const q = await measure(front.prove!, bodies);
+      rows.push([
+        `queue, ${n} host(s)`,
+        q.p50.toFixed(1),
+        q.p99.toFixed(1),
+        q.rate.toFixed(2),
+        `${(q.p50 / direct.p50).toFixed(2)} / ${(q.rate / direct.rate).toFixed(2)}`,
+      ]);
+      console.log(
+        `  queue, ${n} host(s): p50 ${q.p50.toFixed(1)} ms (+${(q.p50 - direct.p50).toFixed(1)} ms), ${q.rate.toFixed(2)} proofs/s`,
+      );
+    }
+  } finally {
+    await front?.gw.stop();
+    if (front) rmSync(front.dir, { recursive: true, force: true });
+    for (const h of hosts) {
+      await h.gw.stop();
+      rmSync(h.dir, { recursive: true, force: true });
+    }
+    await redis.close();
+  }
+  console.log(`\n${SHAPE} by Light's /prove, distinct inputs (ms; proofs/s at concurrency 4; ratios to direct)`);
+  table(['path', 'p50 c=1', 'p99 c=1', 'proofs/s c=4', 'p50 / rate vs direct'], rows);
 }
 
 async function proof(url: string, hash: string): Promise<number> {
@@ -86,10 +190,17 @@ async function compressedAccount(url: string): Promise<string> {
 
 export const fleetScenario = {
   name: 'fleet',
-  describe: 'getValidityProof through a --role rpc front balancing 1, 2 and 3 prover processes',
+  describe: 'a --role rpc front balancing 1, 2 and 3 prover processes, and the same through a Redis queue',
   explicitOnly: true,
   async run(): Promise<void> {
     await new KeyStore(CACHE).ensure(SHAPE);
+    if (PARTS.includes('balancer')) await balancerFigures();
+    if (PARTS.includes('queue')) await queueFigures();
+  },
+};
+
+async function balancerFigures(): Promise<void> {
+  {
     const provers = [];
     for (let i = 0; i < Math.max(...SIZES); i++) provers.push(await startProver());
     const rows: string[][] = [];
@@ -134,5 +245,5 @@ export const fleetScenario = {
     }
     console.log(`\n${SHAPE} through the front (ms; proofs/s at concurrency 4; ratios to one prover)`);
     table(['provers', 'p50 c=1', 'p99 c=1', 'proofs/s c=4', 'p50 / rate vs 1'], rows);
-  },
-};
+  }
+}
