@@ -37,7 +37,8 @@ export interface TransferLoad {
 /**
  * A gateway with the ledger, the prover and the forester (`forester: 'off'` for a baseline), alice
  * funded with 5 SOL compressed into `tree` (bmt3 unless named). `dataDir` and `linkKeys` pass to
- * startTestGateway (benchmarks keep their own key cache).
+ * startTestGateway (benchmarks keep their own key cache). With `queue`, a `--role rpc --queue`
+ * front instead: no prover of its own, every proof (the forester's too) through the job queue.
  */
 export async function startTransferLoad(
   opts: {
@@ -47,17 +48,23 @@ export async function startTransferLoad(
     tree?: string;
     dataDir?: string;
     linkKeys?: boolean;
+    queue?: string;
     config?: Partial<Config>;
   } = {},
 ): Promise<TransferLoad> {
   const forester = opts.forester ?? 'on';
   const gw = await startTestGateway(
-    { forester, slotTimeMs: opts.slotTimeMs ?? 400, ...opts.config },
+    {
+      forester,
+      slotTimeMs: opts.slotTimeMs ?? 400,
+      ...(opts.queue ? { role: 'rpc' as const, queue: opts.queue } : {}),
+      ...opts.config,
+    },
     {},
     {
-      prover: true,
+      prover: !opts.queue,
       ledger: true,
-      keys: forester === 'on' ? [...TRANSFER_KEYS] : [TRANSFER_KEYS[0]],
+      keys: opts.queue ? [] : forester === 'on' ? [...TRANSFER_KEYS] : [TRANSFER_KEYS[0]],
       ...(opts.dataDir ? { dataDir: opts.dataDir } : {}),
       ...(opts.linkKeys !== undefined ? { linkKeys: opts.linkKeys } : {}),
     },

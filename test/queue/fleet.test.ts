@@ -18,6 +18,7 @@ import { loadPoseidon, poseidon } from '../../src/zk/index.js';
 import { TreeStore } from '../../src/state/index.js';
 import { fromRaw, type RawProof } from '../../src/zk/proof-format.js';
 import { runCli, type CliProcess } from '../helpers/cli.js';
+import { startTransferLoad, TRANSFER_KEYS } from '../helpers/compressed-load.js';
 import { httpRequest, linkKeyCache, rpcCall, startTestGateway, tempDir, type TestGateway } from '../helpers/gateway.js';
 import { startRedis, type TestRedis } from '../helpers/redis.js';
 import { assertVerifies } from '../helpers/zk.js';
@@ -75,7 +76,7 @@ async function startHost(extra: string[] = []): Promise<{ proc: CliProcess; dir:
     '--prover-threads',
     '1',
     '--preload-circuits',
-    CIRCUIT,
+    `${CIRCUIT},${TRANSFER_KEYS[0]}`,
     '--data-dir',
     dir,
     ...extra,
@@ -278,6 +279,22 @@ test("the forester's batch proofs through the queue: proved by a host, its verif
     assert.deepEqual(await new QueueProver(queue, 1000).verifyingKey('batch_append_32_10', r.keySha256), vk);
   } finally {
     queue.close();
+  }
+});
+
+test('V2 transfers on a queue front with the forester: its batch proofs made by the hosts land, balances exact', async () => {
+  const load = await startTransferLoad({ queue: redis.url, config: { queueLeaseMs: LEASE_MS } });
+  try {
+    for (let i = 0; i < 12; i++) await load.transfer();
+    await load.drained();
+    await load.assertExact();
+    // The compression's output and two per transfer: 25 leaves, two full append batches; 12
+    // nullifiers, one update batch. Each was proved by a host and verified by the ledger's program.
+    const info = load.gw.gateway.chain!.compression.trees.info(load.tree.tree.toBase58());
+    assert.equal(info.nextIndex, 20);
+    assert.deepEqual(load.gw.gateway.chain!.forester!.status().batches, { proved: 3, sent: 3, failed: 0, stale: 0 });
+  } finally {
+    await load.stop();
   }
 });
 

@@ -5,7 +5,8 @@ import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import { Redis } from 'ioredis';
 import { createLogger } from '../../src/obs/log.js';
-import { JobQueue, type QueueFormat } from '../../src/queue/index.js';
+import { resolveConfig } from '../../src/config.js';
+import { JobQueue, redactRedisUrl, type QueueFormat } from '../../src/queue/index.js';
 import { KEYS } from '../../src/queue/layout.js';
 import { startRedis, type TestRedis } from '../helpers/redis.js';
 
@@ -224,4 +225,23 @@ test('Redis stopped: calls fail at once naming the queue; restarted, the queued 
     await new Promise((r) => setTimeout(r, 100));
   assert.equal((await q.status(job.id))?.status, 'queued');
   assert.equal((await q.claim('host-a', ACCEPT))?.id, job.id);
+});
+
+test('--queue: config rules', () => {
+  const resolve = (flags: Record<string, unknown>) => resolveConfig(flags, {}, undefined);
+  assert.equal(resolve({ role: 'rpc', queue: 'redis://:pw@10.0.0.5:6379/2' }).queue, 'redis://:pw@10.0.0.5:6379/2');
+  assert.equal(resolve({ role: 'prover', queue: 'rediss://redis.internal:6380' }).queueFormat, 'zkgate');
+  assert.throws(
+    () => resolve({ queue: 'http://x:1' }),
+    /--queue: expected a redis:\/\/ or rediss:\/\/ URL, got "http:"/,
+  );
+  assert.throws(() => resolve({ queue: 'redis://x:1/db' }), /--queue: the database must be a number, got "\/db"/);
+  assert.throws(
+    () => resolve({ role: 'rpc', queue: 'redis://x:1', proverUrl: '127.0.0.1:1' }),
+    /--role rpc proves through --queue or --prover-url: set one of them/,
+  );
+  assert.throws(() => resolve({ role: 'rpc' }), /needs proverUrl \(--prover-url host:port of a prover\) or queue/);
+  assert.throws(() => resolve({ queue: 'redis://x:1', queueFormat: 'celery' }), /expected one of zkgate, light/);
+  assert.throws(() => resolve({ queue: 'redis://x:1', queueLeaseMs: 10 }), /queueLeaseMs must be at least 1000/);
+  assert.equal(redactRedisUrl('redis://:secret@h:1/0'), 'redis://:***@h:1/0');
 });
