@@ -736,8 +736,13 @@ function checkProverExposure(config: Config): void {
         `--prover-url ${url} is not on loopback: its token would cross the network in plaintext; set --grpc-tls-ca (the prover's CA), or --grpc-insecure on for a network you trust`,
       );
   }
-  if (config.role === 'rpc') return;
   const host = config.proverHost || config.host;
+  // A queue front serves Light's /prove (through the queue) on the prover's host and port.
+  if (config.role === 'rpc' && config.queue && !isLoopback(host) && !config.proverApiKey)
+    throw new ConfigError(
+      `Light's /prove API of this queue front would listen on ${host} without authentication: set --prover-api-key (PROVER_API_KEY), or keep it on loopback with --prover-host 127.0.0.1`,
+    );
+  if (config.role === 'rpc') return;
   if (isLoopback(host)) return;
   const where = `${host} (${config.proverHost ? '--prover-host' : '--host'})`;
   if (!config.grpcToken)

@@ -4,7 +4,7 @@
 // Tests start whole gateways through here on ephemeral ports.
 import { mkdirSync, readFileSync } from 'node:fs';
 import { mkdir } from 'node:fs/promises';
-import { availableParallelism } from 'node:os';
+import { availableParallelism, hostname } from 'node:os';
 import { ConfigError, proverUrls, type Config } from './config.js';
 import {
   checkHealth,
@@ -71,10 +71,8 @@ import {
   type WitnessProving,
 } from './prover/index.js';
 import { AssetIndex, getAsset, MetadataFetcher, PriceSource } from './das/index.js';
-import { hostname } from 'node:os';
 import { HOST_ACCEPTS, hostJobProver, JobQueue, QueueMonitor, QueueProver, QueueWorker, reap } from './queue/index.js';
-
-import { compressProof } from './zk/proof-format.js';
+import { compressProof, type CompressedProof } from './zk/proof-format.js';
 import type { GetAssetParams } from './rpc/methods/get-asset.js';
 import { BundleSimulator } from './sim/index.js';
 import { forwardTo } from './wire/index.js';
@@ -806,7 +804,7 @@ function proverHealth(monitor: QueueMonitor | undefined): HealthRegistry {
 function queuedBatches(
   chain: EmbeddedChain,
   queued: QueueProver,
-): (circuit: string, inputs: Parameters<QueueProver['proveBatch']>[1]) => Promise<ReturnType<typeof compressProof>> {
+): (circuit: string, inputs: Parameters<QueueProver['proveBatch']>[1]) => Promise<CompressedProof> {
   return async (circuit, inputs) => {
     const r = await queued.proveBatch(circuit, inputs);
     if (verifierOf(chain, circuit).keyId(circuit) !== r.keySha256)

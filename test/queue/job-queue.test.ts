@@ -243,5 +243,10 @@ test('--queue: config rules', () => {
   assert.throws(() => resolve({ role: 'rpc' }), /needs proverUrl \(--prover-url host:port of a prover\) or queue/);
   assert.throws(() => resolve({ queue: 'redis://x:1', queueFormat: 'celery' }), /expected one of zkgate, light/);
   assert.throws(() => resolve({ queue: 'redis://x:1', queueLeaseMs: 10 }), /queueLeaseMs must be at least 1000/);
+  assert.throws(
+    () => resolve({ role: 'rpc', queue: 'redis://x:1', host: '0.0.0.0' }),
+    /Light's \/prove API of this queue front would listen on 0\.0\.0\.0 without authentication: set --prover-api-key/,
+  );
+  assert.equal(resolve({ role: 'rpc', queue: 'redis://x:1', host: '0.0.0.0', proverHost: '127.0.0.1' }).role, 'rpc');
   assert.equal(redactRedisUrl('redis://:secret@h:1/0'), 'redis://:***@h:1/0');
 });
