@@ -11,12 +11,11 @@ import { envName, flagName, OPTIONS } from '../src/config.js';
 const ROOT = fileURLToPath(new URL('../', import.meta.url));
 const readme = readFileSync(join(ROOT, 'README.md'), 'utf8');
 
-test('every option has a README row with its flag and env var', () => {
+test('every option has a README row with its flag; its env var is the flag in capitals, as the README says', () => {
+  assert.ok(readme.includes("Each flag's environment variable is its name in capitals (`--rpc-port` → `RPC_PORT`"));
   for (const o of OPTIONS) {
-    assert.ok(
-      readme.includes(`| \`--${flagName(o.key)}\` | \`${envName(o.key)}\` |`),
-      `README lacks a row for ${o.key}`,
-    );
+    assert.ok(readme.includes(`| \`--${flagName(o.key)}\` |`), `README lacks a row for ${o.key}`);
+    assert.equal(envName(o.key), flagName(o.key).replace(/-/g, '_').toUpperCase());
   }
 });
 

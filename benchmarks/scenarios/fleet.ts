@@ -62,7 +62,9 @@ async function startFront(
       ...['--data-dir', dir, '--rpc-port', '0', '--ws-port', '0', '--grpc-port', '0', '--forester', 'off'],
       ...['--api-keys', KEY, '--rate-limit', '0', '--log-level', 'warn', '--proof-timeout-ms', '60000'],
     ],
-    queue ? /JSON-RPC\s+(http:\/\/\S+\/)\?api-key=[\s\S]*?\/prove\s+(http\S+)/ : /JSON-RPC\s+(http:\/\/\S+\/)\?api-key=/,
+    queue
+      ? /JSON-RPC\s+(http:\/\/\S+\/)\?api-key=[\s\S]*?\/prove\s+(http\S+)/
+      : /JSON-RPC\s+(http:\/\/\S+\/)\?api-key=/,
     { timeoutMs: 120_000 },
   );
   return { gw, url: `${gw.match[1]!}?api-key=${KEY}`, dir, ...(queue ? { prove: gw.match[2]! } : {}) };
