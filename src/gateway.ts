@@ -70,7 +70,7 @@ import {
   type WarmUpState,
   type WitnessProving,
 } from './prover/index.js';
-import { AssetIndex, getAsset, MetadataFetcher, PriceSource } from './das/index.js';
+import { AssetIndex, AssetQueries, getAsset, MetadataFetcher, PriceSource } from './das/index.js';
 import { HOST_ACCEPTS, hostJobProver, JobQueue, QueueMonitor, QueueProver, QueueWorker, reap } from './queue/index.js';
 import { compressProof, type CompressedProof } from './zk/proof-format.js';
 import type { GetAssetParams } from './rpc/methods/get-asset.js';
@@ -555,10 +555,21 @@ export async function startGateway({
       : {}),
     ...(simulator ? { bundleSimulator: simulator } : {}),
     ...(config.dasUpstream
-      ? { assets: { forwardsRaw: true, getAsset: forwardTo(config.dasUpstream, 'getAsset', config.upstreamTimeoutMs) } }
+      ? {
+          assets: {
+            forwardsRaw: true,
+            getAsset: forwardTo(config.dasUpstream, 'getAsset', config.upstreamTimeoutMs),
+            call: (method: string, params: unknown) =>
+              forwardTo(config.dasUpstream, method, config.upstreamTimeoutMs)(params),
+          },
+        }
       : chain
         ? {
             assets: {
+              queries: new AssetQueries(chain.assets, () => ({
+                fetcher: chain.fetcher,
+                cdnPrefix: config.cdnPrefix,
+              })),
               getAsset: async (p: GetAssetParams) => {
                 const price = prices ? await prices.priceOf(p.id) : undefined;
                 return getAsset(chain.assets, p.id, p.options, {

@@ -9,6 +9,7 @@ import { parseMintExtensions, type Token2022Metadata } from './token-2022.js';
 import { findProgramAddress } from '../zk/pda.js';
 import { INSCRIPTIONS_PROGRAM, parseInscription, type Inscription } from './inscriptions.js';
 import { MPL_CORE_PROGRAM, parseCoreAccount, type CoreAccount } from './mpl-core.js';
+import { AssetLists } from './asset-lists.js';
 import {
   parseEdition,
   parseMetadata,
@@ -23,8 +24,8 @@ import {
 } from './layouts.js';
 
 // 2: tables in lmdb's default msgpack encoding (faster reads than JSON); 3: editions; 4: MPL Core
-// and inscriptions.
-const VERSION = 4;
+// and inscriptions; 5: the list indexes (asset-lists.ts) and first-seen slots.
+const VERSION = 5;
 
 const TM_BYTES = decodeBase58(TOKEN_METADATA_PROGRAM);
 const editionPda = (mint: string) =>
@@ -39,6 +40,8 @@ export interface MetadataRecord {
   account: string;
   burnt: boolean;
   slot: string;
+  /** The slot the asset was first indexed in (sortBy created). */
+  created?: string;
 }
 
 export interface MintRecord extends Mint {
@@ -58,6 +61,7 @@ export interface CoreRecord {
   core: CoreAccount;
   burnt: boolean;
   slot: string;
+  created?: string;
 }
 
 export class AssetIndex implements AccountIndexer {
@@ -77,6 +81,8 @@ export class AssetIndex implements AccountIndexer {
   /** Root mint → its inscription, and inscription account → root mint. */
   private readonly inscriptions: Database<Inscription, string>;
   private readonly inscriptionAccounts: Database<string, string>;
+  /** Owner, creator, authority and collection → assets. */
+  readonly lists: AssetLists;
 
   /** Told of every metadata URI the index sees (the off-chain JSON fetcher). */
   onUri?: (uri: string) => void;
@@ -92,6 +98,7 @@ export class AssetIndex implements AccountIndexer {
     this.core = root.openDB<CoreRecord, string>({ name: 'das-core-v1', cache: true });
     this.inscriptions = root.openDB<Inscription, string>({ name: 'das-inscriptions-v1', cache: true });
     this.inscriptionAccounts = root.openDB<string, string>({ name: 'das-inscription-accounts-v1' });
+    this.lists = new AssetLists(root);
   }
 
   needsBackfill(): boolean {
@@ -115,6 +122,7 @@ export class AssetIndex implements AccountIndexer {
     // Whatever the address was before, an old token account stops being one.
     const oldToken = this.tokenAccounts.get(id);
     if (oldToken) {
+      this.lists.tokenAccount(oldToken, undefined);
       this.holderOf.delete(oldToken.mint);
       this.holders.remove(`${oldToken.mint}/${id}`);
       this.tokenAccounts.remove(id);
@@ -122,6 +130,7 @@ export class AssetIndex implements AccountIndexer {
     if (!account) {
       const mint = this.metadataAccounts.get(id);
       const rec = mint ? this.metadata.get(mint) : undefined;
+      if (rec && !rec.burnt) this.lists.metadata(rec.metadata, undefined);
       if (rec) this.metadata.put(mint!, { ...rec, burnt: true, slot: at });
       const m = this.mints.get(id);
       if (m) this.mints.put(id, { ...m, closed: true, slot: at });
@@ -135,7 +144,9 @@ export class AssetIndex implements AccountIndexer {
       const core = parseCoreAccount(account.data);
       if (core === 'burnt') this.burnCore(id, at);
       else if (core) {
-        this.core.put(id, { core, burnt: false, slot: at });
+        const prev = this.core.get(id);
+        this.lists.core(id, prev && !prev.burnt ? prev.core : undefined, core);
+        this.core.put(id, { core, burnt: false, slot: at, created: prev?.created ?? at });
         if (core.uri.trim()) this.onUri?.(core.uri.replace(/\0/g, '').trim());
       }
       return;
@@ -157,7 +168,9 @@ export class AssetIndex implements AccountIndexer {
       }
       const md = parseMetadata(account.data);
       if (md) {
-        this.metadata.put(md.mint, { metadata: md, account: id, burnt: false, slot: at });
+        const prev = this.metadata.get(md.mint);
+        this.lists.metadata(prev && !prev.burnt ? prev.metadata : undefined, md);
+        this.metadata.put(md.mint, { metadata: md, account: id, burnt: false, slot: at, created: prev?.created ?? at });
         this.metadataAccounts.put(id, md.mint);
         if (md.uri) this.onUri?.(md.uri);
       }
@@ -178,6 +191,7 @@ export class AssetIndex implements AccountIndexer {
         if (ext?.metadata?.uri) this.onUri?.(ext.metadata.uri.trim());
       } else {
         this.tokenAccounts.put(id, parsed.account);
+        this.lists.tokenAccount(undefined, parsed.account);
         this.holderOf.delete(parsed.account.mint);
         if (BigInt(parsed.account.amount) > 0n)
           this.holders.put(`${parsed.account.mint}/${id}`, { ...parsed.account, account: id, slot: at });
@@ -187,7 +201,10 @@ export class AssetIndex implements AccountIndexer {
 
   private burnCore(id: string, at: string): void {
     const rec = this.core.get(id);
-    if (rec && !rec.burnt) this.core.put(id, { ...rec, burnt: true, slot: at });
+    if (rec && !rec.burnt) {
+      this.lists.core(id, rec.core, undefined);
+      this.core.put(id, { ...rec, burnt: true, slot: at });
+    }
   }
 
   private removeInscription(account: string): void {

@@ -11,7 +11,7 @@ import { u64Values } from './token-2022.js';
 
 export class AssetError extends AppError {
   constructor(
-    readonly kind: 'asset_not_found' | 'asset_invalid_id' | 'asset_no_supply',
+    readonly kind: 'asset_not_found' | 'asset_invalid_id' | 'asset_no_supply' | 'asset_query',
     message: string,
   ) {
     super(message);
@@ -52,6 +52,14 @@ function classify(md: MetadataRecord | undefined, mint: MintRecord | undefined, 
   if (id === WSOL || (mint && BigInt(mint.supply) > 1n))
     return { interface: 'FungibleToken' as Interface, ownership: 'token' as const };
   return { interface: 'Custom' as Interface, ownership: 'single' as const };
+}
+
+/** How an asset is owned: one owner (NFTs, Core assets) or token accounts (fungibles). */
+export function ownershipModel(index: AssetIndex, id: string): 'single' | 'token' {
+  const md = index.metadataOf(id);
+  const mint = index.mint(id);
+  if (!md && !mint) return 'single';
+  return classify(md, mint, id).ownership;
 }
 
 export interface AssetContext {

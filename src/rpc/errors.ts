@@ -158,6 +158,8 @@ export const ERROR_CODES = {
   asset_not_found: { code: -32000, http: 200 },
   asset_invalid_id: { code: -32000, http: 200 },
   asset_no_supply: { code: -32000, http: 200 },
+  // Pagination and batch-size errors (the reference's "Pagination Error. …" texts).
+  asset_query: { code: -32000, http: 200 },
   // An upstream's own error keeps the upstream's code (the error carries it); -32000 if none.
   upstream_relayed: { code: -32000, http: 200 },
 } as const satisfies Record<string, Mapping>;

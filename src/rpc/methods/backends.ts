@@ -8,6 +8,7 @@ import type { ForkSource, Ledger } from '../../ledger/index.js';
 import type { TreeStore } from '../../state/index.js';
 import type { ClientValidityProof } from '../../prover/index.js';
 import type { SimulateBundleParams } from '../../sim/index.js';
+import type { AssetQueries } from '../../das/asset-queries.js';
 import type { GetAssetParams } from './get-asset.js';
 
 /** The prover as the adapter sees it: in practice the gRPC client of the prover role. */
@@ -27,9 +28,14 @@ export type BundleSimulatorBackend =
   | { forwardsRaw: true; simulateBundle(params: unknown): Promise<unknown> };
 
 export type AssetBackend =
-  | { forwardsRaw?: false; getAsset(params: GetAssetParams): Promise<unknown> }
+  | { forwardsRaw?: false; getAsset(params: GetAssetParams): Promise<unknown>; queries?: AssetQueries }
   /** A forwarder takes the caller's params as sent; the provider validates them. */
-  | { forwardsRaw: true; getAsset(params: unknown): Promise<unknown> };
+  | {
+      forwardsRaw: true;
+      getAsset(params: unknown): Promise<unknown>;
+      /** Any other DAS method, forwarded verbatim. */
+      call(method: string, params: unknown): Promise<unknown>;
+    };
 
 /** What Photon's methods read: the compression index and trees the embedded ledger feeds. */
 export interface CompressionIndex {

@@ -1,6 +1,7 @@
 import { foresterMethods } from './forester.js';
 import type { Backends } from './backends.js';
 import { assetMethods } from './get-asset.js';
+import { dasQueryMethods } from './das-queries.js';
 import { validityProofMethods } from './get-validity-proof.js';
 import { nodeInfoMethods } from './node-info.js';
 import { photonMethods } from './photon/index.js';
@@ -24,6 +25,7 @@ export function createMethodTable(backends: Backends, version: string): Readonly
     ...validityProofMethods(backends),
     ...simulateBundleMethods(backends),
     ...assetMethods(backends),
+    ...dasQueryMethods(backends),
     ...photonMethods(backends),
     ...foresterMethods(backends.forester),
     ...(backends.chain

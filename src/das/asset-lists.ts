@@ -1,0 +1,126 @@
+// The DAS list indexes: owner, creator, authority and collection → assets, kept beside the asset
+// index in the ledger's LMDB store and written in the same transaction as the account that
+// changed them (asset-index.ts calls in here), so a list never disagrees with getAsset.
+//
+// Keys are raw bytes, `key (32) ‖ asset id (32)`: LMDB orders them bytewise, which is the order the
+// DAS reference sorts asset ids in (Postgres bytea), so `sortBy: id` and the before/after/cursor
+// keysets are range scans. Values: the creator or collection's `verified` flag, or, for owners,
+// how many of the owner's token accounts hold the mint (an owner may hold one mint in several).
+import type { Database, RootDatabase } from 'lmdb';
+import { decodeBase58, encodeBase58 } from '../zk/base58.js';
+import type { CoreAccount } from './mpl-core.js';
+import type { Metadata, TokenAccount } from './layouts.js';
+
+export type ListKind = 'owner' | 'creator' | 'authority' | 'group';
+
+/** One scan of a list: ids after/before a bound, in either direction, at most `limit`. */
+export interface ListScan {
+  /** Exclusive lower bound on the asset id. */
+  after?: Uint8Array;
+  /** Exclusive upper bound on the asset id. */
+  before?: Uint8Array;
+  descending: boolean;
+  /** Ids to skip first (page mode). */
+  offset: number;
+  limit: number;
+  /** Which entries count (e.g. verified creators only); every entry when absent. */
+  accept?: (id: string, verified: boolean) => boolean;
+}
+
+const key = (a: string, id: string): Buffer => Buffer.concat([decodeBase58(a), decodeBase58(id)]);
+
+export class AssetLists {
+  private readonly dbs: Record<ListKind, Database<number | boolean, Buffer>>;
+
+  constructor(root: RootDatabase) {
+    const open = (name: string) => root.openDB<number | boolean, Buffer>({ name, keyEncoding: 'binary' });
+    this.dbs = {
+      owner: open('das-list-owner-v1'),
+      creator: open('das-list-creator-v1'),
+      authority: open('das-list-authority-v1'),
+      group: open('das-list-group-v1'),
+    };
+  }
+
+  /** A Token Metadata record written (or replaced): its creators, update authority and collection. */
+  metadata(before: Metadata | undefined, after: Metadata | undefined): void {
+    const id = (after ?? before)!.mint;
+    if (before) {
+      for (const c of before.creators) this.dbs.creator.remove(key(c.address, id));
+      this.dbs.authority.remove(key(before.updateAuthority, id));
+      if (before.collection) this.dbs.group.remove(key(before.collection.key, id));
+    }
+    if (after) {
+      for (const c of after.creators) this.dbs.creator.put(key(c.address, id), c.verified);
+      this.dbs.authority.put(key(after.updateAuthority, id), true);
+      if (after.collection) this.dbs.group.put(key(after.collection.key, id), after.collection.verified);
+    }
+  }
+
+  /** A token account changed: the owner holds the mint while one of its accounts has a balance. */
+  tokenAccount(before: TokenAccount | undefined, after: TokenAccount | undefined): void {
+    const holds = (t: TokenAccount | undefined) => t !== undefined && BigInt(t.amount) > 0n;
+    if (holds(before)) this.count(key(before!.owner, before!.mint), -1);
+    if (holds(after)) this.count(key(after!.owner, after!.mint), 1);
+  }
+
+  private count(k: Buffer, by: number): void {
+    const n = ((this.dbs.owner.get(k) as number | undefined) ?? 0) + by;
+    if (n > 0) this.dbs.owner.put(k, n);
+    else this.dbs.owner.remove(k);
+  }
+
+  /** An MPL Core asset or collection written or burnt (`after` undefined). */
+  core(id: string, before: CoreAccount | undefined, after: CoreAccount | undefined): void {
+    const groupOf = (c: CoreAccount) => (c.updateAuthority.kind === 'Collection' ? c.updateAuthority.address : null);
+    const authorityOf = (c: CoreAccount) =>
+      c.updateAuthority.kind === 'Address' ? c.updateAuthority.address : groupOf(c);
+    if (before) {
+      if (before.owner) this.dbs.owner.remove(key(before.owner, id));
+      const a = authorityOf(before);
+      if (a) this.dbs.authority.remove(key(a, id));
+      const g = groupOf(before);
+      if (g) this.dbs.group.remove(key(g, id));
+      for (const c of before.royalties?.creators ?? []) this.dbs.creator.remove(key(c.address, id));
+    }
+    if (after) {
+      if (after.owner) this.dbs.owner.put(key(after.owner, id), 1);
+      const a = authorityOf(after);
+      if (a) this.dbs.authority.put(key(a, id), true);
+      const g = groupOf(after);
+      if (g) this.dbs.group.put(key(g, id), true);
+      // Core's creators come from its royalties plugin; Core has no creator verification.
+      for (const c of after.royalties?.creators ?? []) this.dbs.creator.put(key(c.address, id), false);
+    }
+  }
+
+  /**
+   * Asset ids of one list key in id order (bytewise), after `offset` accepted ones, at most
+   * `limit`. Whether each id is verified comes with it.
+   */
+  scan(kind: ListKind, of: string, s: ListScan): string[] {
+    const prefix = decodeBase58(of);
+    const lo = Buffer.concat([prefix, s.after ?? Buffer.alloc(32, 0)]);
+    const hi = Buffer.concat([prefix, s.before ?? Buffer.alloc(32, 0xff)]);
+    const out: string[] = [];
+    let skip = s.offset;
+    const range = this.dbs[kind].getRange(
+      s.descending ? { start: hi, end: lo, reverse: true } : { start: lo, end: hi },
+    );
+    for (const { key: k, value } of range) {
+      const b = k as Buffer;
+      // getRange's start is inclusive: bounds are exclusive here (and the 0x00…/0xff… fillers never ids).
+      if (b.equals(lo) || b.equals(hi)) continue;
+      const id = encodeBase58(b.subarray(32));
+      const verified = kind === 'owner' || kind === 'authority' ? true : value === true;
+      if (s.accept && !s.accept(id, verified)) continue;
+      if (skip > 0) {
+        skip--;
+        continue;
+      }
+      out.push(id);
+      if (out.length >= s.limit) break;
+    }
+    return out;
+  }
+}

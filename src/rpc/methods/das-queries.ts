@@ -1,0 +1,158 @@
+// The DAS query methods beside getAsset: getAssets (alias getAssetBatch), getAssetsByOwner,
+// …ByGroup, …ByCreator, …ByAuthority, getAssetProof and getAssetProofs (alias
+// getAssetProofBatch). Params named (camelCase, `displayOptions` an alias of `options`) or
+// positional in the reference's declaration order; unknown keys refused as the reference does.
+// With a DAS upstream, every one is forwarded verbatim.
+import type { ListQuery, SortKey } from '../../das/asset-queries.js';
+import { BackendNotConfiguredError, InvalidParamsError } from '../errors.js';
+import { array, boolean, fail, object, oneOf, optional, required, string, type Check } from '../validate.js';
+import type { Backends } from './backends.js';
+import { defineMethod, type MethodDef } from './types.js';
+
+const displayOptions = object(
+  {
+    showFungible: optional(boolean),
+    showUnverifiedCollections: optional(boolean),
+    showCollectionMetadata: optional(boolean),
+    showInscription: optional(boolean),
+    showZeroBalance: optional(boolean),
+    showGrandTotal: optional(boolean),
+    showNativeBalance: optional(boolean),
+    showRawData: optional(boolean),
+  },
+  'ignore',
+);
+
+const count: Check<number> = (v, path) =>
+  typeof v === 'number' && Number.isInteger(v) && v >= 0 && v <= 0xffff_ffff
+    ? v
+    : fail(path, 'an integer from 0 to 4294967295', v);
+
+const sortBy = object(
+  {
+    sortBy: required(oneOf<SortKey>(['id', 'created', 'updated', 'recent_action', 'none'])),
+    sortDirection: optional(oneOf(['asc', 'desc'] as const)),
+  },
+  'ignore',
+);
+
+/** The list fields every query method shares, after its own leading fields. */
+const LIST_FIELDS = ['sortBy', 'limit', 'page', 'before', 'after', 'options', 'cursor'] as const;
+const listShape = {
+  sortBy: optional(sortBy),
+  limit: optional(count),
+  page: optional(count),
+  before: optional(string),
+  after: optional(string),
+  options: optional(displayOptions),
+  displayOptions: optional(displayOptions),
+  cursor: optional(string),
+};
+
+/**
+ * Named or positional params: `lead` are the method's own fields in the reference's order, then
+ * the list fields. Empty before/after count as absent (as the reference's owner and group methods).
+ */
+function listParams<L extends Record<string, ReturnType<typeof required> | ReturnType<typeof optional>>>(
+  lead: L,
+): Check<{ own: Record<string, unknown>; query: ListQuery }> {
+  const named = object({ ...lead, ...listShape }, 'deny');
+  const order = [...Object.keys(lead), ...LIST_FIELDS];
+  return (v, path) => {
+    let src = v;
+    if (Array.isArray(v)) {
+      if (v.length > order.length)
+        throw new InvalidParamsError(
+          `Invalid params: \`${path}\`: expected at most ${order.length} elements (${order.join(', ')}), got ${v.length}`,
+        );
+      src = Object.fromEntries(order.flatMap((k, i) => (v[i] === undefined || v[i] === null ? [] : [[k, v[i]]])));
+    }
+    if (src === null || typeof src !== 'object') return fail(path, 'an object or an array', v);
+    const p = named(src, path) as Record<string, unknown> & {
+      options?: ListQuery['options'];
+      displayOptions?: ListQuery['options'];
+    };
+    if (p.options && p.displayOptions)
+      throw new InvalidParamsError(
+        `Invalid params: duplicate field \`${path}.options\` (\`displayOptions\` is its alias)`,
+      );
+    const query: ListQuery = { options: p.options ?? p.displayOptions ?? {} };
+    for (const k of ['sortBy', 'limit', 'page', 'cursor'] as const)
+      if (p[k] !== undefined) (query as unknown as Record<string, unknown>)[k] = p[k];
+    for (const k of ['before', 'after'] as const) if (p[k]) query[k] = p[k] as string;
+    const own = Object.fromEntries(Object.keys(lead).map((k) => [k, p[k]]));
+    return { own, query };
+  };
+}
+
+const idsParams = (v: unknown, path: string): { ids: string[]; options: ListQuery['options'] } => {
+  const src = Array.isArray(v) ? { ids: v[0], ...(v[1] ? { options: v[1] } : {}) } : v;
+  const p = object(
+    { ids: required(array(string)), options: optional(displayOptions), displayOptions: optional(displayOptions) },
+    'deny',
+  )(src, path);
+  return { ids: p.ids, options: p.options ?? p.displayOptions ?? {} };
+};
+
+const idParams = (v: unknown, path: string): string =>
+  object({ id: required(string) }, 'deny')(Array.isArray(v) ? { id: v[0] } : v, path).id;
+
+const proofIdsParams = (v: unknown, path: string): string[] =>
+  object({ ids: required(array(string)) }, 'deny')(Array.isArray(v) ? { ids: v[0] } : v, path).ids;
+
+export function dasQueryMethods(backends: Backends): MethodDef[] {
+  const embedded = () => {
+    const b = backends.assets;
+    if (!b || b.forwardsRaw || !b.queries) throw new BackendNotConfiguredError('the DAS methods', 'asset index (DAS)');
+    return b.queries;
+  };
+  const forwards = () => backends.assets?.forwardsRaw === true;
+  /** One method: embedded with its parsed params, or the caller's params forwarded as sent. */
+  const method = <P>(name: string, parse: Check<P>, run: (p: P) => unknown): MethodDef =>
+    defineMethod({
+      name,
+      params: (v, path) => (forwards() ? v : parse(v, path)),
+      call: async (p) => {
+        const b = backends.assets;
+        if (b?.forwardsRaw) return b.call(name, p);
+        return run(p as P);
+      },
+    });
+  const byList = (
+    name: string,
+    kind: 'owner' | 'group' | 'creator' | 'authority',
+    lead: Parameters<typeof listParams>[0],
+  ) =>
+    method(name, listParams(lead), ({ own, query }) => {
+      const q = embedded();
+      switch (kind) {
+        case 'owner':
+          return q.list('owner', own.ownerAddress as string, query);
+        case 'authority':
+          return q.list('authority', own.authorityAddress as string, query);
+        case 'creator':
+          return q.list('creator', own.creatorAddress as string, query, own.onlyVerified === true);
+        case 'group': {
+          // Collections are the only grouping the index keeps (as the reference's ingester).
+          const verified = !query.options.showUnverifiedCollections;
+          return q.list('group', own.groupValue as string, query, verified, own.groupKey !== 'collection');
+        }
+      }
+    });
+  const assets = (p: { ids: string[]; options: ListQuery['options'] }) => embedded().getAssets(p.ids, p.options);
+  const proofs = (ids: string[]) => embedded().assetProofs(ids);
+  return [
+    method('getAssets', idsParams, assets),
+    method('getAssetBatch', idsParams, assets),
+    byList('getAssetsByOwner', 'owner', { ownerAddress: required(string) }),
+    byList('getAssetsByGroup', 'group', { groupKey: required(string), groupValue: required(string) }),
+    byList('getAssetsByCreator', 'creator', {
+      creatorAddress: required(string),
+      onlyVerified: optional(boolean),
+    }),
+    byList('getAssetsByAuthority', 'authority', { authorityAddress: required(string) }),
+    method('getAssetProof', idParams, (id) => embedded().assetProof(id)),
+    method('getAssetProofs', proofIdsParams, proofs),
+    method('getAssetProofBatch', proofIdsParams, proofs),
+  ];
+}

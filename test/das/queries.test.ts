@@ -1,0 +1,388 @@
+// The DAS query methods over the asset index, called through the unmodified Umi `dasApi` client
+// (and raw JSON-RPC for exact answers): an owner of 2,500 Token Metadata NFTs and a fungible,
+// loaded with --account-dir, walked completely by page and by cursor; lists by creator,
+// collection and authority; batches; real SPL transfers and burns moving assets between owners;
+// the reference's pagination errors.
+import assert from 'node:assert/strict';
+import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { after, before, test } from 'node:test';
+import { dasApi } from '@metaplex-foundation/digital-asset-standard-api';
+import { getMetadataAccountDataSerializer, TokenStandard } from '@metaplex-foundation/mpl-token-metadata';
+import { createUmi, publicKey } from '@metaplex-foundation/umi';
+import {
+  AccountLayout,
+  ACCOUNT_SIZE,
+  createBurnCheckedInstruction,
+  createTransferCheckedInstruction,
+  MintLayout,
+  MINT_SIZE,
+} from '@solana/spl-token';
+import { Keypair, PublicKey, sendAndConfirmTransaction, Transaction } from '@solana/web3.js';
+import { parseJsonExact } from '../../src/wire/index.js';
+import { decodeBase58, encodeBase58 } from '../../src/zk/base58.js';
+import {
+  closeWeb3Websocket,
+  postJson,
+  startTestGateway,
+  tempDir,
+  web3Connection,
+  type TestGateway,
+} from '../helpers/gateway.js';
+import { accountFile } from '../sim/helpers.js';
+
+const TM = 'metaqbxxUerdq28cj1RbAWkYQm3ybzjb6a8bt518x1s';
+const TOKEN = 'TokenkegQfeZyiNwAJbNbGKPFXCWuBvf9Ss623VQ5DA';
+const N = 2500;
+const owner = Keypair.generate();
+const receiver = Keypair.generate();
+const seeded = (label: string, i: number) =>
+  encodeBase58(
+    Keypair.fromSeed(
+      new Uint8Array(32).map((_, j) => (j < 4 ? (i >> (8 * j)) & 0xff : label.charCodeAt(0) + j)),
+    ).publicKey.toBytes(),
+  );
+const nfts = Array.from({ length: N }, (_, i) => seeded('n', i));
+const holdings = Array.from({ length: N }, (_, i) => seeded('h', i));
+const fungible = seeded('f', 0);
+const authority = seeded('a', 0);
+const creator = seeded('c', 0);
+const collection = seeded('g', 0);
+const byBytes = (a: string, b: string) => Buffer.compare(decodeBase58(a), decodeBase58(b));
+const ascending = [...nfts].sort(byBytes);
+const descending = [...ascending].reverse();
+
+let gw: TestGateway;
+let dir: string;
+let n = 0;
+
+function metadataPda(mint: string): string {
+  return PublicKey.findProgramAddressSync(
+    [Buffer.from('metadata'), new PublicKey(TM).toBuffer(), new PublicKey(mint).toBuffer()],
+    new PublicKey(TM),
+  )[0].toBase58();
+}
+
+function mintData(supply: bigint, decimals: number): Uint8Array {
+  const b = Buffer.alloc(MINT_SIZE);
+  MintLayout.encode(
+    {
+      mintAuthorityOption: 1,
+      mintAuthority: new PublicKey(authority),
+      supply,
+      decimals,
+      isInitialized: true,
+      freezeAuthorityOption: 0,
+      freezeAuthority: PublicKey.default,
+    },
+    b,
+  );
+  return b;
+}
+
+function tokenAccount(mint: string, holder: PublicKey, amount: bigint): Uint8Array {
+  const b = Buffer.alloc(ACCOUNT_SIZE);
+  AccountLayout.encode(
+    {
+      mint: new PublicKey(mint),
+      owner: holder,
+      amount,
+      delegateOption: 0,
+      delegate: PublicKey.default,
+      state: 1,
+      isNativeOption: 0,
+      isNative: 0n,
+      delegatedAmount: 0n,
+      closeAuthorityOption: 0,
+      closeAuthority: PublicKey.default,
+    },
+    b,
+  );
+  return b;
+}
+
+function metadata(mint: string, i: number, standard: TokenStandard) {
+  return getMetadataAccountDataSerializer().serialize({
+    updateAuthority: publicKey(authority),
+    mint: publicKey(mint),
+    name: `Query #${i}`,
+    symbol: 'QRY',
+    uri: '',
+    sellerFeeBasisPoints: 500,
+    creators: [{ address: publicKey(creator), verified: i % 2 === 0, share: 100 }],
+    primarySaleHappened: false,
+    isMutable: true,
+    editionNonce: null,
+    tokenStandard: standard,
+    collection: standard === TokenStandard.Fungible ? null : { verified: i % 5 === 0, key: publicKey(collection) },
+    uses: null,
+    collectionDetails: null,
+    programmableConfig: null,
+  });
+}
+
+before(async () => {
+  dir = tempDir();
+  const accounts = join(dir, 'accounts');
+  mkdirSync(accounts);
+  const put = (pubkey: string, data: Uint8Array, program: string) =>
+    writeFileSync(join(accounts, `${n++}.json`), accountFile(pubkey, { lamports: 10_000_000n, data, owner: program }));
+  for (let i = 0; i < N; i++) {
+    put(nfts[i]!, mintData(1n, 0), TOKEN);
+    put(metadataPda(nfts[i]!), metadata(nfts[i]!, i, TokenStandard.NonFungible), TM);
+    put(holdings[i]!, tokenAccount(nfts[i]!, owner.publicKey, 1n), TOKEN);
+  }
+  put(fungible, mintData(1_000_000_000n, 6), TOKEN);
+  put(metadataPda(fungible), metadata(fungible, 1, TokenStandard.Fungible), TM);
+  put(seeded('t', 0), tokenAccount(fungible, owner.publicKey, 5_000_000n), TOKEN);
+  // The receiver's empty account for the first NFT, which a transfer fills.
+  put(seeded('r', 0), tokenAccount(ascending[0]!, receiver.publicKey, 0n), TOKEN);
+  gw = await startTestGateway({ accountDir: [accounts] }, {}, { ledger: true, dataDir: dir });
+});
+after(async () => {
+  await gw?.stop();
+  rmSync(dir, { recursive: true, force: true });
+});
+
+const rpc = async (method: string, params: unknown) =>
+  parseJsonExact((await postJson(gw.url, JSON.stringify({ jsonrpc: '2.0', id: 1, method, params }))).text) as {
+    result?: any;
+    error?: { code: number; message: string };
+  };
+
+/** Umi with the unmodified dasApi plugin over a plain JSON-RPC transport to the gateway. */
+function umi() {
+  const u = createUmi();
+  u.rpc = {
+    getEndpoint: () => gw.url,
+    getCluster: () => 'localnet',
+    call: async (method: string, params?: unknown) => {
+      const r = await rpc(method, params);
+      if (r.error) throw new Error(`${r.error.code}: ${r.error.message}`);
+      return r.result;
+    },
+  } as unknown as typeof u.rpc;
+  return u.use(dasApi()).rpc as any;
+}
+
+const ids = (list: { items: { id: string }[] }) => list.items.map((a) => a.id);
+
+test('getAssetsByOwner: exact answer, key order, items equal to getAsset', async () => {
+  const r = (
+    await rpc('getAssetsByOwner', {
+      ownerAddress: owner.publicKey.toBase58(),
+      limit: 2,
+      page: 1,
+      sortBy: { sortBy: 'id', sortDirection: 'asc' },
+    })
+  ).result;
+  assert.deepEqual(Object.keys(r), ['last_indexed_slot', 'total', 'limit', 'page', 'items']);
+  assert.deepEqual([r.total, r.limit, r.page], [2, 2, 1]);
+  assert.deepEqual(ids(r), ascending.slice(0, 2));
+  for (const item of r.items) {
+    const one = (await rpc('getAsset', { id: item.id })).result;
+    delete one.last_indexed_slot;
+    assert.deepEqual(item, one);
+  }
+  const asset = r.items[0];
+  assert.equal(asset.ownership.owner, owner.publicKey.toBase58());
+  assert.equal(asset.interface, 'V1_NFT');
+});
+
+test('2,500 assets walked completely, by page and by cursor (Umi dasApi)', async () => {
+  const das = umi();
+  const paged: string[] = [];
+  for (let page = 1; ; page++) {
+    const r = await das.getAssetsByOwner({ owner: owner.publicKey.toBase58(), page, limit: 1000 });
+    assert.equal(r.page, page);
+    if (r.items.length === 0) break;
+    paged.push(...ids(r));
+  }
+  assert.deepEqual(paged, descending, 'pages: every asset once, by id descending (the default)');
+  const cursored: string[] = [];
+  let cursor: string | undefined;
+  for (;;) {
+    const r = await das.getAssetsByOwner({
+      owner: owner.publicKey.toBase58(),
+      limit: 1000,
+      ...(cursor ? { cursor } : {}),
+    });
+    if (r.items.length === 0) {
+      assert.equal(r.cursor, undefined);
+      break;
+    }
+    assert.equal(r.cursor, r.items[r.items.length - 1].id);
+    cursored.push(...ids(r));
+    cursor = r.cursor;
+  }
+  assert.deepEqual(cursored, descending);
+  const asc = await das.getAssetsByOwner({
+    owner: owner.publicKey.toBase58(),
+    limit: 10,
+    sortBy: { sortBy: 'id', sortDirection: 'asc' },
+    after: ascending[99],
+  });
+  assert.deepEqual(ids(asc), ascending.slice(100, 110), 'after: the ids past the bound, ascending');
+  const between = await das.getAssetsByOwner({
+    owner: owner.publicKey.toBase58(),
+    limit: 1000,
+    sortBy: { sortBy: 'id', sortDirection: 'asc' },
+    after: ascending[9],
+    before: ascending[20],
+  });
+  assert.deepEqual(ids(between), ascending.slice(10, 20));
+});
+
+test('fungibles with showFungible; creator, collection and authority lists with their verification', async () => {
+  const das = umi();
+  const total = async (method: string, params: Record<string, unknown>) =>
+    (await rpc(method, { ...params, limit: 1, options: { ...(params.options as object), showGrandTotal: true } }))
+      .result.grand_total;
+  const o = owner.publicKey.toBase58();
+  assert.equal(await total('getAssetsByOwner', { ownerAddress: o }), N);
+  assert.equal(await total('getAssetsByOwner', { ownerAddress: o, options: { showFungible: true } }), N + 1);
+  assert.equal(await total('getAssetsByCreator', { creatorAddress: creator }), N + 1);
+  assert.equal(await total('getAssetsByCreator', { creatorAddress: creator, onlyVerified: true }), N / 2);
+  assert.equal(await total('getAssetsByGroup', { groupKey: 'collection', groupValue: collection }), N / 5);
+  assert.equal(
+    await total('getAssetsByGroup', {
+      groupKey: 'collection',
+      groupValue: collection,
+      options: { showUnverifiedCollections: true },
+    }),
+    N,
+  );
+  assert.equal(await total('getAssetsByAuthority', { authorityAddress: authority }), N + 1);
+  const verified = await das.getAssetsByCreator({ creator, onlyVerified: true, limit: 5, page: 1 });
+  for (const a of verified.items) assert.equal(a.creators[0].verified, true);
+  const group = await das.getAssetsByGroup({ groupKey: 'collection', groupValue: collection, limit: 3, page: 2 });
+  assert.equal(group.items.length, 3);
+  for (const a of group.items) assert.deepEqual(a.grouping, [{ group_key: 'collection', group_value: collection }]);
+  const none = (await rpc('getAssetsByGroup', { groupKey: 'other', groupValue: collection })).result;
+  assert.deepEqual([none.total, none.items], [0, []]);
+});
+
+test('getAssets / getAssetBatch: in request order, null for what is not there', async () => {
+  const missing = seeded('m', 7);
+  const r = (await rpc('getAssets', { ids: [nfts[3], missing, fungible] })).result;
+  const batch = (await rpc('getAssetBatch', { ids: [nfts[3], missing, fungible] })).result;
+  assert.deepEqual(r, batch);
+  assert.equal(r[1], null);
+  const one = (await rpc('getAsset', { id: nfts[3] })).result;
+  delete one.last_indexed_slot;
+  assert.deepEqual(r[0], one);
+  assert.equal(r[2].interface, 'FungibleToken');
+  const viaUmi = await umi().getAssets([nfts[3]!]);
+  assert.deepEqual(viaUmi, [one]);
+});
+
+test('a real transfer and a real burn move the owner lists at once', async () => {
+  const conn = web3Connection(gw);
+  try {
+    await conn.confirmTransaction(await conn.requestAirdrop(owner.publicKey, 1_000_000_000));
+    const moved = ascending[0]!;
+    const tx = new Transaction().add(
+      createTransferCheckedInstruction(
+        new PublicKey(holdings[nfts.indexOf(moved)]!),
+        new PublicKey(moved),
+        new PublicKey(seeded('r', 0)),
+        owner.publicKey,
+        1n,
+        0,
+      ),
+    );
+    await sendAndConfirmTransaction(conn, tx, [owner]);
+    const theirs = (await rpc('getAssetsByOwner', { ownerAddress: receiver.publicKey.toBase58() })).result;
+    assert.deepEqual(ids(theirs), [moved]);
+    assert.equal(theirs.items[0].ownership.owner, receiver.publicKey.toBase58());
+    const burnt = ascending[1]!;
+    await sendAndConfirmTransaction(
+      conn,
+      new Transaction().add(
+        createBurnCheckedInstruction(
+          new PublicKey(holdings[nfts.indexOf(burnt)]!),
+          new PublicKey(burnt),
+          owner.publicKey,
+          1n,
+          0,
+        ),
+      ),
+      [owner],
+    );
+    const mine = (
+      await rpc('getAssetsByOwner', {
+        ownerAddress: owner.publicKey.toBase58(),
+        limit: 3,
+        sortBy: { sortBy: 'id', sortDirection: 'asc' },
+        options: { showGrandTotal: true },
+      })
+    ).result;
+    assert.equal(mine.grand_total, N - 2);
+    assert.deepEqual(ids(mine), ascending.slice(2, 5));
+  } finally {
+    await closeWeb3Websocket(conn);
+  }
+});
+
+test("the reference's errors: pagination, pubkeys, sorting, proofs of uncompressed assets", async () => {
+  const o = owner.publicKey.toBase58();
+  const err = async (method: string, params: unknown) => (await rpc(method, params)).error;
+  assert.deepEqual(await err('getAssetsByOwner', { ownerAddress: o, limit: 1001 }), {
+    code: -32000,
+    message: 'Pagination Error. Limit should not be greater than 1000.',
+  });
+  assert.deepEqual(await err('getAssetsByOwner', { ownerAddress: o, page: 0 }), {
+    code: -32000,
+    message: 'Pagination Error. No Pagination Method Selected',
+  });
+  assert.deepEqual(await err('getAssetsByOwner', { ownerAddress: o, page: 1, cursor: nfts[0] }), {
+    code: -32000,
+    message: 'Pagination Error. Only one pagination parameter supported per query.',
+  });
+  assert.deepEqual(await err('getAssetsByOwner', { ownerAddress: 'not-base58!' }), {
+    code: -32000,
+    message: 'Pubkey Validation Err: not-base58! is invalid',
+  });
+  assert.deepEqual(await err('getAssetsByOwner', { ownerAddress: o, cursor: 'zz0' }), {
+    code: -32000,
+    message: 'Cursor Validation Err: zz0 is invalid',
+  });
+  const sorting = 'Pagination Sorting Error. Only sorting based on id is supported for this pagination option.';
+  assert.deepEqual(await err('getAssetsByOwner', { ownerAddress: o, sortBy: { sortBy: 'created' } }), {
+    code: -32000,
+    message: sorting,
+  });
+  assert.deepEqual(await err('getAssetsByOwner', { ownerAddress: o, sortBy: { sortBy: 'updated' }, after: nfts[0] }), {
+    code: -32000,
+    message: sorting,
+  });
+  const unknownSort = await err('getAssetsByOwner', { ownerAddress: o, sortBy: { sortBy: 'price' } });
+  assert.equal(unknownSort?.code, -32602);
+  assert.match(
+    unknownSort!.message,
+    /`params\.sortBy\.sortBy`: expected one of "id", "created", "updated", "recent_action", "none"/,
+  );
+  assert.equal((await err('getAssetsByOwner', { ownerAddress: o, bogus: 1 }))?.code, -32602);
+  assert.deepEqual(await err('getAssets', { ids: Array(1001).fill(nfts[0]) }), {
+    code: -32000,
+    message: 'Batch Size Error. Batch size should not be greater than 1000.',
+  });
+  assert.deepEqual(await err('getAssetProof', { id: nfts[5] }), {
+    code: -32000,
+    message: 'Database Error: RecordNotFound Error: Asset Proof Not Found',
+  });
+  assert.deepEqual((await rpc('getAssetProofs', { ids: [nfts[5]] })).result, { [nfts[5]!]: null });
+  // Sorting by slot works with pages.
+  const created = (
+    await rpc('getAssetsByOwner', {
+      ownerAddress: o,
+      page: 1,
+      limit: 4,
+      sortBy: { sortBy: 'created', sortDirection: 'asc' },
+    })
+  ).result;
+  assert.equal(created.items.length, 4);
+  // Positional params, in the reference's order.
+  const positional = (await rpc('getAssetsByOwner', [o, { sortBy: 'id', sortDirection: 'asc' }, 2, 1])).result;
+  assert.deepEqual(ids(positional), ascending.slice(2, 4));
+});
