@@ -122,7 +122,7 @@ export class AssetIndex implements AccountIndexer {
     // Whatever the address was before, an old token account stops being one.
     const oldToken = this.tokenAccounts.get(id);
     if (oldToken) {
-      this.lists.tokenAccount(oldToken, undefined);
+      this.lists.tokenAccount(id, oldToken, undefined);
       this.holderOf.delete(oldToken.mint);
       this.holders.remove(`${oldToken.mint}/${id}`);
       this.tokenAccounts.remove(id);
@@ -134,6 +134,7 @@ export class AssetIndex implements AccountIndexer {
       if (rec) this.metadata.put(mint!, { ...rec, burnt: true, slot: at });
       const m = this.mints.get(id);
       if (m) this.mints.put(id, { ...m, closed: true, slot: at });
+      this.lists.print(id, this.editions.get(id), undefined);
       this.editions.remove(id);
       this.burnCore(id, at);
       this.removeInscription(id);
@@ -163,6 +164,7 @@ export class AssetIndex implements AccountIndexer {
     if (owner === TOKEN_METADATA_PROGRAM) {
       const edition = parseEdition(account.data);
       if (edition) {
+        this.lists.print(id, this.editions.get(id), edition);
         this.editions.put(id, edition);
         return;
       }
@@ -170,6 +172,7 @@ export class AssetIndex implements AccountIndexer {
       if (md) {
         const prev = this.metadata.get(md.mint);
         this.lists.metadata(prev && !prev.burnt ? prev.metadata : undefined, md);
+        this.lists.editionMint(this.editionPdaOf(md.mint), md.mint);
         this.metadata.put(md.mint, { metadata: md, account: id, burnt: false, slot: at, created: prev?.created ?? at });
         this.metadataAccounts.put(id, md.mint);
         if (md.uri) this.onUri?.(md.uri);
@@ -191,7 +194,7 @@ export class AssetIndex implements AccountIndexer {
         if (ext?.metadata?.uri) this.onUri?.(ext.metadata.uri.trim());
       } else {
         this.tokenAccounts.put(id, parsed.account);
-        this.lists.tokenAccount(undefined, parsed.account);
+        this.lists.tokenAccount(id, undefined, parsed.account);
         this.holderOf.delete(parsed.account.mint);
         if (BigInt(parsed.account.amount) > 0n)
           this.holders.put(`${parsed.account.mint}/${id}`, { ...parsed.account, account: id, slot: at });
@@ -231,13 +234,28 @@ export class AssetIndex implements AccountIndexer {
    * costs a few hundred µs (curve checks), so it is derived on first use and remembered.
    */
   editionOf(mint: string): EditionAccount | undefined {
+    return this.editions.get(this.editionPdaOf(mint));
+  }
+
+  /** The address of a mint's (master or print) Edition account. */
+  editionPdaOf(mint: string): string {
     let pda = this.editionPdas.get(mint);
     if (!pda) {
       pda = editionPda(mint);
       if (this.editionPdas.size >= 100_000) this.editionPdas.clear();
       this.editionPdas.set(mint, pda);
     }
-    return this.editions.get(pda);
+    return pda;
+  }
+
+  /** A token account's record. */
+  tokenAccount(address: string): TokenAccount | undefined {
+    return this.tokenAccounts.get(address);
+  }
+
+  /** An Edition account's record, by its address. */
+  edition(address: string): EditionAccount | undefined {
+    return this.editions.get(address);
   }
 
   mint(mint: string): MintRecord | undefined {

@@ -9,9 +9,11 @@
 import type { Database, RootDatabase } from 'lmdb';
 import { decodeBase58, encodeBase58 } from '../zk/base58.js';
 import type { CoreAccount } from './mpl-core.js';
-import type { Metadata, TokenAccount } from './layouts.js';
+import type { EditionAccount, Metadata, TokenAccount } from './layouts.js';
 
 export type ListKind = 'owner' | 'creator' | 'authority' | 'group';
+/** Token accounts by their owner or their mint (value: whether the balance is above zero). */
+export type TokenListKind = 'tokenOwner' | 'tokenMint';
 
 /** One scan of a list: ids after/before a bound, in either direction, at most `limit`. */
 export interface ListScan {
@@ -30,7 +32,11 @@ export interface ListScan {
 const key = (a: string, id: string): Buffer => Buffer.concat([decodeBase58(a), decodeBase58(id)]);
 
 export class AssetLists {
-  private readonly dbs: Record<ListKind, Database<number | boolean, Buffer>>;
+  private readonly dbs: Record<ListKind | TokenListKind, Database<number | boolean, Buffer>>;
+  /** Master edition PDA ‖ edition number (u64 BE) → the print's Edition account. */
+  private readonly prints: Database<string, Buffer>;
+  /** Edition account (PDA) → its mint, from the mints' metadata. */
+  private readonly editionMints: Database<string, string>;
 
   constructor(root: RootDatabase) {
     const open = (name: string) => root.openDB<number | boolean, Buffer>({ name, keyEncoding: 'binary' });
@@ -39,7 +45,11 @@ export class AssetLists {
       creator: open('das-list-creator-v1'),
       authority: open('das-list-authority-v1'),
       group: open('das-list-group-v1'),
+      tokenOwner: open('das-list-token-owner-v1'),
+      tokenMint: open('das-list-token-mint-v1'),
     };
+    this.prints = root.openDB<string, Buffer>({ name: 'das-list-prints-v1', keyEncoding: 'binary' });
+    this.editionMints = root.openDB<string, string>({ name: 'das-edition-mints-v1' });
   }
 
   /** A Token Metadata record written (or replaced): its creators, update authority and collection. */
@@ -57,11 +67,82 @@ export class AssetLists {
     }
   }
 
-  /** A token account changed: the owner holds the mint while one of its accounts has a balance. */
-  tokenAccount(before: TokenAccount | undefined, after: TokenAccount | undefined): void {
+  /**
+   * A token account changed: the owner holds the mint while one of its accounts has a balance;
+   * the account is listed under its owner and its mint whatever its balance (showZeroBalance).
+   */
+  tokenAccount(address: string, before: TokenAccount | undefined, after: TokenAccount | undefined): void {
     const holds = (t: TokenAccount | undefined) => t !== undefined && BigInt(t.amount) > 0n;
     if (holds(before)) this.count(key(before!.owner, before!.mint), -1);
     if (holds(after)) this.count(key(after!.owner, after!.mint), 1);
+    if (before) {
+      this.dbs.tokenOwner.remove(key(before.owner, address));
+      this.dbs.tokenMint.remove(key(before.mint, address));
+    }
+    if (after) {
+      this.dbs.tokenOwner.put(key(after.owner, address), holds(after));
+      this.dbs.tokenMint.put(key(after.mint, address), holds(after));
+    }
+  }
+
+  /** A print Edition account written (or closed: `after` undefined). */
+  print(address: string, before: EditionAccount | undefined, after: EditionAccount | undefined): void {
+    const k = (e: { parent: string; edition: string }) => {
+      const n = Buffer.alloc(8);
+      n.writeBigUInt64BE(BigInt(e.edition));
+      return Buffer.concat([decodeBase58(e.parent), n]);
+    };
+    if (before?.kind === 'print') this.prints.remove(k(before));
+    if (after?.kind === 'print') this.prints.put(k(after), address);
+  }
+
+  /** Which mint an Edition account belongs to (learnt from the mint's metadata). */
+  editionMint(edition: string, mint: string): void {
+    if (this.editionMints.get(edition) !== mint) this.editionMints.put(edition, mint);
+  }
+
+  mintOfEdition(edition: string): string | undefined {
+    return this.editionMints.get(edition);
+  }
+
+  /** The prints of a master edition in edition-number order: [edition account, number]. */
+  printsOf(master: string, offset: number, limit: number): { edition: string; number: bigint }[] {
+    const prefix = decodeBase58(master);
+    const out: { edition: string; number: bigint }[] = [];
+    let skip = offset;
+    for (const { key: k, value } of this.prints.getRange({
+      start: Buffer.concat([prefix, Buffer.alloc(8, 0)]),
+      end: Buffer.concat([prefix, Buffer.alloc(8, 0xff)]),
+    })) {
+      if (skip-- > 0) continue;
+      out.push({ edition: value, number: (k as Buffer).readBigUInt64BE(32) });
+      if (out.length >= limit) break;
+    }
+    return out;
+  }
+
+  /** Token accounts of an owner or a mint, by address (bytewise), after `after` (exclusive). */
+  tokenAccounts(
+    kind: TokenListKind,
+    of: string,
+    s: { after?: Uint8Array; offset: number; limit: number; accept: (account: string, funded: boolean) => boolean },
+  ): string[] {
+    const prefix = decodeBase58(of);
+    const lo = Buffer.concat([prefix, s.after ?? Buffer.alloc(32, 0)]);
+    const out: string[] = [];
+    let skip = s.offset;
+    for (const { key: k, value } of this.dbs[kind].getRange({
+      start: lo,
+      end: Buffer.concat([prefix, Buffer.alloc(32, 0xff)]),
+    })) {
+      if ((k as Buffer).equals(lo)) continue;
+      const account = encodeBase58((k as Buffer).subarray(32));
+      if (!s.accept(account, value === true)) continue;
+      if (skip-- > 0) continue;
+      out.push(account);
+      if (out.length >= s.limit) break;
+    }
+    return out;
   }
 
   private count(k: Buffer, by: number): void {

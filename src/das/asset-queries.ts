@@ -170,6 +170,111 @@ export class AssetQueries {
   }
 
   /**
+   * getTokenAccounts: by owner, by mint, or both; accounts with a balance unless showZeroBalance.
+   * In address order (the reference has no order; its keyset is the address); the cursor is the
+   * last address (the reference always answers `cursor: null`, Helius gives one).
+   */
+  tokenAccounts(
+    q: {
+      owner?: string;
+      mint?: string;
+      page?: number;
+      limit?: number;
+      before?: string;
+      after?: string;
+      cursor?: string;
+    },
+    showZeroBalance: boolean,
+  ): Record<string, unknown> {
+    if (q.owner === undefined && q.mint === undefined)
+      throw new AssetError(
+        'asset_query',
+        "Database Error: Custom Error: Either 'ownerAddress' or 'mintAddress' must be provided",
+      );
+    const owner = q.owner;
+    const mint = q.mint;
+    if (owner !== undefined) pubkey(owner, (v) => `Validation Error: Invalid pubkey ${v}`);
+    if (mint !== undefined) pubkey(mint, (v) => `Validation Error: Invalid pubkey ${v}`);
+    // Address order, ascending: a cursor (or `after`) continues past the last address.
+    const p = plan({ ...q, sortBy: { sortBy: 'id', sortDirection: 'asc' }, options: {} });
+    const offset = p.page !== undefined ? (p.page - 1) * p.limit : 0;
+    const accept = (account: string, funded: boolean) => {
+      if (!showZeroBalance && !funded) return false;
+      if (owner !== undefined && mint !== undefined) return this.index.tokenAccount(account)?.mint === mint;
+      return true;
+    };
+    const after = p.after;
+    const accounts =
+      p.limit === 0
+        ? []
+        : this.index.lists.tokenAccounts(owner !== undefined ? 'tokenOwner' : 'tokenMint', (owner ?? mint)!, {
+            ...(after ? { after } : {}),
+            offset,
+            limit: p.limit,
+            accept,
+          });
+    const items = accounts.map((address) => {
+      const t = this.index.tokenAccount(address)!;
+      return {
+        address,
+        mint: t.mint,
+        amount: u64(BigInt(t.amount)),
+        owner: t.owner,
+        frozen: t.state === 2,
+        delegate: t.delegate,
+        delegated_amount: u64(BigInt(t.delegatedAmount ?? '0')),
+        close_authority: t.closeAuthority ?? null,
+        extensions: null,
+      };
+    });
+    const out: Record<string, unknown> = {
+      last_indexed_slot: u64(this.index.lastIndexedSlot()),
+      total: items.length,
+      limit: p.limit,
+    };
+    if (p.page !== undefined) out.page = p.page;
+    out.token_accounts = items;
+    out.cursor = p.cursorMode && items.length > 0 ? items[items.length - 1]!.address : null;
+    out.errors = [];
+    return out;
+  }
+
+  /** getNftEditions: a master edition's prints in edition-number order. */
+  nftEditions(q: {
+    mint: string;
+    page?: number;
+    limit?: number;
+    before?: string;
+    after?: string;
+    cursor?: string;
+  }): Record<string, unknown> {
+    const p = plan({ ...q, sortBy: { sortBy: 'id', sortDirection: 'asc' }, options: {} });
+    pubkey(q.mint, pubkeyError);
+    const masterAddress = this.index.editionPdaOf(q.mint);
+    const master = this.index.edition(masterAddress);
+    if (master?.kind !== 'master')
+      throw new AssetError('asset_not_found', 'Database Error: RecordNotFound Error: Master Edition not found');
+    const offset = p.page !== undefined ? (p.page - 1) * p.limit : 0;
+    const editions = this.index.lists.printsOf(masterAddress, offset, p.limit).map((e) => ({
+      mint_address: this.index.lists.mintOfEdition(e.edition) ?? null,
+      edition_address: e.edition,
+      edition_number: u64(e.number),
+    }));
+    const out: Record<string, unknown> = {
+      last_indexed_slot: u64(this.index.lastIndexedSlot()),
+      total: editions.length,
+      limit: p.limit,
+      master_edition_address: masterAddress,
+      supply: u64(BigInt(master.supply)),
+      max_supply: master.maxSupply === null ? null : u64(BigInt(master.maxSupply)),
+    };
+    // Always present (the reference leaves it out when empty, which Umi's client cannot read).
+    out.editions = editions;
+    if (p.page !== undefined) out.page = p.page;
+    return out;
+  }
+
+  /**
    * getAssetProof(s): the index holds no compressed (Bubblegum) assets, so an uncompressed or
    * unknown id answers the reference's "Asset Proof Not Found".
    */

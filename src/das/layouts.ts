@@ -51,6 +51,9 @@ export interface TokenAccount {
   delegate: string | null;
   /** 0 uninitialized, 1 initialized, 2 frozen */
   state: number;
+  /** Absent in records indexed before these were parsed (read as 0 and none). */
+  delegatedAmount?: string;
+  closeAuthority?: string | null;
 }
 
 /** A bounds-checked little-endian reader over account data (Borsh and the SPL layouts). */
@@ -232,6 +235,8 @@ export function parseTokenProgramAccount(
         amount: b.readBigUInt64LE(64).toString(),
         delegate: cOptionPubkey(b, 72),
         state: b[108]!,
+        delegatedAmount: b.readBigUInt64LE(121).toString(),
+        closeAuthority: cOptionPubkey(b, 129),
       },
     };
   }

@@ -8,7 +8,12 @@ import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, test } from 'node:test';
 import { dasApi } from '@metaplex-foundation/digital-asset-standard-api';
-import { getMetadataAccountDataSerializer, TokenStandard } from '@metaplex-foundation/mpl-token-metadata';
+import {
+  getEditionAccountDataSerializer,
+  getMasterEditionAccountDataSerializer,
+  getMetadataAccountDataSerializer,
+  TokenStandard,
+} from '@metaplex-foundation/mpl-token-metadata';
 import { createUmi, publicKey } from '@metaplex-foundation/umi';
 import {
   AccountLayout,
@@ -48,6 +53,8 @@ const fungible = seeded('f', 0);
 const authority = seeded('a', 0);
 const creator = seeded('c', 0);
 const collection = seeded('g', 0);
+const master = seeded('e', 0);
+const prints = [seeded('p', 1), seeded('p', 2)];
 const byBytes = (a: string, b: string) => Buffer.compare(decodeBase58(a), decodeBase58(b));
 const ascending = [...nfts].sort(byBytes);
 const descending = [...ascending].reverse();
@@ -59,6 +66,13 @@ let n = 0;
 function metadataPda(mint: string): string {
   return PublicKey.findProgramAddressSync(
     [Buffer.from('metadata'), new PublicKey(TM).toBuffer(), new PublicKey(mint).toBuffer()],
+    new PublicKey(TM),
+  )[0].toBase58();
+}
+
+function editionPda(mint: string): string {
+  return PublicKey.findProgramAddressSync(
+    [Buffer.from('metadata'), new PublicKey(TM).toBuffer(), new PublicKey(mint).toBuffer(), Buffer.from('edition')],
     new PublicKey(TM),
   )[0].toBase58();
 }
@@ -135,6 +149,21 @@ before(async () => {
   put(fungible, mintData(1_000_000_000n, 6), TOKEN);
   put(metadataPda(fungible), metadata(fungible, 1, TokenStandard.Fungible), TM);
   put(seeded('t', 0), tokenAccount(fungible, owner.publicKey, 5_000_000n), TOKEN);
+  // An empty account of the fungible (listed with showZeroBalance).
+  put(seeded('z', 0), tokenAccount(fungible, owner.publicKey, 0n), TOKEN);
+  // A master edition with two prints, held by the receiver.
+  put(master, mintData(1n, 0), TOKEN);
+  put(metadataPda(master), metadata(master, 1, TokenStandard.NonFungible), TM);
+  put(editionPda(master), getMasterEditionAccountDataSerializer().serialize({ supply: 2n, maxSupply: 10n }), TM);
+  prints.forEach((p, k) => {
+    put(p, mintData(1n, 0), TOKEN);
+    put(metadataPda(p), metadata(p, 1, TokenStandard.NonFungibleEdition), TM);
+    put(
+      editionPda(p),
+      getEditionAccountDataSerializer().serialize({ parent: publicKey(editionPda(master)), edition: BigInt(k + 1) }),
+      TM,
+    );
+  });
   // The receiver's empty account for the first NFT, which a transfer fills.
   put(seeded('r', 0), tokenAccount(ascending[0]!, receiver.publicKey, 0n), TOKEN);
   gw = await startTestGateway({ accountDir: [accounts] }, {}, { ledger: true, dataDir: dir });
@@ -241,7 +270,8 @@ test('fungibles with showFungible; creator, collection and authority lists with 
   const o = owner.publicKey.toBase58();
   assert.equal(await total('getAssetsByOwner', { ownerAddress: o }), N);
   assert.equal(await total('getAssetsByOwner', { ownerAddress: o, options: { showFungible: true } }), N + 1);
-  assert.equal(await total('getAssetsByCreator', { creatorAddress: creator }), N + 1);
+  // Beside the 2,500 NFTs: the fungible, the master edition and its two prints.
+  assert.equal(await total('getAssetsByCreator', { creatorAddress: creator }), N + 4);
   assert.equal(await total('getAssetsByCreator', { creatorAddress: creator, onlyVerified: true }), N / 2);
   assert.equal(await total('getAssetsByGroup', { groupKey: 'collection', groupValue: collection }), N / 5);
   assert.equal(
@@ -250,9 +280,9 @@ test('fungibles with showFungible; creator, collection and authority lists with 
       groupValue: collection,
       options: { showUnverifiedCollections: true },
     }),
-    N,
+    N + 3,
   );
-  assert.equal(await total('getAssetsByAuthority', { authorityAddress: authority }), N + 1);
+  assert.equal(await total('getAssetsByAuthority', { authorityAddress: authority }), N + 4);
   const verified = await das.getAssetsByCreator({ creator, onlyVerified: true, limit: 5, page: 1 });
   for (const a of verified.items) assert.equal(a.creators[0].verified, true);
   const group = await das.getAssetsByGroup({ groupKey: 'collection', groupValue: collection, limit: 3, page: 2 });
@@ -385,4 +415,76 @@ test("the reference's errors: pagination, pubkeys, sorting, proofs of uncompress
   // Positional params, in the reference's order.
   const positional = (await rpc('getAssetsByOwner', [o, { sortBy: 'id', sortDirection: 'asc' }, 2, 1])).result;
   assert.deepEqual(ids(positional), ascending.slice(2, 4));
+});
+
+test('getTokenAccounts by owner or mint, zero balances with showZeroBalance; getNftEditions', async () => {
+  const funded = seeded('t', 0);
+  const empty = seeded('z', 0);
+  const o = owner.publicKey.toBase58();
+  const account = (address: string, amount: number) => ({
+    address,
+    mint: fungible,
+    amount,
+    owner: o,
+    frozen: false,
+    delegate: null,
+    delegated_amount: 0,
+    close_authority: null,
+    extensions: null,
+  });
+  const byMint = (await rpc('getTokenAccounts', { mintAddress: fungible })).result;
+  assert.deepEqual(byMint, {
+    last_indexed_slot: byMint.last_indexed_slot,
+    total: 1,
+    limit: 1000,
+    token_accounts: [account(funded, 5_000_000)],
+    cursor: funded,
+    errors: [],
+  });
+  assert.deepEqual(Object.keys(byMint), ['last_indexed_slot', 'total', 'limit', 'token_accounts', 'cursor', 'errors']);
+  const both = (
+    await rpc('getTokenAccounts', { mint: fungible, owner: o, options: { showZeroBalance: true }, page: 1 })
+  ).result;
+  assert.deepEqual(
+    both.token_accounts,
+    [account(funded, 5_000_000), account(empty, 0)].sort((a, b) => byBytes(a.address, b.address)),
+  );
+  assert.equal(both.cursor, null, 'page mode: no cursor');
+  // The owner's accounts: one per NFT still held, the fungible's; walked by cursor, 1,000 at a time.
+  const seen: string[] = [];
+  let cursor: string | undefined;
+  for (;;) {
+    const r = (await rpc('getTokenAccounts', { ownerAddress: o, limit: 1000, ...(cursor ? { cursor } : {}) })).result;
+    if (r.token_accounts.length === 0) break;
+    seen.push(...r.token_accounts.map((t: { address: string }) => t.address));
+    cursor = r.cursor;
+  }
+  assert.equal(seen.length, N - 2 + 1, 'the held NFTs (two moved or burnt) and the fungible');
+  assert.deepEqual(seen, [...seen].sort(byBytes));
+  assert.deepEqual((await rpc('getTokenAccounts', {})).error, {
+    code: -32000,
+    message: "Database Error: Custom Error: Either 'ownerAddress' or 'mintAddress' must be provided",
+  });
+
+  const editions = (await rpc('getNftEditions', { mintAddress: master })).result;
+  assert.deepEqual(editions, {
+    last_indexed_slot: editions.last_indexed_slot,
+    total: 2,
+    limit: 1000,
+    master_edition_address: editionPda(master),
+    supply: 2,
+    max_supply: 10,
+    editions: prints.map((p, k) => ({ mint_address: p, edition_address: editionPda(p), edition_number: k + 1 })),
+  });
+  const viaUmi = await umi().getNftEditions({ mintAddress: master, page: 2, limit: 1 });
+  assert.equal(viaUmi.page, 2);
+  assert.deepEqual(viaUmi.editions, [
+    { edition_address: editionPda(prints[1]!), edition_number: 2, mint_address: prints[1] },
+  ]);
+  // Past the last page: an empty list, which Umi's client reads (it maps `editions` unconditionally).
+  assert.deepEqual((await umi().getNftEditions({ mintAddress: master, page: 3, limit: 1 })).editions, []);
+  assert.deepEqual((await rpc('getNftEditions', { mintAddress: nfts[5] })).error, {
+    code: -32000,
+    message: 'Database Error: RecordNotFound Error: Master Edition not found',
+  });
 });

@@ -97,6 +97,60 @@ const idsParams = (v: unknown, path: string): { ids: string[]; options: ListQuer
 const idParams = (v: unknown, path: string): string =>
   object({ id: required(string) }, 'deny')(Array.isArray(v) ? { id: v[0] } : v, path).id;
 
+/** Pagination alone (getTokenAccounts, getNftEditions: no sorting), checked as the lists' is. */
+const pageShape = {
+  limit: optional(count),
+  page: optional(count),
+  before: optional(string),
+  after: optional(string),
+  cursor: optional(string),
+};
+type Page = { limit?: number; page?: number; before?: string; after?: string; cursor?: string };
+const pageOf = (p: Page): Page =>
+  Object.fromEntries(Object.entries(p).filter(([k, v]) => k in pageShape && v !== undefined)) as Page;
+
+/** Named or positional (in `order`) into one object. */
+const namedOrPositional = (v: unknown, order: readonly string[]): unknown =>
+  Array.isArray(v)
+    ? Object.fromEntries(order.flatMap((k, i) => (v[i] === undefined || v[i] === null ? [] : [[k, v[i]]])))
+    : v;
+
+const tokenAccountsCheck = object(
+  {
+    ownerAddress: optional(string),
+    mintAddress: optional(string),
+    // Helius' names for the same.
+    owner: optional(string),
+    mint: optional(string),
+    ...pageShape,
+    options: optional(displayOptions),
+    displayOptions: optional(displayOptions),
+  },
+  'deny',
+);
+const tokenAccountsParams = (v: unknown, path: string) => {
+  const p = tokenAccountsCheck(
+    namedOrPositional(v, ['ownerAddress', 'mintAddress', 'limit', 'page', 'before', 'after', 'options', 'cursor']),
+    path,
+  );
+  const owner = p.ownerAddress ?? p.owner;
+  const mint = p.mintAddress ?? p.mint;
+  return {
+    ...pageOf(p),
+    ...(owner !== undefined ? { owner } : {}),
+    ...(mint !== undefined ? { mint } : {}),
+    showZeroBalance: (p.options ?? p.displayOptions)?.showZeroBalance === true,
+  };
+};
+
+const editionsCheck = object({ mintAddress: optional(string), mint: optional(string), ...pageShape }, 'deny');
+const editionsParams = (v: unknown, path: string) => {
+  const p = editionsCheck(namedOrPositional(v, ['mintAddress', 'page', 'limit', 'before', 'after', 'cursor']), path);
+  const mint = p.mintAddress ?? p.mint;
+  if (mint === undefined) throw new InvalidParamsError(`Invalid params: missing field \`${path}.mintAddress\``);
+  return { ...pageOf(p), mint };
+};
+
 const proofIdsParams = (v: unknown, path: string): string[] =>
   object({ ids: required(array(string)) }, 'deny')(Array.isArray(v) ? { ids: v[0] } : v, path).ids;
 
@@ -151,6 +205,10 @@ export function dasQueryMethods(backends: Backends): MethodDef[] {
       onlyVerified: optional(boolean),
     }),
     byList('getAssetsByAuthority', 'authority', { authorityAddress: required(string) }),
+    method('getTokenAccounts', tokenAccountsParams, ({ showZeroBalance, ...q }) =>
+      embedded().tokenAccounts(q, showZeroBalance),
+    ),
+    method('getNftEditions', editionsParams, (q) => embedded().nftEditions(q)),
     method('getAssetProof', idParams, (id) => embedded().assetProof(id)),
     method('getAssetProofs', proofIdsParams, proofs),
     method('getAssetProofBatch', proofIdsParams, proofs),
