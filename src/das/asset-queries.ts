@@ -38,8 +38,9 @@ function pubkey(v: string, what: (v: string) => string): Uint8Array {
   return b;
 }
 
-export const pubkeyError = (v: string) =>
-  `Pubkey Validation Err: ${v.length > 64 ? v.slice(0, 61) + '...' : v} is invalid`;
+/** A caller's value as an error message quotes it: at most 64 characters. */
+const clip = (v: string) => (v.length > 64 ? v.slice(0, 61) + '...' : v);
+export const pubkeyError = (v: string) => `Pubkey Validation Err: ${clip(v)} is invalid`;
 
 /** A list query's plan once its pagination is checked, in the reference's order of checks. */
 interface Plan {
@@ -68,7 +69,7 @@ function plan(q: ListQuery): Plan {
   if (q.after) p.after = pubkey(q.after, pubkeyError);
   if (p.cursorMode && sort !== 'id') throw pagination(SORT_BY_ID);
   if (q.cursor !== undefined) {
-    const c = pubkey(q.cursor, (v) => `Cursor Validation Err: ${v} is invalid`);
+    const c = pubkey(q.cursor, (v) => `Cursor Validation Err: ${clip(v)} is invalid`);
     if (descending) p.before = c;
     else p.after = c;
   }
@@ -193,8 +194,8 @@ export class AssetQueries {
       );
     const owner = q.owner;
     const mint = q.mint;
-    if (owner !== undefined) pubkey(owner, (v) => `Validation Error: Invalid pubkey ${v}`);
-    if (mint !== undefined) pubkey(mint, (v) => `Validation Error: Invalid pubkey ${v}`);
+    if (owner !== undefined) pubkey(owner, (v) => `Validation Error: Invalid pubkey ${clip(v)}`);
+    if (mint !== undefined) pubkey(mint, (v) => `Validation Error: Invalid pubkey ${clip(v)}`);
     // Address order, ascending: a cursor (or `after`) continues past the last address.
     const p = plan({ ...q, sortBy: { sortBy: 'id', sortDirection: 'asc' }, options: {} });
     const offset = p.page !== undefined ? (p.page - 1) * p.limit : 0;
