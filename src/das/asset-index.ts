@@ -147,6 +147,7 @@ export class AssetIndex implements AccountIndexer {
       else if (core) {
         const prev = this.core.get(id);
         this.lists.core(id, prev && !prev.burnt ? prev.core : undefined, core);
+        if (core.kind === 'asset') this.lists.known(id);
         this.core.put(id, { core, burnt: false, slot: at, created: prev?.created ?? at });
         if (core.uri.trim()) this.onUri?.(core.uri.replace(/\0/g, '').trim());
       }
@@ -173,6 +174,7 @@ export class AssetIndex implements AccountIndexer {
         const prev = this.metadata.get(md.mint);
         this.lists.metadata(prev && !prev.burnt ? prev.metadata : undefined, md);
         this.lists.editionMint(this.editionPdaOf(md.mint), md.mint);
+        this.lists.known(md.mint);
         this.metadata.put(md.mint, { metadata: md, account: id, burnt: false, slot: at, created: prev?.created ?? at });
         this.metadataAccounts.put(id, md.mint);
         if (md.uri) this.onUri?.(md.uri);
@@ -183,6 +185,7 @@ export class AssetIndex implements AccountIndexer {
       const parsed = parseTokenProgramAccount(account.data, owner);
       if (!parsed) return;
       if ('mint' in parsed) {
+        this.lists.known(id);
         const ext = owner === TOKEN_2022_PROGRAM ? parseMintExtensions(account.data) : undefined;
         this.mints.put(id, {
           ...parsed.mint,

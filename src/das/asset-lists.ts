@@ -12,6 +12,8 @@ import type { CoreAccount } from './mpl-core.js';
 import type { EditionAccount, Metadata, TokenAccount } from './layouts.js';
 
 export type ListKind = 'owner' | 'creator' | 'authority' | 'group';
+/** Every asset id the index knows (searchAssets without a narrower list). */
+export const ALL = 'all' as const;
 /** Token accounts by their owner or their mint (value: whether the balance is above zero). */
 export type TokenListKind = 'tokenOwner' | 'tokenMint';
 
@@ -32,7 +34,7 @@ export interface ListScan {
 const key = (a: string, id: string): Buffer => Buffer.concat([decodeBase58(a), decodeBase58(id)]);
 
 export class AssetLists {
-  private readonly dbs: Record<ListKind | TokenListKind, Database<number | boolean, Buffer>>;
+  private readonly dbs: Record<ListKind | TokenListKind | typeof ALL, Database<number | boolean, Buffer>>;
   /** Master edition PDA ‖ edition number (u64 BE) → the print's Edition account. */
   private readonly prints: Database<string, Buffer>;
   /** Edition account (PDA) → its mint, from the mints' metadata. */
@@ -47,9 +49,21 @@ export class AssetLists {
       group: open('das-list-group-v1'),
       tokenOwner: open('das-list-token-owner-v1'),
       tokenMint: open('das-list-token-mint-v1'),
+      all: open('das-list-all-v1'),
     };
     this.prints = root.openDB<string, Buffer>({ name: 'das-list-prints-v1', keyEncoding: 'binary' });
     this.editionMints = root.openDB<string, string>({ name: 'das-edition-mints-v1' });
+  }
+
+  /** An asset the index knows (a mint, its metadata, a Core asset): listed for good, burnt or not. */
+  known(id: string): void {
+    const k = Buffer.from(decodeBase58(id));
+    if (this.dbs.all.get(k) === undefined) this.dbs.all.put(k, true);
+  }
+
+  /** Whether an owner holds a balance of a mint (or owns a Core asset). */
+  holds(owner: string, id: string): boolean {
+    return this.dbs.owner.get(key(owner, id)) !== undefined;
   }
 
   /** A Token Metadata record written (or replaced): its creators, update authority and collection. */
@@ -179,8 +193,8 @@ export class AssetLists {
    * Asset ids of one list key in id order (bytewise), after `offset` accepted ones, at most
    * `limit`. Whether each id is verified comes with it.
    */
-  scan(kind: ListKind, of: string, s: ListScan): string[] {
-    const prefix = decodeBase58(of);
+  scan(kind: ListKind | typeof ALL, of: string, s: ListScan): string[] {
+    const prefix = kind === ALL ? Buffer.alloc(0) : decodeBase58(of);
     const lo = Buffer.concat([prefix, s.after ?? Buffer.alloc(32, 0)]);
     const hi = Buffer.concat([prefix, s.before ?? Buffer.alloc(32, 0xff)]);
     const out: string[] = [];
@@ -192,7 +206,7 @@ export class AssetLists {
       const b = k as Buffer;
       // getRange's start is inclusive: bounds are exclusive here (and the 0x00…/0xff… fillers never ids).
       if (b.equals(lo) || b.equals(hi)) continue;
-      const id = encodeBase58(b.subarray(32));
+      const id = encodeBase58(b.subarray(prefix.length));
       const verified = kind === 'owner' || kind === 'authority' ? true : value === true;
       if (s.accept && !s.accept(id, verified)) continue;
       if (skip > 0) {

@@ -5,7 +5,7 @@
 import { u64 } from '../wire/index.js';
 import { decodeBase58 } from '../zk/base58.js';
 import type { AssetIndex } from './asset-index.js';
-import type { ListKind } from './asset-lists.js';
+import { ALL, type ListKind } from './asset-lists.js';
 import { AssetError, getAsset, ownershipModel, type AssetContext, type AssetOptions } from './asset.js';
 
 export type SortKey = 'id' | 'created' | 'updated' | 'recent_action' | 'none';
@@ -19,6 +19,76 @@ export interface ListQuery {
   cursor?: string;
   options: AssetOptions & { showGrandTotal?: boolean };
 }
+
+/** searchAssets' filters (the reference's names). */
+export interface SearchFilter {
+  negate?: boolean;
+  conditionType?: 'all' | 'any';
+  interface?: string;
+  ownerAddress?: string;
+  ownerType?: 'single' | 'token';
+  creatorAddress?: string;
+  creatorVerified?: boolean;
+  authorityAddress?: string;
+  grouping?: [string, string];
+  delegate?: string;
+  frozen?: boolean;
+  supply?: number;
+  supplyMint?: string;
+  compressed?: boolean;
+  compressible?: boolean;
+  royaltyTargetType?: 'creators' | 'fanout' | 'single';
+  royaltyTarget?: string;
+  royaltyAmount?: number;
+  burnt?: boolean;
+  jsonUri?: string;
+  name?: string;
+  tokenType?: keyof typeof TOKEN_TYPES;
+}
+
+/** tokenType: the reference's names and Helius' for the same kinds. */
+export const TOKEN_TYPES = {
+  Fungible: 'fungible',
+  fungible: 'fungible',
+  NonFungible: 'nft',
+  Nft: 'nft',
+  regularNft: 'nft',
+  nonFungible: 'nonFungible',
+  Compressed: 'compressed',
+  compressedNft: 'compressed',
+  All: 'all',
+  all: 'all',
+} as const;
+
+/** The fields of getAsset's record that searchAssets reads. */
+interface AssetJson {
+  interface: string;
+  ownership: { owner: string; ownership_model: string; delegate: string | null; frozen: boolean };
+  creators: { address: string; verified: boolean }[];
+  authorities: { address: string }[];
+  grouping: { group_key: string; group_value: string }[];
+  compression: { compressed: boolean; eligible: boolean };
+  royalty: { royalty_model: string; target: string | null; basis_points: number };
+  burnt: boolean;
+  content: { json_uri: string; metadata?: { name?: unknown } };
+}
+
+const NFT_INTERFACES = new Set([
+  'V1_NFT',
+  'V1_PRINT',
+  'LEGACY_NFT',
+  'V2_NFT',
+  'ProgrammableNFT',
+  'MplCoreAsset',
+  'Custom',
+]);
+const TOKEN_TYPE_TEST: Record<(typeof TOKEN_TYPES)[keyof typeof TOKEN_TYPES], (a: AssetJson) => boolean> = {
+  fungible: (a) => a.ownership.ownership_model === 'token',
+  nft: (a) => !a.compression.compressed && NFT_INTERFACES.has(a.interface),
+  nonFungible: (a) => NFT_INTERFACES.has(a.interface),
+  compressed: (a) => a.compression.compressed,
+  all: () => true,
+};
 
 /** The most items one call returns (the reference's and Helius' limit). */
 export const MAX_LIMIT = 1000;
@@ -111,18 +181,32 @@ export class AssetQueries {
    */
   list(kind: ListKind, of: string, q: ListQuery, onlyVerified = false, none = false): Record<string, unknown> {
     pubkey(of, pubkeyError);
-    const p = plan(q);
     const { options } = q;
-    const accept = (id: string, verified: boolean): boolean => {
+    return this.paged(kind, of, q, none, (id, verified) => {
       if (onlyVerified && !verified) return false;
       // An owner's list holds every mint it has a balance of; fungibles only with showFungible.
       if (kind === 'owner' && !options.showFungible && ownershipModel(this.index, id) !== 'single') return false;
       return true;
-    };
-    const scan = (offset: number, limit: number, descending: boolean) =>
+    });
+  }
+
+  /**
+   * One page of a list (or of every asset), in the query's order, of the ids `accept` takes;
+   * `none`: nothing matches (an empty list without a scan).
+   */
+  private paged(
+    kind: ListKind | typeof ALL,
+    of: string,
+    q: ListQuery,
+    none: boolean,
+    accept: (id: string, verified: boolean) => boolean,
+  ): Record<string, unknown> {
+    const p = plan(q);
+    const { options } = q;
+    const scan = (offset: number, limit: number, descending: boolean, bounded = true) =>
       this.index.lists.scan(kind, of, {
-        ...(p.after ? { after: p.after } : {}),
-        ...(p.before ? { before: p.before } : {}),
+        ...(bounded && p.after ? { after: p.after } : {}),
+        ...(bounded && p.before ? { before: p.before } : {}),
         descending,
         offset,
         limit,
@@ -130,7 +214,6 @@ export class AssetQueries {
       });
     const offset = p.page !== undefined ? (p.page - 1) * p.limit : 0;
     let ids: string[];
-    // `none`: a grouping the index does not keep (only collections are): an empty list.
     if (none) ids = [];
     else if (p.sort === 'id' || p.sort === 'none') {
       ids = p.limit === 0 ? [] : scan(offset, p.limit, p.sort === 'id' && p.descending);
@@ -147,20 +230,109 @@ export class AssetQueries {
       last_indexed_slot: u64(this.index.lastIndexedSlot()),
       total: items.length,
     };
-    if (options.showGrandTotal)
-      out.grand_total = none
-        ? 0
-        : this.index.lists.scan(kind, of, {
-            descending: false,
-            offset: 0,
-            limit: Number.MAX_SAFE_INTEGER,
-            accept,
-          }).length;
+    if (options.showGrandTotal) out.grand_total = none ? 0 : scan(0, Number.MAX_SAFE_INTEGER, false, false).length;
     out.limit = p.limit;
     if (p.page !== undefined) out.page = p.page;
     if (p.cursorMode && ids.length > 0) out.cursor = ids[ids.length - 1];
     out.items = items;
     return out;
+  }
+
+  /**
+   * searchAssets: the reference's filters over getAsset's records, combined with `conditionType`
+   * (all / any) and `negate`. With `all` and an owner, creator, authority or collection filter,
+   * that list is scanned; otherwise every asset is.
+   */
+  search(f: SearchFilter, q: ListQuery): Record<string, unknown> {
+    const custom = (msg: string) => new AssetError('asset_query', `Database Error: Custom Error: ${msg}`);
+    const tokenType = f.tokenType === undefined ? undefined : TOKEN_TYPES[f.tokenType];
+    if (f.tokenType !== undefined) {
+      if (f.ownerAddress === undefined) throw custom('Must provide `ownerAddress` when using `tokenType` field');
+      if (f.ownerType !== undefined) throw custom('`ownerType` is not supported when using `tokenType` field');
+      if (f.interface !== undefined) throw custom('`interface` is not supported when using `tokenType` field');
+    }
+    if (f.name !== undefined && f.ownerAddress === undefined)
+      throw new AssetError(
+        'asset_query',
+        'Validation Error: Owner address must be provided in order to search assets by name',
+      );
+    for (const k of [
+      'ownerAddress',
+      'creatorAddress',
+      'authorityAddress',
+      'delegate',
+      'supplyMint',
+      'royaltyTarget',
+    ] as const) {
+      const v = f[k];
+      if (v !== undefined) pubkey(v, (x) => `Validation Error: Invalid pubkey ${clip(x)}`);
+    }
+    const options = q.options;
+    const conditions: ((a: AssetJson, id: string) => boolean)[] = [];
+    const add = <T>(v: T | undefined, test: (v: T, a: AssetJson, id: string) => boolean) => {
+      if (v !== undefined) conditions.push((a, id) => test(v, a, id));
+    };
+    add(f.interface, (v, a) => a.interface === v);
+    add(f.ownerAddress, (v, a, id) =>
+      tokenType === 'fungible' || tokenType === 'all'
+        ? a.ownership.owner === v || this.index.lists.holds(v, id)
+        : a.ownership.owner === v,
+    );
+    add(f.ownerType, (v, a) => a.ownership.ownership_model === v);
+    add(f.creatorAddress, (v, a) =>
+      a.creators.some((c) => c.address === v && (f.creatorVerified === undefined || c.verified === f.creatorVerified)),
+    );
+    if (f.creatorAddress === undefined) add(f.creatorVerified, (v, a) => a.creators.some((c) => c.verified === v));
+    add(f.authorityAddress, (v, a) => a.authorities.some((x) => x.address === v));
+    add(f.grouping, ([k, v], a) => a.grouping.some((g) => g.group_key === k && g.group_value === v));
+    add(f.delegate, (v, a) => a.ownership.delegate === v);
+    add(f.frozen, (v, a) => a.ownership.frozen === v);
+    add(f.supply, (v, _a, id) => BigInt(this.index.mint(id)?.supply ?? '-1') === BigInt(v));
+    add(f.supplyMint, (v, _a, id) => this.index.mint(id) !== undefined && id === v);
+    add(f.compressed, (v, a) => a.compression.compressed === v);
+    add(f.compressible, (v, a) => a.compression.eligible === v);
+    add(f.royaltyTargetType, (v, a) => a.royalty.royalty_model === v);
+    add(f.royaltyTarget, (v, a) => a.royalty.target === v);
+    add(f.royaltyAmount, (v, a) => a.royalty.basis_points === v);
+    add(f.burnt, (v, a) => a.burnt === v);
+    add(f.jsonUri, (v, a) => a.content.json_uri === v);
+    add(f.name, (v, a) => String(a.content.metadata?.name ?? '').includes(v));
+    add(tokenType, (v, a) => TOKEN_TYPE_TEST[v](a));
+    const any = f.conditionType === 'any';
+    // The reference's default: NFT-like assets only, unless an owner or token type says otherwise.
+    const nftDefault =
+      f.ownerType === undefined && (tokenType === undefined || tokenType === 'nft' || tokenType === 'compressed');
+    const matches = (a: AssetJson, id: string) => {
+      const user =
+        conditions.length === 0 ? true : any ? conditions.some((c) => c(a, id)) : conditions.every((c) => c(a, id));
+      const base = nftDefault
+        ? a.ownership.ownership_model === 'single' && BigInt(this.index.mint(id)?.supply ?? '1') <= 1n
+        : true;
+      const hit = user && base;
+      return f.negate ? !hit : hit;
+    };
+    const accept = (id: string) => {
+      let a: AssetJson;
+      try {
+        a = this.asset(id, {
+          ...options,
+          showUnverifiedCollections: options.showUnverifiedCollections ?? false,
+        }) as unknown as AssetJson;
+      } catch {
+        return false;
+      }
+      return matches(a, id);
+    };
+    // A narrower list where every condition must hold and the filter names one.
+    const narrow: [ListKind, string | undefined][] = [
+      ['owner', f.ownerAddress],
+      ['creator', f.creatorAddress],
+      ['authority', f.authorityAddress],
+      ['group', f.grouping?.[0] === 'collection' ? f.grouping[1] : undefined],
+    ];
+    const by = !any && !f.negate ? narrow.find(([, v]) => v !== undefined) : undefined;
+    if (by?.[0] === 'group') pubkey(by[1]!, pubkeyError);
+    return by ? this.paged(by[0], by[1]!, q, false, accept) : this.paged(ALL, '', q, false, accept);
   }
 
   /** The slot an asset was first indexed in (created) or last changed in (updated, recent_action). */

@@ -488,3 +488,58 @@ test('getTokenAccounts by owner or mint, zero balances with showZeroBalance; get
     message: 'Database Error: RecordNotFound Error: Master Edition not found',
   });
 });
+
+test('searchAssets: filters with all / any, negate, token types, names; the reference’s rules', async () => {
+  const o = owner.publicKey.toBase58();
+  const held = new Set(nfts.filter((id) => id !== ascending[0] && id !== ascending[1]));
+  const verifiedHeld = nfts.filter((id, i) => i % 2 === 0 && held.has(id));
+  const r = (
+    await rpc('searchAssets', {
+      ownerAddress: o,
+      creatorAddress: creator,
+      creatorVerified: true,
+      limit: 1000,
+      page: 1,
+      options: { showGrandTotal: true },
+    })
+  ).result;
+  assert.equal(r.grand_total, verifiedHeld.length);
+  assert.deepEqual(new Set(ids(r)), new Set(verifiedHeld.filter((id) => ids(r).includes(id))));
+  for (const a of r.items) assert.deepEqual([a.ownership.owner, a.creators[0].verified], [o, true]);
+
+  const group = (await rpc('searchAssets', { grouping: ['collection', collection], limit: 5, page: 1 })).result;
+  assert.equal(group.items.length, 5);
+
+  const any = (
+    await rpc('searchAssets', {
+      conditionType: 'any',
+      supplyMint: nfts[7],
+      ownerAddress: receiver.publicKey.toBase58(),
+      limit: 1000,
+      page: 1,
+    })
+  ).result;
+  assert.deepEqual(new Set(ids(any)), new Set([nfts[7], ascending[0]]));
+
+  const negated = (await rpc('searchAssets', { negate: true, ownerAddress: o, limit: 1000, page: 1 })).result;
+  assert.ok(ids(negated).includes(ascending[0]!), 'the asset moved away is among those not held');
+  for (const a of negated.items) assert.ok(a.ownership.owner !== o || a.ownership.ownership_model !== 'single');
+
+  const fungibles = (await rpc('searchAssets', { ownerAddress: o, tokenType: 'fungible', page: 1 })).result;
+  assert.deepEqual(ids(fungibles), [fungible]);
+  const named = (await rpc('searchAssets', { ownerAddress: receiver.publicKey.toBase58(), name: 'Query #', page: 1 }))
+    .result;
+  assert.deepEqual(ids(named), [ascending[0]]);
+  const viaUmi = await umi().searchAssets({ owner: o, creator, creatorVerified: true, limit: 3, page: 1 });
+  assert.equal(viaUmi.items.length, 3);
+
+  assert.deepEqual((await rpc('searchAssets', { tokenType: 'all' })).error, {
+    code: -32000,
+    message: 'Database Error: Custom Error: Must provide `ownerAddress` when using `tokenType` field',
+  });
+  assert.deepEqual((await rpc('searchAssets', { name: 'x' })).error, {
+    code: -32000,
+    message: 'Validation Error: Owner address must be provided in order to search assets by name',
+  });
+  assert.equal((await rpc('searchAssets', { interface: 'Spaceship' })).error?.code, -32602);
+});

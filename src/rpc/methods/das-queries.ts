@@ -3,7 +3,7 @@
 // getAssetProofBatch). Params named (camelCase, `displayOptions` an alias of `options`) or
 // positional in the reference's declaration order; unknown keys refused as the reference does.
 // With a DAS upstream, every one is forwarded verbatim.
-import type { ListQuery, SortKey } from '../../das/asset-queries.js';
+import { TOKEN_TYPES, type ListQuery, type SearchFilter, type SortKey } from '../../das/asset-queries.js';
 import { BackendNotConfiguredError, InvalidParamsError } from '../errors.js';
 import { array, boolean, fail, object, oneOf, optional, required, string, type Check } from '../validate.js';
 import type { Backends } from './backends.js';
@@ -151,6 +151,69 @@ const editionsParams = (v: unknown, path: string) => {
   return { ...pageOf(p), mint };
 };
 
+const INTERFACES = [
+  'V1_NFT',
+  'V1_PRINT',
+  'V2_NFT',
+  'LEGACY_NFT',
+  'FungibleAsset',
+  'FungibleToken',
+  'Identity',
+  'Executable',
+  'ProgrammableNFT',
+  'MplCoreAsset',
+  'MplCoreCollection',
+  'Custom',
+] as const;
+const pair: Check<[string, string]> = (v, path) =>
+  Array.isArray(v) && v.length === 2 && typeof v[0] === 'string' && typeof v[1] === 'string'
+    ? [v[0], v[1]]
+    : fail(path, 'a [key, value] pair of strings', v);
+const searchShape = {
+  negate: optional(boolean),
+  conditionType: optional(oneOf(['all', 'any'] as const)),
+  interface: optional(oneOf(INTERFACES)),
+  ownerAddress: optional(string),
+  ownerType: optional(oneOf(['single', 'token'] as const)),
+  creatorAddress: optional(string),
+  creatorVerified: optional(boolean),
+  authorityAddress: optional(string),
+  grouping: optional(pair),
+  delegate: optional(string),
+  frozen: optional(boolean),
+  supply: optional(count),
+  supplyMint: optional(string),
+  compressed: optional(boolean),
+  compressible: optional(boolean),
+  royaltyTargetType: optional(oneOf(['creators', 'fanout', 'single'] as const)),
+  royaltyTarget: optional(string),
+  royaltyAmount: optional(count),
+  burnt: optional(boolean),
+  jsonUri: optional(string),
+  name: optional(string),
+  tokenType: optional(oneOf(Object.keys(TOKEN_TYPES) as (keyof typeof TOKEN_TYPES)[])),
+};
+/** The reference's declaration order, for positional params. */
+const SEARCH_ORDER = [
+  ...Object.keys(searchShape).slice(0, 19),
+  'sortBy',
+  'limit',
+  'page',
+  'before',
+  'after',
+  'jsonUri',
+  'options',
+  'cursor',
+  'name',
+  'tokenType',
+];
+const searchList = listParams(searchShape);
+const searchParams = (v: unknown, path: string) => {
+  const { own, query } = searchList(namedOrPositional(v, SEARCH_ORDER), path);
+  const filter = Object.fromEntries(Object.entries(own).filter(([, x]) => x !== undefined)) as SearchFilter;
+  return { filter, query };
+};
+
 const proofIdsParams = (v: unknown, path: string): string[] =>
   object({ ids: required(array(string)) }, 'deny')(Array.isArray(v) ? { ids: v[0] } : v, path).ids;
 
@@ -205,6 +268,7 @@ export function dasQueryMethods(backends: Backends): MethodDef[] {
       onlyVerified: optional(boolean),
     }),
     byList('getAssetsByAuthority', 'authority', { authorityAddress: required(string) }),
+    method('searchAssets', searchParams, ({ filter, query }) => embedded().search(filter, query)),
     method('getTokenAccounts', tokenAccountsParams, ({ showZeroBalance, ...q }) =>
       embedded().tokenAccounts(q, showZeroBalance),
     ),
