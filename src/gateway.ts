@@ -70,7 +70,7 @@ import {
   type WarmUpState,
   type WitnessProving,
 } from './prover/index.js';
-import { AssetIndex, AssetQueries, getAsset, MetadataFetcher, PriceSource } from './das/index.js';
+import { AssetIndex, AssetQueries, AssetSignatures, getAsset, MetadataFetcher, PriceSource } from './das/index.js';
 import { HOST_ACCEPTS, hostJobProver, JobQueue, QueueMonitor, QueueProver, QueueWorker, reap } from './queue/index.js';
 import { compressProof, type CompressedProof } from './zk/proof-format.js';
 import type { GetAssetParams } from './rpc/methods/get-asset.js';
@@ -140,6 +140,8 @@ export interface Gateway {
 export interface EmbeddedChain {
   ledger: Ledger;
   assets: AssetIndex;
+  /** Transactions by the assets they touched (getSignaturesForAsset). */
+  signatures: AssetSignatures;
   fetcher: MetadataFetcher;
   /** Light's system program as deployed: it verifies proofs with zkgate's keys once they are installed. */
   lightSystem: VerifierProgram;
@@ -230,6 +232,7 @@ async function openLedger(config: Config, log: Logger, registry: MetricsRegistry
   let assets: AssetIndex | undefined;
   let fetcher: MetadataFetcher | undefined;
   let compression: Compression | undefined;
+  let signatures: AssetSignatures | undefined;
   ledger = Ledger.open({
     dir: join(config.dataDir, 'ledger'),
     slotMs: Math.max(10, config.slotTimeMs),
@@ -258,6 +261,7 @@ async function openLedger(config: Config, log: Logger, registry: MetricsRegistry
         bootstrapLocalnetTrees(compression.trees, log, { ledger: true, dir: accountsDir });
         return compression.ingester;
       },
+      (root) => (signatures = new AssetSignatures(root, () => assets)),
     ],
     onIndexerError: (e, t) =>
       log.error('transaction indexer failed; its writes for the transaction are dropped', {
@@ -275,6 +279,7 @@ async function openLedger(config: Config, log: Logger, registry: MetricsRegistry
   return {
     ledger,
     assets: assets!,
+    signatures: signatures!,
     fetcher: fetcher!,
     lightSystem,
     accountCompression,
@@ -566,10 +571,11 @@ export async function startGateway({
       : chain
         ? {
             assets: {
-              queries: new AssetQueries(chain.assets, () => ({
-                fetcher: chain.fetcher,
-                cdnPrefix: config.cdnPrefix,
-              })),
+              queries: new AssetQueries(
+                chain.assets,
+                () => ({ fetcher: chain.fetcher, cdnPrefix: config.cdnPrefix }),
+                chain.signatures,
+              ),
               getAsset: async (p: GetAssetParams) => {
                 const price = prices ? await prices.priceOf(p.id) : undefined;
                 return getAsset(chain.assets, p.id, p.options, {

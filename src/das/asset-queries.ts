@@ -5,6 +5,7 @@
 import { u64 } from '../wire/index.js';
 import { decodeBase58 } from '../zk/base58.js';
 import type { AssetIndex } from './asset-index.js';
+import type { AssetSignatures } from './asset-signatures.js';
 import { ALL, type ListKind } from './asset-lists.js';
 import { AssetError, getAsset, ownershipModel, type AssetContext, type AssetOptions } from './asset.js';
 
@@ -151,7 +152,43 @@ export class AssetQueries {
     private readonly index: AssetIndex,
     /** The off-chain fetcher, CDN prefix and price of an asset (as getAsset takes them). */
     private readonly context: (id: string) => AssetContext,
+    private readonly signatures?: AssetSignatures,
   ) {}
+
+  /**
+   * getSignaturesForAsset (getAssetSignatures): the transactions that touched an asset, newest
+   * first unless `sortDirection: asc`, as [signature, what it did]. By tree and leaf index (a
+   * compressed asset's): none, as the index holds no compressed assets.
+   */
+  assetSignatures(q: {
+    id?: string;
+    tree?: string;
+    leafIndex?: number;
+    page?: number;
+    limit?: number;
+    before?: string;
+    after?: string;
+    cursor?: string;
+    sortDirection?: 'asc' | 'desc';
+  }): Record<string, unknown> {
+    if ((q.id === undefined) === (q.tree === undefined || q.leafIndex === undefined))
+      throw new AssetError('asset_query', "Validation Error: Must provide either 'id' or both 'tree' and 'leafIndex'");
+    const p = plan({ ...q, options: {} });
+    const offset = p.page !== undefined ? (p.page - 1) * p.limit : 0;
+    let items: [string, string][] = [];
+    if (q.id !== undefined) {
+      pubkey(q.id, (v) => `Validation Error: Invalid pubkey ${clip(v)}`);
+      items = this.signatures?.list(q.id, { offset, limit: p.limit, ascending: q.sortDirection === 'asc' }) ?? [];
+    } else pubkey(q.tree!, (v) => `Validation Error: Invalid pubkey ${clip(v)}`);
+    const out: Record<string, unknown> = {
+      last_indexed_slot: u64(this.index.lastIndexedSlot()),
+      total: items.length,
+      limit: p.limit,
+    };
+    if (p.page !== undefined) out.page = p.page;
+    out.items = items;
+    return out;
+  }
 
   private asset(id: string, options: AssetOptions): Record<string, unknown> {
     const a = getAsset(this.index, id, options, this.context(id));

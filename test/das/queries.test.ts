@@ -321,12 +321,12 @@ test('a real transfer and a real burn move the owner lists at once', async () =>
         0,
       ),
     );
-    await sendAndConfirmTransaction(conn, tx, [owner]);
+    const transferSig = await sendAndConfirmTransaction(conn, tx, [owner]);
     const theirs = (await rpc('getAssetsByOwner', { ownerAddress: receiver.publicKey.toBase58() })).result;
     assert.deepEqual(ids(theirs), [moved]);
     assert.equal(theirs.items[0].ownership.owner, receiver.publicKey.toBase58());
     const burnt = ascending[1]!;
-    await sendAndConfirmTransaction(
+    const burnSig = await sendAndConfirmTransaction(
       conn,
       new Transaction().add(
         createBurnCheckedInstruction(
@@ -349,6 +349,20 @@ test('a real transfer and a real burn move the owner lists at once', async () =>
     ).result;
     assert.equal(mine.grand_total, N - 2);
     assert.deepEqual(ids(mine), ascending.slice(2, 5));
+    // Each asset's transactions, with what they did to it.
+    const sigs = (await rpc('getSignaturesForAsset', { id: moved })).result;
+    assert.deepEqual(sigs, {
+      last_indexed_slot: sigs.last_indexed_slot,
+      total: 1,
+      limit: 1000,
+      items: [[transferSig, 'Transfer']],
+    });
+    assert.deepEqual((await umi().getAssetSignatures({ assetId: burnt })).items, [[burnSig, 'Burn']]);
+    assert.deepEqual((await rpc('getAssetSignatures', { id: ascending[3] })).result.items, []);
+    assert.deepEqual((await rpc('getAssetSignatures', { tree: moved })).error, {
+      code: -32000,
+      message: "Validation Error: Must provide either 'id' or both 'tree' and 'leafIndex'",
+    });
   } finally {
     await closeWeb3Websocket(conn);
   }

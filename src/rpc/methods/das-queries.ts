@@ -214,6 +214,22 @@ const searchParams = (v: unknown, path: string) => {
   return { filter, query };
 };
 
+const signaturesCheck = object(
+  {
+    id: optional(string),
+    tree: optional(string),
+    leafIndex: optional(count),
+    ...pageShape,
+    sortDirection: optional(oneOf(['asc', 'desc'] as const)),
+  },
+  'deny',
+);
+const signaturesParams = (v: unknown, path: string) =>
+  signaturesCheck(
+    namedOrPositional(v, ['id', 'limit', 'page', 'before', 'after', 'tree', 'leafIndex', 'cursor', 'sortDirection']),
+    path,
+  );
+
 const proofIdsParams = (v: unknown, path: string): string[] =>
   object({ ids: required(array(string)) }, 'deny')(Array.isArray(v) ? { ids: v[0] } : v, path).ids;
 
@@ -269,6 +285,8 @@ export function dasQueryMethods(backends: Backends): MethodDef[] {
     }),
     byList('getAssetsByAuthority', 'authority', { authorityAddress: required(string) }),
     method('searchAssets', searchParams, ({ filter, query }) => embedded().search(filter, query)),
+    method('getAssetSignatures', signaturesParams, (q) => embedded().assetSignatures(q)),
+    method('getSignaturesForAsset', signaturesParams, (q) => embedded().assetSignatures(q)),
     method('getTokenAccounts', tokenAccountsParams, ({ showZeroBalance, ...q }) =>
       embedded().tokenAccounts(q, showZeroBalance),
     ),

@@ -1,0 +1,102 @@
+// getSignaturesForAsset's index: every committed transaction that touched an asset (its mint, its
+// metadata, one of its token accounts, or the Core asset itself), kept in the ledger's LMDB
+// transaction as `asset (32) ‖ slot (8, BE) ‖ signature (64)` → what the transaction did to it
+// (the SPL Token instruction: Transfer, MintTo, Burn, …, else Unknown). The accounts are read as
+// the transaction left them, so it does not depend on the asset index having seen them yet.
+import type { Database, RootDatabase } from 'lmdb';
+import type { CommittedTransaction, TransactionIndexer } from '../ledger/index.js';
+import { decodeBase58, encodeBase58 } from '../zk/base58.js';
+import type { AssetIndex } from './asset-index.js';
+import {
+  parseMetadata,
+  parseTokenProgramAccount,
+  TOKEN_2022_PROGRAM,
+  TOKEN_METADATA_PROGRAM,
+  TOKEN_PROGRAM,
+} from './layouts.js';
+import { MPL_CORE_PROGRAM } from './mpl-core.js';
+
+/** SPL Token instruction tags and the names the answers use. */
+const TOKEN_INSTRUCTIONS: Record<number, string> = {
+  0: 'InitializeMint',
+  3: 'Transfer',
+  4: 'Approve',
+  5: 'Revoke',
+  7: 'MintTo',
+  8: 'Burn',
+  9: 'CloseAccount',
+  10: 'Freeze',
+  11: 'Thaw',
+  12: 'Transfer',
+  13: 'Approve',
+  14: 'MintTo',
+  15: 'Burn',
+};
+
+export class AssetSignatures implements TransactionIndexer {
+  private readonly db: Database<string, Buffer>;
+
+  constructor(
+    root: RootDatabase,
+    private readonly index: () => AssetIndex | undefined,
+  ) {
+    this.db = root.openDB<string, Buffer>({ name: 'das-asset-signatures-v1', keyEncoding: 'binary' });
+  }
+
+  applyTransaction(t: CommittedTransaction): void {
+    const assets = new Map<string, string>();
+    const tokenPrograms = new Set([TOKEN_PROGRAM, TOKEN_2022_PROGRAM]);
+    const keys = t.accountKeys.map((k) => encodeBase58(k));
+    // What each top-level SPL Token instruction did, by the accounts it named.
+    const did = new Map<number, string>();
+    for (const ix of t.tx.instructions) {
+      if (!tokenPrograms.has(keys[ix.programIdIndex] ?? '')) continue;
+      const name = TOKEN_INSTRUCTIONS[ix.data[0] ?? -1];
+      if (name) for (const a of ix.accounts) if (!did.has(a)) did.set(a, name);
+    }
+    t.accountKeys.forEach((k, i) => {
+      const asset = this.assetOf(k, keys[i]!, t);
+      if (asset && !assets.has(asset)) assets.set(asset, did.get(i) ?? 'Unknown');
+      else if (asset && assets.get(asset) === 'Unknown' && did.has(i)) assets.set(asset, did.get(i)!);
+    });
+    const slot = Buffer.alloc(8);
+    slot.writeBigUInt64BE(t.slot);
+    for (const [asset, what] of assets)
+      this.db.put(Buffer.concat([decodeBase58(asset), slot, Buffer.from(t.signature)]), what);
+  }
+
+  /** The asset an account belongs to, as the transaction left it (or as the index last saw it). */
+  private assetOf(key: Uint8Array, address: string, t: CommittedTransaction): string | undefined {
+    const a = t.account(key);
+    if (a) {
+      const owner = encodeBase58(a.owner);
+      if (owner === TOKEN_PROGRAM || owner === TOKEN_2022_PROGRAM) {
+        const parsed = parseTokenProgramAccount(a.data, owner);
+        if (!parsed) return undefined;
+        return 'mint' in parsed ? address : parsed.account.mint;
+      }
+      if (owner === TOKEN_METADATA_PROGRAM) return parseMetadata(a.data)?.mint;
+      if (owner === MPL_CORE_PROGRAM) return address;
+      return undefined;
+    }
+    // Closed by the transaction (a burn's token account): what the index knew of it.
+    return this.index()?.tokenAccount(address)?.mint;
+  }
+
+  /** An asset's signatures, newest first unless `ascending`, with what each did. */
+  list(asset: string, s: { offset: number; limit: number; ascending: boolean }): [string, string][] {
+    const prefix = decodeBase58(asset);
+    const lo = Buffer.concat([prefix, Buffer.alloc(72, 0)]);
+    const hi = Buffer.concat([prefix, Buffer.alloc(72, 0xff)]);
+    const out: [string, string][] = [];
+    let skip = s.offset;
+    for (const { key, value } of this.db.getRange(
+      s.ascending ? { start: lo, end: hi } : { start: hi, end: lo, reverse: true },
+    )) {
+      if (skip-- > 0) continue;
+      out.push([encodeBase58((key as Buffer).subarray(40)), value]);
+      if (out.length >= s.limit) break;
+    }
+    return out;
+  }
+}
