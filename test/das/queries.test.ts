@@ -8,6 +8,7 @@ import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, test } from 'node:test';
 import { dasApi } from '@metaplex-foundation/digital-asset-standard-api';
+import { createHelius } from 'helius-sdk';
 import {
   getEditionAccountDataSerializer,
   getMasterEditionAccountDataSerializer,
@@ -30,6 +31,7 @@ import {
   closeWeb3Websocket,
   postJson,
   startTestGateway,
+  TEST_KEY,
   tempDir,
   web3Connection,
   type TestGateway,
@@ -603,4 +605,30 @@ test('forwarding: every DAS method goes verbatim to a DAS upstream (a second zkg
   } finally {
     await fwd.stop();
   }
+});
+
+test('the unmodified helius-sdk calls every method and reads the same answers', async () => {
+  const helius = createHelius({ apiKey: TEST_KEY, baseUrl: gw.base }) as any;
+  const o = owner.publicKey.toBase58();
+  const same = async (method: string, params: unknown, got: unknown) => {
+    const plain = JSON.parse(JSON.stringify(got, (_k, v) => (typeof v === 'bigint' ? Number(v) : v)));
+    const direct = (await rpc(method, params)).result;
+    const strip = (v: any) => (v && !Array.isArray(v) && typeof v === 'object' ? { ...v, last_indexed_slot: 0 } : v);
+    assert.deepEqual(strip(plain), strip(direct), method);
+  };
+  const cases: [string, unknown][] = [
+    ['getAsset', { id: nfts[11] }],
+    ['getAssetBatch', { ids: [nfts[11], nfts[12]] }],
+    ['getAssetsByOwner', { ownerAddress: o, page: 1, limit: 3 }],
+    ['getAssetsByGroup', { groupKey: 'collection', groupValue: collection, page: 1, limit: 2 }],
+    ['getAssetsByCreator', { creatorAddress: creator, page: 1, limit: 2 }],
+    ['getAssetsByAuthority', { authorityAddress: authority, page: 1, limit: 2 }],
+    ['searchAssets', { ownerAddress: o, tokenType: 'fungible', page: 1 }],
+    ['getTokenAccounts', { owner: o, mint: fungible }],
+    ['getNftEditions', { mint: master, page: 1, limit: 2 }],
+    ['getSignaturesForAsset', { id: ascending[0], page: 1 }],
+    ['getAssetProofBatch', { ids: [nfts[11]] }],
+  ];
+  for (const [method, params] of cases) await same(method, params, await helius[method](params));
+  await assert.rejects(helius.getAssetProof({ id: nfts[11] }), /Asset Proof Not Found/);
 });
