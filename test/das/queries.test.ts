@@ -117,7 +117,12 @@ function tokenAccount(mint: string, holder: PublicKey, amount: bigint): Uint8Arr
   return b;
 }
 
-function metadata(mint: string, i: number, standard: TokenStandard) {
+function metadata(
+  mint: string,
+  i: number,
+  standard: TokenStandard,
+  over: { creator?: string; verified?: boolean } = {},
+) {
   return getMetadataAccountDataSerializer().serialize({
     updateAuthority: publicKey(authority),
     mint: publicKey(mint),
@@ -125,12 +130,15 @@ function metadata(mint: string, i: number, standard: TokenStandard) {
     symbol: 'QRY',
     uri: '',
     sellerFeeBasisPoints: 500,
-    creators: [{ address: publicKey(creator), verified: i % 2 === 0, share: 100 }],
+    creators: [{ address: publicKey(over.creator ?? creator), verified: i % 2 === 0, share: 100 }],
     primarySaleHappened: false,
     isMutable: true,
     editionNonce: null,
     tokenStandard: standard,
-    collection: standard === TokenStandard.Fungible ? null : { verified: i % 5 === 0, key: publicKey(collection) },
+    collection:
+      standard === TokenStandard.Fungible
+        ? null
+        : { verified: over.verified ?? i % 5 === 0, key: publicKey(collection) },
     uses: null,
     collectionDetails: null,
     programmableConfig: null,
@@ -631,4 +639,28 @@ test('the unmodified helius-sdk calls every method and reads the same answers', 
   ];
   for (const [method, params] of cases) await same(method, params, await helius[method](params));
   await assert.rejects(helius.getAssetProof({ id: nfts[11] }), /Asset Proof Not Found/);
+});
+
+test('a metadata update and a collection verification move the asset between lists at once', async () => {
+  const id = nfts[3]!; // unverified creator, unverified collection
+  const newCreator = seeded('c', 1);
+  const grand = async (method: string, params: Record<string, unknown>) =>
+    (await rpc(method, { ...params, limit: 1, page: 1, options: { showGrandTotal: true } })).result.grand_total;
+  const group = { groupKey: 'collection', groupValue: collection };
+  const [creatorBefore, groupBefore] = [
+    await grand('getAssetsByCreator', { creatorAddress: creator }),
+    await grand('getAssetsByGroup', group),
+  ];
+  const data = Buffer.from(
+    metadata(id, 3, TokenStandard.NonFungible, { creator: newCreator, verified: true }),
+  ).toString('hex');
+  const set = await rpc('surfnet_setAccount', [
+    metadataPda(id),
+    { lamports: 10_000_000, data, owner: TM, executable: false, rentEpoch: 0 },
+  ]);
+  assert.ok(!set.error, JSON.stringify(set.error));
+  assert.deepEqual(ids((await rpc('getAssetsByCreator', { creatorAddress: newCreator })).result), [id]);
+  assert.equal(await grand('getAssetsByCreator', { creatorAddress: creator }), creatorBefore - 1);
+  assert.equal(await grand('getAssetsByGroup', group), groupBefore + 1);
+  assert.ok(ids((await rpc('getAssetsByGroup', { ...group, limit: 1000, page: 1 })).result).includes(id));
 });
