@@ -4,6 +4,7 @@ import { adapterScenario } from './scenarios/adapter.js';
 import { assetScenario } from './scenarios/asset.js';
 import { backendsScenario } from './scenarios/backends.js';
 import { compressionScenario } from './scenarios/compression.js';
+import { dasScenario } from './scenarios/das.js';
 import { fleetScenario } from './scenarios/fleet.js';
 import { foresterScenario } from './scenarios/forester.js';
 import { foresterSustainedScenario } from './scenarios/forester-sustained.js';
@@ -30,6 +31,7 @@ const SCENARIOS: Scenario[] = [
   backendsScenario,
   simulateScenario,
   assetScenario,
+  dasScenario,
   compressionScenario,
   foresterScenario,
   foresterSustainedScenario,

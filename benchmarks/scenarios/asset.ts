@@ -19,8 +19,11 @@ const ASSETS = Number(process.env.BENCH_ASSETS ?? 2000);
 const TM = new PublicKey('metaqbxxUerdq28cj1RbAWkYQm3ybzjb6a8bt518x1s');
 const TOKEN = new PublicKey('TokenkegQfeZyiNwAJbNbGKPFXCWuBvf9Ss623VQ5DA');
 
-/** A pNFT: its mint, Metadata PDA and the token account holding it, as real account bytes. */
-function nft(i: number): { pubkey: PublicKey; owner: PublicKey; data: Uint8Array }[] {
+/**
+ * A pNFT: its mint, Metadata PDA and the token account holding it, as real account bytes; held by
+ * `holder` (default: one owner per asset).
+ */
+export function nft(i: number, holder?: PublicKey): { pubkey: PublicKey; owner: PublicKey; data: Uint8Array }[] {
   const seed = (tag: number) => {
     const b = Buffer.alloc(32);
     b.writeUInt32LE(i, 0);
@@ -62,7 +65,7 @@ function nft(i: number): { pubkey: PublicKey; owner: PublicKey; data: Uint8Array
   AccountLayout.encode(
     {
       mint,
-      owner: seed(5),
+      owner: holder ?? seed(5),
       amount: 1n,
       delegateOption: 0,
       delegate: PublicKey.default,
@@ -83,6 +86,29 @@ function nft(i: number): { pubkey: PublicKey; owner: PublicKey; data: Uint8Array
   ];
 }
 
+/** Accounts as `--account-dir` files (solana-test-validator's format). */
+export function writeAccountDir(
+  dir: string,
+  accounts: { pubkey: PublicKey; owner: PublicKey; data: Uint8Array }[],
+): void {
+  accounts.forEach((a, i) =>
+    writeFileSync(
+      join(dir, `${i}.json`),
+      JSON.stringify({
+        pubkey: a.pubkey.toBase58(),
+        account: {
+          lamports: 10_000_000,
+          data: [Buffer.from(a.data).toString('base64'), 'base64'],
+          owner: a.owner.toBase58(),
+          executable: false,
+          rentEpoch: 0,
+          space: a.data.length,
+        },
+      }),
+    ),
+  );
+}
+
 export const assetScenario = {
   name: 'asset',
   describe: `getAsset vs getHealth through HTTP + auth (autocannon, 50 connections, ${DURATION} s), and index updates/s`,
@@ -92,22 +118,7 @@ export const assetScenario = {
       const accounts = join(dir, 'accounts');
       mkdirSync(accounts);
       const all = Array.from({ length: ASSETS }, (_, i) => nft(i)).flat();
-      all.forEach((a, i) =>
-        writeFileSync(
-          join(accounts, `${i}.json`),
-          JSON.stringify({
-            pubkey: a.pubkey.toBase58(),
-            account: {
-              lamports: 10_000_000,
-              data: [Buffer.from(a.data).toString('base64'), 'base64'],
-              owner: a.owner.toBase58(),
-              executable: false,
-              rentEpoch: 0,
-              space: a.data.length,
-            },
-          }),
-        ),
-      );
+      writeAccountDir(accounts, all);
       const gw = await startProcess(
         [
           ...(process.env.BENCH_PROF ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_PROF}`] : []),
