@@ -29,6 +29,15 @@ export interface ListScan {
   limit: number;
   /** Which entries count (e.g. verified creators only); every entry when absent. */
   accept?: (id: string, verified: boolean) => boolean;
+  /** Most entries to look at; past it the scan stops with ScanBudgetExceeded (no request scans without bound). */
+  budget?: number;
+}
+
+/** A scan needed more entries than its budget allowed. */
+export class ScanBudgetExceeded extends Error {
+  constructor(readonly budget: number) {
+    super(`more than ${budget} entries to examine`);
+  }
 }
 
 const key = (a: string, id: string): Buffer => Buffer.concat([decodeBase58(a), decodeBase58(id)]);
@@ -199,6 +208,7 @@ export class AssetLists {
     const hi = Buffer.concat([prefix, s.before ?? Buffer.alloc(32, 0xff)]);
     const out: string[] = [];
     let skip = s.offset;
+    let examined = 0;
     const range = this.dbs[kind].getRange(
       s.descending ? { start: hi, end: lo, reverse: true } : { start: lo, end: hi },
     );
@@ -206,6 +216,7 @@ export class AssetLists {
       const b = k as Buffer;
       // getRange's start is inclusive: bounds are exclusive here (and the 0x00…/0xff… fillers never ids).
       if (b.equals(lo) || b.equals(hi)) continue;
+      if (s.budget !== undefined && ++examined > s.budget) throw new ScanBudgetExceeded(s.budget);
       const id = encodeBase58(b.subarray(prefix.length));
       const verified = kind === 'owner' || kind === 'authority' ? true : value === true;
       if (s.accept && !s.accept(id, verified)) continue;

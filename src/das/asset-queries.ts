@@ -6,7 +6,7 @@ import { u64 } from '../wire/index.js';
 import { decodeBase58 } from '../zk/base58.js';
 import type { AssetIndex } from './asset-index.js';
 import type { AssetSignatures } from './asset-signatures.js';
-import { ALL, type ListKind } from './asset-lists.js';
+import { ALL, ScanBudgetExceeded, type ListKind } from './asset-lists.js';
 import { AssetError, getAsset, ownershipModel, type AssetContext, type AssetOptions } from './asset.js';
 
 export type SortKey = 'id' | 'created' | 'updated' | 'recent_action' | 'none';
@@ -93,6 +93,13 @@ const TOKEN_TYPE_TEST: Record<(typeof TOKEN_TYPES)[keyof typeof TOKEN_TYPES], (a
 
 /** The most items one call returns (the reference's and Helius' limit). */
 export const MAX_LIMIT = 1000;
+/**
+ * The most index entries one call examines: list entries cost a lookup each; searchAssets'
+ * candidates a whole asset record each (about 0.1 ms), so its budget is smaller. A call that would
+ * need more is refused, naming what narrows it, rather than holding the event loop for seconds.
+ */
+export const LIST_BUDGET = 200_000;
+export const SEARCH_BUDGET = 10_000;
 
 const pagination = (msg: string) => new AssetError('asset_query', msg);
 const ONE_METHOD = 'Pagination Error. Only one pagination parameter supported per query.';
@@ -153,6 +160,7 @@ export class AssetQueries {
     /** The off-chain fetcher, CDN prefix and price of an asset (as getAsset takes them). */
     private readonly context: (id: string) => AssetContext,
     private readonly signatures?: AssetSignatures,
+    private readonly budgets: { list: number; search: number } = { list: LIST_BUDGET, search: SEARCH_BUDGET },
   ) {}
 
   /**
@@ -219,7 +227,7 @@ export class AssetQueries {
   list(kind: ListKind, of: string, q: ListQuery, onlyVerified = false, none = false): Record<string, unknown> {
     pubkey(of, pubkeyError);
     const { options } = q;
-    return this.paged(kind, of, q, none, (id, verified) => {
+    return this.paged(kind, of, q, none, this.budgets.list, (id, verified) => {
       if (onlyVerified && !verified) return false;
       // An owner's list holds every mint it has a balance of; fungibles only with showFungible.
       if (kind === 'owner' && !options.showFungible && ownershipModel(this.index, id) !== 'single') return false;
@@ -236,6 +244,28 @@ export class AssetQueries {
     of: string,
     q: ListQuery,
     none: boolean,
+    budget: number,
+    accept: (id: string, verified: boolean) => boolean,
+  ): Record<string, unknown> {
+    try {
+      return this.page(kind, of, q, none, budget, accept);
+    } catch (e) {
+      if (!(e instanceof ScanBudgetExceeded)) throw e;
+      throw new AssetError(
+        'asset_query',
+        kind === ALL || budget === this.budgets.search
+          ? `Search Error: this query would examine more than ${e.budget} assets; narrow it (ownerAddress, creatorAddress, authorityAddress or grouping, with conditionType all), or sort by id`
+          : `Pagination Error: this page would examine more than ${e.budget} entries; page by cursor (sortBy id) instead`,
+      );
+    }
+  }
+
+  private page(
+    kind: ListKind | typeof ALL,
+    of: string,
+    q: ListQuery,
+    none: boolean,
+    budget: number,
     accept: (id: string, verified: boolean) => boolean,
   ): Record<string, unknown> {
     const p = plan(q);
@@ -248,6 +278,7 @@ export class AssetQueries {
         offset,
         limit,
         accept,
+        budget,
       });
     const offset = p.page !== undefined ? (p.page - 1) * p.limit : 0;
     let ids: string[];
@@ -369,7 +400,9 @@ export class AssetQueries {
     ];
     const by = !any && !f.negate ? narrow.find(([, v]) => v !== undefined) : undefined;
     if (by?.[0] === 'group') pubkey(by[1]!, pubkeyError);
-    return by ? this.paged(by[0], by[1]!, q, false, accept) : this.paged(ALL, '', q, false, accept);
+    return by
+      ? this.paged(by[0], by[1]!, q, false, this.budgets.search, accept)
+      : this.paged(ALL, '', q, false, this.budgets.search, accept);
   }
 
   /** The slot an asset was first indexed in (created) or last changed in (updated, recent_action). */

@@ -25,6 +25,7 @@ import {
   MINT_SIZE,
 } from '@solana/spl-token';
 import { Keypair, PublicKey, sendAndConfirmTransaction, Transaction } from '@solana/web3.js';
+import { AssetQueries } from '../../src/das/index.js';
 import { parseJsonExact } from '../../src/wire/index.js';
 import { decodeBase58, encodeBase58 } from '../../src/zk/base58.js';
 import {
@@ -663,4 +664,21 @@ test('a metadata update and a collection verification move the asset between lis
   assert.equal(await grand('getAssetsByCreator', { creatorAddress: creator }), creatorBefore - 1);
   assert.equal(await grand('getAssetsByGroup', group), groupBefore + 1);
   assert.ok(ids((await rpc('getAssetsByGroup', { ...group, limit: 1000, page: 1 })).result).includes(id));
+});
+
+test('no call scans without bound: past its budget a query is refused, naming what narrows it', () => {
+  const queries = new AssetQueries(gw.gateway.chain!.assets, () => ({}), undefined, { list: 1000, search: 100 });
+  assert.throws(() => queries.search({ conditionType: 'any', burnt: true }, { page: 1, options: {} }), {
+    kind: 'asset_query',
+    message: /^Search Error: this query would examine more than 100 assets; narrow it \(ownerAddress/,
+  });
+  assert.throws(() => queries.list('owner', owner.publicKey.toBase58(), { page: 2, limit: 1000, options: {} }), {
+    kind: 'asset_query',
+    message: 'Pagination Error: this page would examine more than 1000 entries; page by cursor (sortBy id) instead',
+  });
+  // Within the budget: answered.
+  assert.equal(
+    (queries.list('owner', owner.publicKey.toBase58(), { page: 1, limit: 10, options: {} }).items as unknown[]).length,
+    10,
+  );
 });
