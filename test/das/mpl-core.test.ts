@@ -570,6 +570,37 @@ describe('MPL Core', () => {
   });
 });
 
+describe('MPL Core in the DAS lists', () => {
+  const list = async (method: string, params: Record<string, unknown>) => {
+    const { text } = await postJson(
+      gw.url,
+      JSON.stringify({
+        jsonrpc: '2.0',
+        id: 1,
+        method,
+        params: { ...params, sortBy: { sortBy: 'id', sortDirection: 'asc' } },
+      }),
+    );
+    const { result, error } = JSON.parse(text);
+    assert.equal(error, undefined, text);
+    return (result.items as { id: string }[]).map((a) => a.id);
+  };
+  const byId = (a: string, b: string) => Buffer.compare(decodeBase58(a), decodeBase58(b));
+
+  test('an owner lists its Core assets; a collection its members; the royalties creator and the authority theirs', async () => {
+    assert.deepEqual(await list('getAssetsByOwner', { ownerAddress: owner }), [asset, lone].sort(byId));
+    assert.deepEqual(await list('getAssetsByGroup', { groupKey: 'collection', groupValue: collection }), [asset]);
+    assert.deepEqual(await list('getAssetsByCreator', { creatorAddress: creator }), [asset]);
+    // An asset in a collection has the collection's update authority.
+    assert.deepEqual(await list('getAssetsByAuthority', { authorityAddress: collection }), [asset]);
+    const items = JSON.parse(
+      (await postJson(gw.url, JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'getAssets', params: { ids: [asset] } })))
+        .text,
+    ).result;
+    assert.equal(items[0].interface, 'MplCoreAsset');
+  });
+});
+
 describe('showCollectionMetadata', () => {
   test("the collection's off-chain name, symbol, image, external_url and description", async () => {
     const json = await eventually([tmNft, { showCollectionMetadata: true }], (j) => j.includes('Off-chain Collection'));
