@@ -289,6 +289,9 @@ async function openLedger(config: Config, log: Logger, registry: MetricsRegistry
   };
 }
 
+/** Wrapped SOL's mint: the price source's price of SOL (Helius' nativeBalance). */
+const WRAPPED_SOL = 'So11111111111111111111111111111111111111112';
+
 /** What Photon's methods read: the index and trees ingest keeps, at the ledger's slot. */
 function compressionIndex(chain: EmbeddedChain): CompressionIndex {
   const { ledger, compression } = chain;
@@ -575,7 +578,10 @@ export async function startGateway({
                 chain.assets,
                 () => ({ fetcher: chain.fetcher, cdnPrefix: config.cdnPrefix }),
                 chain.signatures,
+                undefined,
+                (address) => chain.ledger.getAccount(decodeBase58(address))?.lamports ?? 0n,
               ),
+              ...(prices ? { solPrice: () => prices.priceOf(WRAPPED_SOL) } : {}),
               getAsset: async (p: GetAssetParams) => {
                 const price = prices ? await prices.priceOf(p.id) : undefined;
                 return getAsset(chain.assets, p.id, p.options, {

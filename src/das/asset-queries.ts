@@ -18,7 +18,9 @@ export interface ListQuery {
   before?: string;
   after?: string;
   cursor?: string;
-  options: AssetOptions & { showGrandTotal?: boolean };
+  options: AssetOptions & { showGrandTotal?: boolean; showNativeBalance?: boolean };
+  /** SOL's price in USDC, when the price source has one (Helius' nativeBalance). */
+  solPrice?: number;
 }
 
 /** searchAssets' filters (the reference's names). */
@@ -161,7 +163,19 @@ export class AssetQueries {
     private readonly context: (id: string) => AssetContext,
     private readonly signatures?: AssetSignatures,
     private readonly budgets: { list: number; search: number } = { list: LIST_BUDGET, search: SEARCH_BUDGET },
+    /** An address's lamports on the ledger (Helius' nativeBalance). */
+    private readonly lamportsOf?: (address: string) => bigint,
   ) {}
+
+  /** Helius' `nativeBalance` of an owner: its lamports, and their worth where SOL's price is known. */
+  private nativeBalance(owner: string, solPrice: number | undefined): Record<string, unknown> {
+    const lamports = this.lamportsOf?.(owner) ?? 0n;
+    return {
+      lamports: u64(lamports),
+      price_per_sol: solPrice ?? 0,
+      total_price: solPrice === undefined ? 0 : (Number(lamports) / 1e9) * solPrice,
+    };
+  }
 
   /**
    * getSignaturesForAsset (getAssetSignatures): the transactions that touched an asset, newest
@@ -227,12 +241,14 @@ export class AssetQueries {
   list(kind: ListKind, of: string, q: ListQuery, onlyVerified = false, none = false): Record<string, unknown> {
     pubkey(of, pubkeyError);
     const { options } = q;
-    return this.paged(kind, of, q, none, this.budgets.list, (id, verified) => {
+    const out = this.paged(kind, of, q, none, this.budgets.list, (id, verified) => {
       if (onlyVerified && !verified) return false;
       // An owner's list holds every mint it has a balance of; fungibles only with showFungible.
       if (kind === 'owner' && !options.showFungible && ownershipModel(this.index, id) !== 'single') return false;
       return true;
     });
+    if (kind === 'owner' && options.showNativeBalance) out.nativeBalance = this.nativeBalance(of, q.solPrice);
+    return out;
   }
 
   /**
@@ -400,9 +416,12 @@ export class AssetQueries {
     ];
     const by = !any && !f.negate ? narrow.find(([, v]) => v !== undefined) : undefined;
     if (by?.[0] === 'group') pubkey(by[1]!, pubkeyError);
-    return by
+    const out = by
       ? this.paged(by[0], by[1]!, q, false, this.budgets.search, accept)
       : this.paged(ALL, '', q, false, this.budgets.search, accept);
+    if (options.showNativeBalance && f.ownerAddress !== undefined)
+      out.nativeBalance = this.nativeBalance(f.ownerAddress, q.solPrice);
+    return out;
   }
 
   /** The slot an asset was first indexed in (created) or last changed in (updated, recent_action). */

@@ -682,3 +682,19 @@ test('no call scans without bound: past its budget a query is refused, naming wh
     10,
   );
 });
+
+test("showNativeBalance: the owner's lamports (Helius' nativeBalance)", async () => {
+  const o = owner.publicKey.toBase58();
+  const balance = (await rpc('getBalance', [o])).result.value;
+  assert.ok(balance > 0, 'the transfer test funded the owner');
+  const expected = { lamports: balance, price_per_sol: 0, total_price: 0 };
+  const r = (
+    await rpc('getAssetsByOwner', { ownerAddress: o, limit: 1, page: 1, options: { showNativeBalance: true } })
+  ).result;
+  assert.deepEqual(r.nativeBalance, expected);
+  assert.equal(Object.keys(r).at(-1), 'nativeBalance');
+  const s = (await rpc('searchAssets', { ownerAddress: o, limit: 1, page: 1, options: { showNativeBalance: true } }))
+    .result;
+  assert.deepEqual(s.nativeBalance, expected);
+  assert.equal((await rpc('getAssetsByOwner', { ownerAddress: o, limit: 1, page: 1 })).result.nativeBalance, undefined);
+});

@@ -28,7 +28,13 @@ export type BundleSimulatorBackend =
   | { forwardsRaw: true; simulateBundle(params: unknown): Promise<unknown> };
 
 export type AssetBackend =
-  | { forwardsRaw?: false; getAsset(params: GetAssetParams): Promise<unknown>; queries?: AssetQueries }
+  | {
+      forwardsRaw?: false;
+      getAsset(params: GetAssetParams): Promise<unknown>;
+      queries?: AssetQueries;
+      /** SOL's price in USDC from the price source, if any (Helius' nativeBalance). */
+      solPrice?: () => Promise<number | undefined>;
+    }
   /** A forwarder takes the caller's params as sent; the provider validates them. */
   | {
       forwardsRaw: true;

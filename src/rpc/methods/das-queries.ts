@@ -251,13 +251,21 @@ export function dasQueryMethods(backends: Backends): MethodDef[] {
         return run(p as P);
       },
     });
+  /** SOL's price, looked up only when nativeBalance is asked for. */
+  const withPrice = async (query: ListQuery): Promise<ListQuery> => {
+    const b = backends.assets;
+    if (!query.options.showNativeBalance || !b || b.forwardsRaw || !b.solPrice) return query;
+    const price = await b.solPrice();
+    return price === undefined ? query : { ...query, solPrice: price };
+  };
   const byList = (
     name: string,
     kind: 'owner' | 'group' | 'creator' | 'authority',
     lead: Parameters<typeof listParams>[0],
   ) =>
-    method(name, listParams(lead), ({ own, query }) => {
+    method(name, listParams(lead), async ({ own, query: asked }) => {
       const q = embedded();
+      const query = await withPrice(asked);
       switch (kind) {
         case 'owner':
           return q.list('owner', own.ownerAddress as string, query);
@@ -284,7 +292,9 @@ export function dasQueryMethods(backends: Backends): MethodDef[] {
       onlyVerified: optional(boolean),
     }),
     byList('getAssetsByAuthority', 'authority', { authorityAddress: required(string) }),
-    method('searchAssets', searchParams, ({ filter, query }) => embedded().search(filter, query)),
+    method('searchAssets', searchParams, async ({ filter, query }) =>
+      embedded().search(filter, await withPrice(query)),
+    ),
     method('getAssetSignatures', signaturesParams, (q) => embedded().assetSignatures(q)),
     method('getSignaturesForAsset', signaturesParams, (q) => embedded().assetSignatures(q)),
     method('getTokenAccounts', tokenAccountsParams, ({ showZeroBalance, ...q }) =>
