@@ -71,7 +71,12 @@ export const dasScenario = {
         if (check.result?.items?.length !== PER_OWNER)
           throw new Error(`getAssetsByOwner: ${JSON.stringify(check).slice(0, 300)}`);
         const metrics = await (await fetch(`${gw.match[1]!}metrics`)).text();
-        const rss = Number(/^process_resident_memory_bytes (\d+)/m.exec(metrics)?.[1] ?? 0);
+        const gauge = (name: string) => Number(new RegExp(`^${name} (\\d+)`, 'm').exec(metrics)?.[1] ?? 0);
+        const [rss, anon, file] = [
+          'process_resident_memory_bytes',
+          'process_resident_anon_bytes',
+          'process_resident_file_bytes',
+        ].map(gauge) as [number, number, number];
         const one = await measure('getAsset (one pNFT)', {
           url,
           body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'getAsset', params: { id } }),
@@ -104,7 +109,10 @@ export const dasScenario = {
             `(${(b.p50 / a.p50).toFixed(0)}× getAsset's p50 for ${PER_OWNER}× the assets)`,
         );
         console.log(`assets/s, a page of ${PER_OWNER} vs getAsset: ${((page.rps * PER_OWNER) / one.rps).toFixed(2)}×`);
-        console.log(`gateway RSS with ${ASSETS} assets indexed: ${(rss / 2 ** 20).toFixed(0)} MiB`);
+        const mib = (b: number) => (b / 2 ** 20).toFixed(0);
+        console.log(
+          `gateway RSS with ${ASSETS} assets indexed: ${mib(rss)} MiB (anonymous ${mib(anon)}, file-backed: LMDB's pages ${mib(file)})`,
+        );
       } finally {
         await gw.stop();
       }
