@@ -36,7 +36,8 @@ export interface SearchFilter {
   grouping?: [string, string];
   delegate?: string;
   frozen?: boolean;
-  supply?: number;
+  /** Decimal (u64). */
+  supply?: string;
   supplyMint?: string;
   compressed?: boolean;
   compressible?: boolean;

@@ -552,6 +552,13 @@ test('searchAssets: filters with all / any, negate, token types, names; the refe
 
   const fungibles = (await rpc('searchAssets', { ownerAddress: o, tokenType: 'fungible', page: 1 })).result;
   assert.deepEqual(ids(fungibles), [fungible]);
+  // supply: a u64, as a number or (beyond 2^53) a decimal string.
+  const bySupply = async (supply: unknown) =>
+    ids((await rpc('searchAssets', { ownerAddress: o, tokenType: 'fungible', supply, page: 1 })).result);
+  assert.deepEqual(await bySupply('1000000000'), [fungible]);
+  assert.deepEqual(await bySupply(1_000_000_000), [fungible]);
+  assert.deepEqual(await bySupply('18446744073709551615'), []);
+  assert.equal((await rpc('searchAssets', { supply: '18446744073709551616' })).error?.code, -32602);
   const named = (await rpc('searchAssets', { ownerAddress: receiver.publicKey.toBase58(), name: 'Query #', page: 1 }))
     .result;
   assert.deepEqual(ids(named), [ascending[0]]);

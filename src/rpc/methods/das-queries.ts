@@ -28,6 +28,13 @@ const count: Check<number> = (v, path) =>
     ? v
     : fail(path, 'an integer from 0 to 4294967295', v);
 
+/** A u64: a JSON number within 2^53, or a decimal string for the rest (supplies reach 2^64 − 1). */
+const u64Value: Check<string> = (v, path) =>
+  (typeof v === 'number' && Number.isSafeInteger(v) && v >= 0) ||
+  (typeof v === 'string' && /^\d{1,20}$/.test(v) && BigInt(v) < 2n ** 64n)
+    ? String(v)
+    : fail(path, 'an integer from 0 to 18446744073709551615 (a decimal string above 2^53)', v);
+
 const sortBy = object(
   {
     sortBy: required(oneOf<SortKey>(['id', 'created', 'updated', 'recent_action', 'none'])),
@@ -181,7 +188,7 @@ const searchShape = {
   grouping: optional(pair),
   delegate: optional(string),
   frozen: optional(boolean),
-  supply: optional(count),
+  supply: optional(u64Value),
   supplyMint: optional(string),
   compressed: optional(boolean),
   compressible: optional(boolean),
