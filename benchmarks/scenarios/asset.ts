@@ -86,6 +86,28 @@ export function nft(i: number, holder?: PublicKey): { pubkey: PublicKey; owner: 
   ];
 }
 
+/** An account record of one of these builders' accounts. */
+export function storedAccount(a: { owner: PublicKey; data: Uint8Array }): StoredAccount {
+  return {
+    lamports: 10_000_000n,
+    data: a.data,
+    owner: decodeBase58(a.owner.toBase58()),
+    executable: false,
+    rentEpoch: 0n,
+  };
+}
+
+/**
+ * A fresh in-process ledger with the asset index, and a way to run writes in one LMDB transaction
+ * of its store (as a committing transaction does), for timing the index alone.
+ */
+export function indexLedger(dir: string): { ledger: Ledger; index: AssetIndex; transaction(f: () => void): void } {
+  let index: AssetIndex | undefined;
+  const ledger = Ledger.open({ dir, slotMs: 0, indexers: [(r) => (index = new AssetIndex(r))] });
+  const root = (ledger as unknown as { dbs: { root: { transactionSync(f: () => void): void } } }).dbs.root;
+  return { ledger, index: index!, transaction: (f) => root.transactionSync(f) };
+}
+
 /** Accounts as `--account-dir` files (solana-test-validator's format). */
 export function writeAccountDir(
   dir: string,
@@ -171,31 +193,16 @@ export const assetScenario = {
 
       // Index updates: the same accounts written into a fresh ledger in batches of 1,000 (VM, store
       // and index in one transaction each), then the index's own apply alone.
-      let index: AssetIndex | undefined;
-      const ledger = Ledger.open({
-        dir: join(dir, 'inproc'),
-        slotMs: 0,
-        indexers: [(r) => (index = new AssetIndex(r))],
-      });
+      const { ledger, index, transaction } = indexLedger(join(dir, 'inproc'));
       try {
-        const list = all.map((a) => ({
-          pubkey: new Uint8Array(a.pubkey.toBuffer()),
-          account: {
-            lamports: 10_000_000n,
-            data: a.data,
-            owner: decodeBase58(a.owner.toBase58()),
-            executable: false,
-            rentEpoch: 0n,
-          } satisfies StoredAccount,
-        }));
+        const list = all.map((a) => ({ pubkey: new Uint8Array(a.pubkey.toBuffer()), account: storedAccount(a) }));
         let t = performance.now();
         for (let i = 0; i < list.length; i += 1000) ledger.importAccounts(list.slice(i, i + 1000));
         const withLedger = list.length / ((performance.now() - t) / 1000);
-        const root = (ledger as unknown as { dbs: { root: { transactionSync(f: () => void): void } } }).dbs.root;
         t = performance.now();
         for (let i = 0; i < list.length; i += 1000)
-          root.transactionSync(() => {
-            for (const a of list.slice(i, i + 1000)) index!.apply(a.pubkey, a.account, 1n);
+          transaction(() => {
+            for (const a of list.slice(i, i + 1000)) index.apply(a.pubkey, a.account, 1n);
           });
         const indexOnly = list.length / ((performance.now() - t) / 1000);
         console.log(

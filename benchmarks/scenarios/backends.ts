@@ -26,7 +26,7 @@ import {
 } from '../../src/zk/index.js';
 import { load, params, post, startBenchGateway } from './prover.js';
 import { envList as list, table } from '../lib/table.js';
-import { ROOT as root, BENCH_CACHE as CACHE } from '../lib/paths.js';
+import { BENCH_CACHE as CACHE } from '../lib/paths.js';
 
 const SHAPES = list(process.env.BENCH_BACKENDS_SHAPES, [
   'v1_inclusion_26_1',

@@ -6,15 +6,12 @@ import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { PublicKey } from '@solana/web3.js';
-import { AssetIndex } from '../../src/das/index.js';
 import { parseTokenProgramAccount } from '../../src/das/layouts.js';
-import { Ledger, type StoredAccount } from '../../src/ledger/index.js';
-import { decodeBase58 } from '../../src/zk/base58.js';
 import { measure, printTable } from '../lib/load.js';
 import { percentile } from '../lib/stats.js';
 import { startProcess } from '../lib/processes.js';
 import { BENCH_KEY as KEY, ROOT as root } from '../lib/paths.js';
-import { nft, writeAccountDir } from './asset.js';
+import { indexLedger, nft, storedAccount, writeAccountDir } from './asset.js';
 
 const DURATION = Number(process.env.BENCH_DURATION ?? 10);
 const ASSETS = Number(process.env.BENCH_DAS_ASSETS ?? 100_000);
@@ -119,25 +116,13 @@ export const dasScenario = {
 
       // The index's cost per transfer: a source token account going 1 → 0 and a destination 0 → 1,
       // applied in one LMDB transaction each; the list indexes' own share timed apart.
-      let index: AssetIndex | undefined;
-      const ledger = Ledger.open({
-        dir: join(dir, 'inproc'),
-        slotMs: 0,
-        indexers: [(r) => (index = new AssetIndex(r))],
-      });
+      const { ledger, index, transaction } = indexLedger(join(dir, 'inproc'));
+      const accountOf = storedAccount;
       try {
-        const accountOf = (a: { owner: PublicKey; data: Uint8Array }): StoredAccount => ({
-          lamports: 10_000_000n,
-          data: a.data,
-          owner: decodeBase58(a.owner.toBase58()),
-          executable: false,
-          rentEpoch: 0n,
-        });
         const seedAssets = all.slice(0, 3 * 5000);
         ledger.importAccounts(
           seedAssets.map((a) => ({ pubkey: new Uint8Array(a.pubkey.toBuffer()), account: accountOf(a) })),
         );
-        const root2 = (ledger as unknown as { dbs: { root: { transactionSync(f: () => void): void } } }).dbs.root;
         const transfers = 5000;
         const moves = Array.from({ length: transfers }, (_, i) => {
           const [, , ta] = nft(i, holder(0));
@@ -152,7 +137,7 @@ export const dasScenario = {
         });
         for (const m of moves) m.from.data.writeBigUInt64LE(0n, 64);
         let listsMs = 0;
-        const lists = index!.lists;
+        const lists = index.lists;
         const original = lists.tokenAccount.bind(lists);
         lists.tokenAccount = (...args) => {
           const s = performance.now();
@@ -162,9 +147,9 @@ export const dasScenario = {
         const tok = new PublicKey('TokenkegQfeZyiNwAJbNbGKPFXCWuBvf9Ss623VQ5DA');
         t = performance.now();
         for (const m of moves)
-          root2.transactionSync(() => {
-            index!.apply(m.from.key, accountOf({ owner: tok, data: m.from.data }), 2n);
-            index!.apply(m.to.key, accountOf({ owner: tok, data: m.to.data }), 2n);
+          transaction(() => {
+            index.apply(m.from.key, accountOf({ owner: tok, data: m.from.data }), 2n);
+            index.apply(m.to.key, accountOf({ owner: tok, data: m.to.data }), 2n);
           });
         const totalMs = performance.now() - t;
         if (!parseTokenProgramAccount(moves[0]!.to.data, tok.toBase58())) throw new Error('bad token account');

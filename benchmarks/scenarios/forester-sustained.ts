@@ -10,9 +10,7 @@
 // end the balances and trees are checked as the test checks them.
 // BENCH_SUSTAINED_TRANSFERS (1000), BENCH_SUSTAINED_SLOT_MS (1000: a blockhash lives 150 slots,
 // the longest a send may wait for queue room), BENCH_SUSTAINED_IDLE_EVERY (200).
-import { mkdirSync, mkdtempSync, rmSync, symlinkSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { rmSync } from 'node:fs';
 import type { BN254 } from '@lightprotocol/stateless.js';
 import { startTransferLoad, type TransferLoad } from '../../test/helpers/compressed-load.js';
 import { benchDataDir } from '../lib/paths.js';

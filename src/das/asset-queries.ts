@@ -122,11 +122,15 @@ function pubkey(v: string, what: (v: string) => string): Uint8Array {
 /** A caller's value as an error message quotes it: at most 64 characters. */
 const clip = (v: string) => (v.length > 64 ? v.slice(0, 61) + '...' : v);
 export const pubkeyError = (v: string) => `Pubkey Validation Err: ${clip(v)} is invalid`;
+/** The reference's text for an optional address that is not one. */
+const optionalPubkeyError = (v: string) => `Validation Error: Invalid pubkey ${clip(v)}`;
 
 /** A list query's plan once its pagination is checked, in the reference's order of checks. */
 interface Plan {
   limit: number;
   page?: number;
+  /** Items before this page (page mode; 0 otherwise). */
+  offset: number;
   after?: Uint8Array;
   before?: Uint8Array;
   sort: SortKey;
@@ -144,7 +148,8 @@ function plan(q: ListQuery): Plan {
   const sort = q.sortBy?.sortBy ?? 'id';
   const descending = (q.sortBy?.sortDirection ?? 'desc') === 'desc';
   if (keyset && sort !== 'id') throw pagination(SORT_BY_ID);
-  const p: Plan = { limit, sort, descending, cursorMode: q.page === undefined && !keyset };
+  const offset = q.page !== undefined ? (q.page - 1) * limit : 0;
+  const p: Plan = { limit, offset, sort, descending, cursorMode: q.page === undefined && !keyset };
   if (q.page !== undefined) p.page = q.page;
   if (q.before) p.before = pubkey(q.before, pubkeyError);
   if (q.after) p.after = pubkey(q.after, pubkeyError);
@@ -197,18 +202,13 @@ export class AssetQueries {
     if ((q.id === undefined) === (q.tree === undefined || q.leafIndex === undefined))
       throw new AssetError('asset_query', "Validation Error: Must provide either 'id' or both 'tree' and 'leafIndex'");
     const p = plan({ ...q, options: {} });
-    const offset = p.page !== undefined ? (p.page - 1) * p.limit : 0;
+    const { offset } = p;
     let items: [string, string][] = [];
     if (q.id !== undefined) {
-      pubkey(q.id, (v) => `Validation Error: Invalid pubkey ${clip(v)}`);
+      pubkey(q.id, optionalPubkeyError);
       items = this.signatures?.list(q.id, { offset, limit: p.limit, ascending: q.sortDirection === 'asc' }) ?? [];
-    } else pubkey(q.tree!, (v) => `Validation Error: Invalid pubkey ${clip(v)}`);
-    const out: Record<string, unknown> = {
-      last_indexed_slot: u64(this.index.lastIndexedSlot()),
-      total: items.length,
-      limit: p.limit,
-    };
-    if (p.page !== undefined) out.page = p.page;
+    } else pubkey(q.tree!, optionalPubkeyError);
+    const out = this.head(p, items.length);
     out.items = items;
     return out;
   }
@@ -297,7 +297,7 @@ export class AssetQueries {
         accept,
         budget,
       });
-    const offset = p.page !== undefined ? (p.page - 1) * p.limit : 0;
+    const { offset } = p;
     let ids: string[];
     if (none) ids = [];
     else if (p.sort === 'id' || p.sort === 'none') {
@@ -350,7 +350,7 @@ export class AssetQueries {
       'royaltyTarget',
     ] as const) {
       const v = f[k];
-      if (v !== undefined) pubkey(v, (x) => `Validation Error: Invalid pubkey ${clip(x)}`);
+      if (v !== undefined) pubkey(v, optionalPubkeyError);
     }
     const options = q.options;
     const conditions: ((a: AssetJson, id: string) => boolean)[] = [];
@@ -425,6 +425,17 @@ export class AssetQueries {
     return out;
   }
 
+  /** What every paged answer starts with: the slot, this page's count, its limit and page. */
+  private head(p: Plan, total: number): Record<string, unknown> {
+    const out: Record<string, unknown> = {
+      last_indexed_slot: u64(this.index.lastIndexedSlot()),
+      total,
+      limit: p.limit,
+    };
+    if (p.page !== undefined) out.page = p.page;
+    return out;
+  }
+
   /** The slot an asset was first indexed in (created) or last changed in (updated, recent_action). */
   private slotOf(id: string, created: boolean): bigint {
     const r = this.index.metadataOf(id) ?? this.index.coreOf(id);
@@ -456,11 +467,11 @@ export class AssetQueries {
       );
     const owner = q.owner;
     const mint = q.mint;
-    if (owner !== undefined) pubkey(owner, (v) => `Validation Error: Invalid pubkey ${clip(v)}`);
-    if (mint !== undefined) pubkey(mint, (v) => `Validation Error: Invalid pubkey ${clip(v)}`);
+    if (owner !== undefined) pubkey(owner, optionalPubkeyError);
+    if (mint !== undefined) pubkey(mint, optionalPubkeyError);
     // Address order, ascending: a cursor (or `after`) continues past the last address.
     const p = plan({ ...q, sortBy: { sortBy: 'id', sortDirection: 'asc' }, options: {} });
-    const offset = p.page !== undefined ? (p.page - 1) * p.limit : 0;
+    const { offset } = p;
     const accept = (account: string, funded: boolean) => {
       if (!showZeroBalance && !funded) return false;
       if (owner !== undefined && mint !== undefined) return this.index.tokenAccount(account)?.mint === mint;
@@ -490,12 +501,7 @@ export class AssetQueries {
         extensions: null,
       };
     });
-    const out: Record<string, unknown> = {
-      last_indexed_slot: u64(this.index.lastIndexedSlot()),
-      total: items.length,
-      limit: p.limit,
-    };
-    if (p.page !== undefined) out.page = p.page;
+    const out = this.head(p, items.length);
     out.token_accounts = items;
     out.cursor = p.cursorMode && items.length > 0 ? items[items.length - 1]!.address : null;
     out.errors = [];
@@ -517,7 +523,7 @@ export class AssetQueries {
     const master = this.index.edition(masterAddress);
     if (master?.kind !== 'master')
       throw new AssetError('asset_not_found', 'Database Error: RecordNotFound Error: Master Edition not found');
-    const offset = p.page !== undefined ? (p.page - 1) * p.limit : 0;
+    const { offset } = p;
     const editions = this.index.lists.printsOf(masterAddress, offset, p.limit).map((e) => ({
       mint_address: this.index.lists.mintOfEdition(e.edition) ?? null,
       edition_address: e.edition,

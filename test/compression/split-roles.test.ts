@@ -4,9 +4,9 @@
 import assert from 'node:assert/strict';
 import { rmSync } from 'node:fs';
 import { after, before, test } from 'node:test';
-import { Keypair, PublicKey } from '@solana/web3.js';
-import { compress, confirmTx, createRpc, merkletreePubkey, transfer, type Rpc } from '@lightprotocol/stateless.js';
+import { createRpc, type Rpc } from '@lightprotocol/stateless.js';
 import { linkKeyCache, startTestGateway, tempDir, type TestGateway } from '../helpers/gateway.js';
+import { compressAndSend } from '../helpers/compress-and-send.js';
 
 const proverDir = tempDir();
 let prover: TestGateway;
@@ -40,12 +40,7 @@ test(
     const chain = gw.gateway.chain!;
     assert.equal(gw.gateway.prover, undefined);
     assert.equal(chain.lightSystem.installedCount(), 0, 'no key known before the first proof');
-    const payer = Keypair.generate();
-    const bob = Keypair.generate();
-    await confirmTx(rpc, await rpc.requestAirdrop(payer.publicKey, 5_000_000_000));
-    const smt1 = (await rpc.getStateTreeInfos()).find((t) => t.tree.equals(new PublicKey(merkletreePubkey)))!;
-    await compress(rpc, payer, 1_000_000_000, payer.publicKey, smt1);
-    await transfer(rpc, payer, 250_000_000, payer, bob.publicKey);
+    const { payer, bob } = await compressAndSend(rpc);
     assert.equal((await rpc.getCompressedBalanceByOwner(payer.publicKey)).toString(), '750000000');
     assert.equal((await rpc.getCompressedBalanceByOwner(bob.publicKey)).toString(), '250000000');
     const remote = await prover.gateway.prover!.service.verifyingKey('v1_inclusion_26_1', {

@@ -6,12 +6,12 @@
 import assert from 'node:assert/strict';
 import { rmSync } from 'node:fs';
 import { after, before, test } from 'node:test';
-import { Keypair, PublicKey } from '@solana/web3.js';
-import { compress, confirmTx, createRpc, merkletreePubkey, transfer, type Rpc } from '@lightprotocol/stateless.js';
+import { createRpc, type Rpc } from '@lightprotocol/stateless.js';
 import { resolveConfig } from '../../src/config.js';
 import { closeHealthClients } from '../../src/grpc/index.js';
 import { linkKeyCache, rpcCall, startTestGateway, tempDir, type TestGateway } from '../helpers/gateway.js';
 import { verifyV1, warmKeys } from './helpers.js';
+import { compressAndSend } from '../helpers/compress-and-send.js';
 
 const TOKEN = 'balancer-token-0123456789';
 const dirs = [tempDir(), tempDir()];
@@ -75,13 +75,8 @@ test(
   'proofs are spread over both provers and verify; with one stopped, the other takes every call',
   { timeout: 600_000 },
   async () => {
-    const payer = Keypair.generate();
-    const bob = Keypair.generate();
-    await confirmTx(rpc, await rpc.requestAirdrop(payer.publicKey, 5_000_000_000));
-    const smt1 = (await rpc.getStateTreeInfos()).find((t) => t.tree.equals(new PublicKey(merkletreePubkey)))!;
-    await compress(rpc, payer, 1_000_000_000, payer.publicKey, smt1);
     // The transfer's proof came through the balancer and was accepted on the ledger.
-    await transfer(rpc, payer, 250_000_000, payer, bob.publicKey);
+    const { bob } = await compressAndSend(rpc);
     assert.equal((await rpc.getCompressedBalanceByOwner(bob.publicKey)).toString(), '250000000');
     const hashB58 = (await rpcCall(front.url, 'getCompressedAccountsByOwner', { owner: bob.publicKey.toBase58() }))
       .result.value.items[0].hash;

@@ -7,8 +7,7 @@ import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { rmSync } from 'node:fs';
 import { after, before, test } from 'node:test';
-import { Keypair, PublicKey } from '@solana/web3.js';
-import { compress, confirmTx, createRpc, merkletreePubkey, transfer, type Rpc } from '@lightprotocol/stateless.js';
+import { createRpc, type Rpc } from '@lightprotocol/stateless.js';
 import { Redis } from 'ioredis';
 import { appendInputs, emptyNodes } from '../../src/forester/batch-inputs.js';
 import { createLogger } from '../../src/obs/log.js';
@@ -20,6 +19,7 @@ import { fromRaw, type RawProof } from '../../src/zk/proof-format.js';
 import { runCli, type CliProcess } from '../helpers/cli.js';
 import { startTransferLoad, TRANSFER_KEYS } from '../helpers/compressed-load.js';
 import { httpRequest, linkKeyCache, rpcCall, startTestGateway, tempDir, type TestGateway } from '../helpers/gateway.js';
+import { compressAndSend } from '../helpers/compress-and-send.js';
 import { startRedis, type TestRedis } from '../helpers/redis.js';
 import { assertVerifies } from '../helpers/zk.js';
 import { keys, SMT1, verifyV1, warmKeys } from '../prover/helpers.js';
@@ -211,12 +211,7 @@ test("Light's async /prove: 202 with a job id, status until completed, the proof
 });
 
 test('a compressed transfer proved through the queue lands on the ledger; equal requests share one proof', async () => {
-  const payer = Keypair.generate();
-  const bob = Keypair.generate();
-  await confirmTx(rpc, await rpc.requestAirdrop(payer.publicKey, 5_000_000_000));
-  const smt1 = (await rpc.getStateTreeInfos()).find((t) => t.tree.equals(new PublicKey(merkletreePubkey)))!;
-  await compress(rpc, payer, 1_000_000_000, payer.publicKey, smt1);
-  await transfer(rpc, payer, 250_000_000, payer, bob.publicKey);
+  const { payer, bob } = await compressAndSend(rpc);
   assert.equal((await rpc.getCompressedBalanceByOwner(bob.publicKey)).toString(), '250000000');
   assert.equal((await rpc.getCompressedBalanceByOwner(payer.publicKey)).toString(), '750000000');
   const hash = (await rpcCall(front.url, 'getCompressedAccountsByOwner', { owner: bob.publicKey.toBase58() })).result

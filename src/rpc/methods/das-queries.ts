@@ -7,15 +7,13 @@ import { TOKEN_TYPES, type ListQuery, type SearchFilter, type SortKey } from '..
 import { BackendNotConfiguredError, InvalidParamsError } from '../errors.js';
 import { array, boolean, fail, object, oneOf, optional, required, string, type Check } from '../validate.js';
 import type { Backends } from './backends.js';
+import { DISPLAY_OPTIONS } from './get-asset.js';
 import { defineMethod, type MethodDef } from './types.js';
 
 const displayOptions = object(
   {
-    showFungible: optional(boolean),
-    showUnverifiedCollections: optional(boolean),
-    showCollectionMetadata: optional(boolean),
-    showInscription: optional(boolean),
-    showZeroBalance: optional(boolean),
+    ...DISPLAY_OPTIONS,
+    // Helius' own.
     showGrandTotal: optional(boolean),
     showNativeBalance: optional(boolean),
     showRawData: optional(boolean),

@@ -6,16 +6,15 @@ import { boolean, fail, object, optional, required, string, type Check, type Inf
 import type { Backends } from './backends.js';
 import { defineMethod, type MethodDef } from './types.js';
 
-const displayOptions = object(
-  {
-    showFungible: optional(boolean),
-    showUnverifiedCollections: optional(boolean),
-    showCollectionMetadata: optional(boolean),
-    showInscription: optional(boolean),
-    showZeroBalance: optional(boolean),
-  },
-  'ignore',
-);
+/** The DAS reference's display options (the query methods add Helius' to them). */
+export const DISPLAY_OPTIONS = {
+  showFungible: optional(boolean),
+  showUnverifiedCollections: optional(boolean),
+  showCollectionMetadata: optional(boolean),
+  showInscription: optional(boolean),
+  showZeroBalance: optional(boolean),
+};
+const displayOptions = object(DISPLAY_OPTIONS, 'ignore');
 export type DisplayOptions = Infer<typeof displayOptions>;
 
 export interface GetAssetParams {
