@@ -58,6 +58,14 @@ const creator = seeded('c', 0);
 const collection = seeded('g', 0);
 const master = seeded('e', 0);
 const prints = [seeded('p', 1), seeded('p', 2)];
+const exact = {
+  mint: seeded('x', 0),
+  holding: seeded('x', 1),
+  owner: seeded('x', 2),
+  creator: seeded('x', 3),
+  collection: seeded('x', 4),
+  authority: seeded('x', 5),
+};
 const byBytes = (a: string, b: string) => Buffer.compare(decodeBase58(a), decodeBase58(b));
 const ascending = [...nfts].sort(byBytes);
 const descending = [...ascending].reverse();
@@ -122,12 +130,12 @@ function metadata(
   mint: string,
   i: number,
   standard: TokenStandard,
-  over: { creator?: string; verified?: boolean } = {},
+  over: { creator?: string; verified?: boolean; authority?: string; collection?: string; name?: string } = {},
 ) {
   return getMetadataAccountDataSerializer().serialize({
-    updateAuthority: publicKey(authority),
+    updateAuthority: publicKey(over.authority ?? authority),
     mint: publicKey(mint),
-    name: `Query #${i}`,
+    name: over.name ?? `Query #${i}`,
     symbol: 'QRY',
     uri: '',
     sellerFeeBasisPoints: 500,
@@ -139,7 +147,7 @@ function metadata(
     collection:
       standard === TokenStandard.Fungible
         ? null
-        : { verified: over.verified ?? i % 5 === 0, key: publicKey(collection) },
+        : { verified: over.verified ?? i % 5 === 0, key: publicKey(over.collection ?? collection) },
     uses: null,
     collectionDetails: null,
     programmableConfig: null,
@@ -177,6 +185,12 @@ before(async () => {
   });
   // The receiver's empty account for the first NFT, which a transfer fills.
   put(seeded('r', 0), tokenAccount(ascending[0]!, receiver.publicKey, 0n), TOKEN);
+  // One NFT whose owner, creator, collection and authority hold nothing else: each list of them
+  // answers exactly one item, compared as whole JSON text.
+  const alone = { creator: exact.creator, verified: true, authority: exact.authority, collection: exact.collection };
+  put(exact.mint, mintData(1n, 0), TOKEN);
+  put(metadataPda(exact.mint), metadata(exact.mint, 0, TokenStandard.NonFungible, { ...alone, name: 'Exact' }), TM);
+  put(exact.holding, tokenAccount(exact.mint, new PublicKey(exact.owner), 1n), TOKEN);
   gw = await startTestGateway({ accountDir: [accounts] }, {}, { ledger: true, dataDir: dir });
 });
 after(async () => {
@@ -227,6 +241,84 @@ test('getAssetsByOwner: exact answer, key order, items equal to getAsset', async
   const asset = r.items[0];
   assert.equal(asset.ownership.owner, owner.publicKey.toBase58());
   assert.equal(asset.interface, 'V1_NFT');
+});
+
+test("every method's whole answer, as JSON text with its key order, written from the reference's schema", async () => {
+  const text = async (method: string, params: unknown) =>
+    (await postJson(gw.url, JSON.stringify({ jsonrpc: '2.0', id: 1, method, params }))).text;
+  const { mint, holding, owner: holder, creator: maker, collection: group, authority: updater } = exact;
+  // The reference's Asset (digital_asset_types rpc/asset.rs) in its field order, as a Token
+  // Metadata NFT with a verified creator and collection reads, and Helius' token_info after it.
+  const asset =
+    `{"interface":"V1_NFT","id":"${mint}","content":{"$schema":"https://schema.metaplex.com/nft1.0.json",` +
+    `"json_uri":"","files":[],"metadata":{"name":"Exact","symbol":"QRY","token_standard":"NonFungible"},"links":{}},` +
+    `"authorities":[{"address":"${updater}","scopes":["full"]}],` +
+    `"compression":{"eligible":false,"compressed":false,"data_hash":"","creator_hash":"","asset_hash":"","tree":"","seq":0,"leaf_id":0},` +
+    `"grouping":[{"group_key":"collection","group_value":"${group}"}],` +
+    `"royalty":{"royalty_model":"creators","target":null,"percent":0.05,"basis_points":500,"primary_sale_happened":false,"locked":false},` +
+    `"creators":[{"address":"${maker}","share":100,"verified":true}],` +
+    `"ownership":{"frozen":false,"delegated":false,"delegate":null,"ownership_model":"single","owner":"${holder}"},` +
+    `"supply":{"print_max_supply":0,"print_current_supply":0,"edition_nonce":null},"mutable":true,"burnt":false,` +
+    `"token_info":{"supply":1,"decimals":0,"token_program":"${TOKEN}","mint_authority":"${authority}"}}`;
+  const slot = (JSON.parse(await text('getAsset', { id: mint })) as { result: { last_indexed_slot: number } }).result
+    .last_indexed_slot;
+  const ok = (result: string) => `{"jsonrpc":"2.0","result":${result},"id":1}`;
+  const bad = (code: number, message: string) =>
+    `{"jsonrpc":"2.0","error":{"code":${code},"message":"${message}"},"id":1}`;
+  const head = `"last_indexed_slot":${slot},"total":1,"limit":1000`;
+  // AssetList: total, limit, then page (page mode) or cursor (cursor mode), then items.
+  const paged = ok(`{${head},"page":1,"items":[${asset}]}`);
+  const cursored = ok(`{${head},"cursor":"${mint}","items":[${asset}]}`);
+  const cases: [string, unknown, string][] = [
+    ['getAsset', { id: mint }, ok(`{"last_indexed_slot":${slot},${asset.slice(1)}`)],
+    ['getAssets', { ids: [mint, holder] }, ok(`[${asset},null]`)],
+    ['getAssetBatch', [[mint]], ok(`[${asset}]`)],
+    ['getAssetsByOwner', { ownerAddress: holder, page: 1 }, paged],
+    ['getAssetsByOwner', { ownerAddress: holder }, cursored],
+    ['getAssetsByGroup', { groupKey: 'collection', groupValue: group, page: 1 }, paged],
+    ['getAssetsByCreator', { creatorAddress: maker, onlyVerified: true, page: 1 }, paged],
+    ['getAssetsByAuthority', { authorityAddress: updater, page: 1 }, paged],
+    ['searchAssets', { ownerAddress: holder, creatorAddress: maker, page: 1 }, paged],
+    [
+      'searchAssets',
+      { ownerAddress: holder, options: { showGrandTotal: true, showNativeBalance: true } },
+      ok(
+        `{${head.replace('"limit"', '"grand_total":1,"limit"')},"cursor":"${mint}","items":[${asset}],` +
+          `"nativeBalance":{"lamports":0,"price_per_sol":0,"total_price":0}}`,
+      ),
+    ],
+    [
+      'getTokenAccounts',
+      { ownerAddress: holder },
+      ok(
+        `{${head},"token_accounts":[{"address":"${holding}","mint":"${mint}","amount":1,"owner":"${holder}",` +
+          `"frozen":false,"delegate":null,"delegated_amount":0,"close_authority":null,"extensions":null}],` +
+          `"cursor":"${holding}","errors":[]}`,
+      ),
+    ],
+    [
+      'getNftEditions',
+      { mintAddress: master, limit: 1, page: 2 },
+      ok(
+        `{"last_indexed_slot":${slot},"total":1,"limit":1,"master_edition_address":"${editionPda(master)}",` +
+          `"supply":2,"max_supply":10,"editions":[{"mint_address":"${prints[1]}","edition_address":` +
+          `"${editionPda(prints[1]!)}","edition_number":2}],"page":2}`,
+      ),
+    ],
+    [
+      'getSignaturesForAsset',
+      { id: mint, page: 1 },
+      ok(`{"last_indexed_slot":${slot},"total":0,"limit":1000,"page":1,"items":[]}`),
+    ],
+    ['getAssetProof', { id: mint }, bad(-32000, 'Database Error: RecordNotFound Error: Asset Proof Not Found')],
+    ['getAssetProofBatch', { ids: [mint] }, ok(`{"${mint}":null}`)],
+    [
+      'getAssetsByOwner',
+      { ownerAddress: holder, limit: 0 },
+      ok(`{"last_indexed_slot":${slot},"total":0,"limit":0,"items":[]}`),
+    ],
+  ];
+  for (const [method, params, expected] of cases) assert.equal(await text(method, params), expected, method);
 });
 
 test('2,500 assets walked completely, by page and by cursor (Umi dasApi)', async () => {
