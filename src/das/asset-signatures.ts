@@ -1,10 +1,13 @@
 // getSignaturesForAsset's index: every committed transaction that touched an asset (its mint, its
 // metadata, one of its token accounts, or the Core asset itself), kept in the ledger's LMDB
-// transaction as `asset (32) ‖ slot (8, BE) ‖ signature (64)` → what the transaction did to it
-// (the SPL Token instruction: Transfer, MintTo, Burn, …, else Unknown). The accounts are read as
+// transaction as `asset (32) ‖ slot (8, BE) ‖ position in the slot (4, BE) ‖ signature (64)` → what
+// the transaction did to it (the SPL Token instruction: Transfer, MintTo, Burn, …, else Unknown),
+// so a range read is execution order. The accounts are read as
 // the transaction left them, so it does not depend on the asset index having seen them yet.
+// Successful transactions only. A data dir from before this index has its stored transactions
+// replayed into it once, at open.
 import type { Database, RootDatabase } from 'lmdb';
-import type { CommittedTransaction, TransactionIndexer } from '../ledger/index.js';
+import type { CommittedTransaction, StoredTransaction, TransactionIndexer } from '../ledger/index.js';
 import { decodeBase58, encodeBase58 } from '../zk/base58.js';
 import type { AssetIndex } from './asset-index.js';
 import {
@@ -33,17 +36,49 @@ const TOKEN_INSTRUCTIONS: Record<number, string> = {
   15: 'Burn',
 };
 
+/** What the index reads of a transaction, live or replayed from its record. */
+type Seen = Pick<
+  StoredTransaction,
+  'signature' | 'slot' | 'position' | 'tx' | 'accountKeys' | 'tokenBalances' | 'account'
+>;
+
 export class AssetSignatures implements TransactionIndexer {
   private readonly db: Database<string, Buffer>;
+  private readonly state: Database<{ backfilled: boolean }, string>;
+  private readonly root: RootDatabase;
 
   constructor(
     root: RootDatabase,
     private readonly index: () => AssetIndex | undefined,
   ) {
-    this.db = root.openDB<string, Buffer>({ name: 'das-asset-signatures-v1', keyEncoding: 'binary' });
+    this.db = root.openDB<string, Buffer>({ name: 'das-asset-signatures-v2', keyEncoding: 'binary' });
+    this.root = root;
+    this.state = root.openDB<{ backfilled: boolean }, string>({ name: 'das-asset-signatures-state', encoding: 'json' });
   }
 
+  // A failed transaction changed nothing about an asset (fees aside): it is not the asset's history.
   applyTransaction(t: CommittedTransaction): void {
+    if (t.err === null) this.record(t);
+  }
+
+  /**
+   * The transactions stored before this index existed (a data dir from before it), replayed once
+   * from their records: the accounts as they are now, a closed token account's mint from the
+   * record's token balances.
+   */
+  readonly backfill = {
+    needed: () => this.state.get('backfill')?.backfilled !== true,
+    apply: (t: StoredTransaction) => {
+      if (!t.failed) this.record(t);
+    },
+    done: () => {
+      this.state.put('backfill', { backfilled: true });
+      // v1's keys had no position in the slot; v2 replaces it.
+      this.root.openDB({ name: 'das-asset-signatures-v1', keyEncoding: 'binary' }).dropSync();
+    },
+  };
+
+  private record(t: Seen): void {
     const assets = new Map<string, string>();
     const tokenPrograms = new Set([TOKEN_PROGRAM, TOKEN_2022_PROGRAM]);
     const keys = t.accountKeys.map((k) => encodeBase58(k));
@@ -54,19 +89,21 @@ export class AssetSignatures implements TransactionIndexer {
       const name = TOKEN_INSTRUCTIONS[ix.data[0] ?? -1];
       if (name) for (const a of ix.accounts) if (!did.has(a)) did.set(a, name);
     }
+    const mintOf = new Map(t.tokenBalances.map((b) => [b.accountIndex, b.mint]));
     t.accountKeys.forEach((k, i) => {
-      const asset = this.assetOf(k, keys[i]!, t);
+      const asset = this.assetOf(k, keys[i]!, t) ?? mintOf.get(i);
       if (asset && !assets.has(asset)) assets.set(asset, did.get(i) ?? 'Unknown');
       else if (asset && assets.get(asset) === 'Unknown' && did.has(i)) assets.set(asset, did.get(i)!);
     });
-    const slot = Buffer.alloc(8);
-    slot.writeBigUInt64BE(t.slot);
+    const place = Buffer.alloc(12);
+    place.writeBigUInt64BE(t.slot);
+    place.writeUInt32BE(t.position, 8);
     for (const [asset, what] of assets)
-      this.db.put(Buffer.concat([decodeBase58(asset), slot, Buffer.from(t.signature)]), what);
+      this.db.put(Buffer.concat([decodeBase58(asset), place, Buffer.from(t.signature)]), what);
   }
 
   /** The asset an account belongs to, as the transaction left it (or as the index last saw it). */
-  private assetOf(key: Uint8Array, address: string, t: CommittedTransaction): string | undefined {
+  private assetOf(key: Uint8Array, address: string, t: Seen): string | undefined {
     const a = t.account(key);
     if (a) {
       const owner = encodeBase58(a.owner);
@@ -79,22 +116,22 @@ export class AssetSignatures implements TransactionIndexer {
       if (owner === MPL_CORE_PROGRAM) return address;
       return undefined;
     }
-    // Closed by the transaction (a burn's token account): what the index knew of it.
+    // Closed (a burn's token account): what the index knew of it; else the token balances.
     return this.index()?.tokenAccount(address)?.mint;
   }
 
   /** An asset's signatures, newest first unless `ascending`, with what each did. */
   list(asset: string, s: { offset: number; limit: number; ascending: boolean }): [string, string][] {
     const prefix = decodeBase58(asset);
-    const lo = Buffer.concat([prefix, Buffer.alloc(72, 0)]);
-    const hi = Buffer.concat([prefix, Buffer.alloc(72, 0xff)]);
+    const lo = Buffer.concat([prefix, Buffer.alloc(76, 0)]);
+    const hi = Buffer.concat([prefix, Buffer.alloc(76, 0xff)]);
     const out: [string, string][] = [];
     let skip = s.offset;
     for (const { key, value } of this.db.getRange(
       s.ascending ? { start: lo, end: hi } : { start: hi, end: lo, reverse: true },
     )) {
       if (skip-- > 0) continue;
-      out.push([encodeBase58((key as Buffer).subarray(40)), value]);
+      out.push([encodeBase58((key as Buffer).subarray(44)), value]);
       if (out.length >= s.limit) break;
     }
     return out;

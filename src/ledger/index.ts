@@ -9,6 +9,7 @@ export {
   type AccountIndexer,
   type CommittedTransaction,
   type InnerInstruction,
+  type StoredTransaction,
   type TransactionIndexer,
   type Commitment,
   type ExecutionResult,

@@ -9,9 +9,9 @@ import type { RootDatabase } from 'lmdb';
 import { decodeBase58, encodeBase58 } from '../zk/base58.js';
 import { AccountIndexes } from './account-indexes.js';
 import { SignatureIndex, type SignaturePage } from './signature-index.js';
-import { loadsTokenProgram, tokenBalances } from './token-balances.js';
+import { loadsTokenProgram, tokenBalances, type TokenBalance } from './token-balances.js';
 import { solanaTxError, txError, type SolanaTxError } from './tx-error.js';
-import { isStaticWritable, type ParsedTransaction } from './tx-wire.js';
+import { isStaticWritable, parseTransaction, type ParsedTransaction } from './tx-wire.js';
 import {
   accountView,
   decodeAccount,
@@ -117,6 +117,8 @@ function returnDataOf(logs: string[], meta: TransactionMetadata): Pick<TxRecord,
 export interface CommittedTransaction {
   signature: Uint8Array;
   slot: bigint;
+  /** Its place among its slot's transactions (execution order). */
+  position: number;
   blockTime: number;
   tx: ParsedTransaction;
   /** Every key the transaction loads, in index order: static keys, lookup writables, lookup readonlys. */
@@ -127,14 +129,39 @@ export interface CommittedTransaction {
   innerInstructions(): InnerInstruction[][];
   /** An account as the transaction left it. */
   account(pubkey: Uint8Array): StoredAccount | undefined;
+  /** Its token accounts before, then after (the meta's pre/postTokenBalances). */
+  tokenBalances: readonly TokenBalance[];
+}
+
+/**
+ * A transaction read back from its record, for an indexer created after it committed: its
+ * accounts are as they are now (the VM's state at the time is gone), its token accounts' mints as
+ * the record's token balances name them.
+ */
+export interface StoredTransaction {
+  signature: Uint8Array;
+  slot: bigint;
+  position: number;
+  tx: ParsedTransaction;
+  accountKeys: Uint8Array[];
+  failed: boolean;
+  tokenBalances: readonly TokenBalance[];
+  account(pubkey: Uint8Array): StoredAccount | undefined;
 }
 
 /**
  * Something kept in step with the ledger's transactions (the compression index): it sees every
  * committed transaction inside the LMDB transaction that writes its accounts and its record.
+ * One that can be derived from records alone may also take the transactions stored before it
+ * existed, once, at the ledger's open (`backfill`).
  */
 export interface TransactionIndexer {
   applyTransaction(t: CommittedTransaction): void;
+  backfill?: {
+    needed(): boolean;
+    apply(t: StoredTransaction): void;
+    done(): void;
+  };
 }
 
 /** An account as a change left it (undefined: closed). */
@@ -294,6 +321,14 @@ export class Ledger {
         ix.markBackfilled(this.slotValue);
       });
     }
+    for (const ix of this.txIndexers) {
+      if (!ix.backfill?.needed()) continue;
+      const backfill = ix.backfill;
+      dbs.root.transactionSync(() => {
+        for (const { key, value } of dbs.txs.getRange()) backfill.apply(this.storedTransaction(key, value));
+        backfill.done();
+      });
+    }
     dbs.root.transactionSync(() => {
       for (const g of opts.accounts ?? [])
         if (!dbs.accounts.get(Buffer.from(g.pubkey))) this.writeAccount(g.pubkey, g.account);
@@ -301,6 +336,21 @@ export class Ledger {
     for (const p of opts.programs ?? []) this.vm.addProgram(p.id, p.bytes);
     this.slotMs = opts.slotMs ?? SLOT_MS;
     this.startTimer();
+  }
+
+  private storedTransaction(signature: Buffer, rec: TxRecord): StoredTransaction {
+    const tx = parseTransaction(Buffer.from(rec.tx, 'base64'));
+    const loaded = [...(rec.loaded?.writable ?? []), ...(rec.loaded?.readonly ?? [])].map(decodeBase58);
+    return {
+      signature: new Uint8Array(signature),
+      slot: BigInt(rec.slot),
+      position: this.signatureIndex.positionOf(signature) ?? 0,
+      tx,
+      accountKeys: [...tx.staticKeys, ...loaded],
+      failed: rec.err !== null,
+      tokenBalances: [...(rec.preTokenBalances ?? []), ...(rec.postTokenBalances ?? [])],
+      account: (k) => this.getAccount(k),
+    };
   }
 
   private startTimer(): void {
@@ -730,12 +780,14 @@ export class Ledger {
     const committed: CommittedTransaction = {
       signature,
       slot: this.slotValue,
+      position: 0,
       blockTime,
       tx,
       accountKeys: keys,
       err,
       logs,
       innerInstructions,
+      tokenBalances: [...(rec.preTokenBalances ?? []), ...(rec.postTokenBalances ?? [])],
       account: (k) => {
         const hex = Buffer.from(k).toString('hex');
         return written?.has(hex) ? written.get(hex) : this.getAccount(k);
@@ -746,7 +798,7 @@ export class Ledger {
     this.dbs.root.transactionSync(() => {
       written = this.persist(writable);
       this.dbs.txs.put(Buffer.from(signature), rec);
-      this.signatureIndex.record(signature, this.slotValue, keys, true);
+      committed.position = this.signatureIndex.record(signature, this.slotValue, keys, true);
       for (const ix of this.txIndexers) {
         // A failing indexer loses its own writes (a nested transaction), never the transaction's.
         try {

@@ -33,7 +33,7 @@ export class SignatureIndex {
    * Call inside the LMDB transaction that records the transaction; `inBlock` for real transactions
    * (an airdrop is the faucet's credit, listed for its address but in no block).
    */
-  record(signature: Uint8Array, slot: bigint, addresses: readonly Uint8Array[], inBlock: boolean): void {
+  record(signature: Uint8Array, slot: bigint, addresses: readonly Uint8Array[], inBlock: boolean): number {
     if (slot !== this.slot) {
       this.slot = slot;
       // After a restart inside a slot, go on after what that slot holds already.
@@ -57,6 +57,13 @@ export class SignatureIndex {
       seen.add(hex);
       this.byAddress.put(Buffer.concat([a, place, signature]), Buffer.alloc(0));
     }
+    return position;
+  }
+
+  /** A recorded transaction's position in its slot. */
+  positionOf(signature: Uint8Array): number | undefined {
+    const place = this.place.get(Buffer.from(signature));
+    return place && MAX_U32 - place.readUInt32BE(8);
   }
 
   /** The transactions of a slot's block, in execution order. */

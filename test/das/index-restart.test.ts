@@ -1,14 +1,23 @@
 // The asset index across restarts: kept in the ledger's store (identical answers after a restart),
-// and backfilled from the accounts when a ledger that predates it is opened with it.
+// and backfilled from the accounts when a ledger that predates it is opened with it; the asset
+// signature index likewise, from the stored transactions' records.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { getMetadataAccountDataSerializer, TokenStandard } from '@metaplex-foundation/mpl-token-metadata';
 import { publicKey } from '@metaplex-foundation/umi';
-import { MintLayout, MINT_SIZE } from '@solana/spl-token';
-import { PublicKey } from '@solana/web3.js';
-import { AssetIndex, getAsset } from '../../src/das/index.js';
-import { Ledger } from '../../src/ledger/index.js';
-import { decodeBase58 } from '../../src/zk/base58.js';
+import {
+  AccountLayout,
+  ACCOUNT_SIZE,
+  createBurnCheckedInstruction,
+  createCloseAccountInstruction,
+  createTransferCheckedInstruction,
+  MintLayout,
+  MINT_SIZE,
+} from '@solana/spl-token';
+import { Keypair, PublicKey, SystemProgram, Transaction, type TransactionInstruction } from '@solana/web3.js';
+import { AssetIndex, AssetSignatures, getAsset } from '../../src/das/index.js';
+import { Ledger, parseTransaction } from '../../src/ledger/index.js';
+import { decodeBase58, encodeBase58 } from '../../src/zk/base58.js';
 import { tempDir } from '../helpers/gateway.js';
 
 const TM = 'metaqbxxUerdq28cj1RbAWkYQm3ybzjb6a8bt518x1s';
@@ -79,5 +88,138 @@ test('kept across restarts, and backfilled for a ledger that predates the index'
     assert.deepEqual(getAsset(index!, mint.toBase58(), {}), first);
   } finally {
     await ledger.close();
+  }
+});
+
+test("getSignaturesForAsset's index: a ledger's earlier transactions replayed into it once, as the live index records them", async () => {
+  const TOKEN = new PublicKey('TokenkegQfeZyiNwAJbNbGKPFXCWuBvf9Ss623VQ5DA');
+  const payer = Keypair.generate();
+  const receiver = Keypair.generate();
+  const nft = new PublicKey(new Uint8Array(32).fill(72));
+  const from = new PublicKey(new Uint8Array(32).fill(73));
+  const to = new PublicKey(new Uint8Array(32).fill(74));
+  const token = (holder: PublicKey, amount: bigint) => {
+    const b = Buffer.alloc(ACCOUNT_SIZE);
+    AccountLayout.encode(
+      {
+        mint: nft,
+        owner: holder,
+        amount,
+        delegateOption: 0,
+        delegate: PublicKey.default,
+        state: 1,
+        isNativeOption: 0,
+        isNative: 0n,
+        delegatedAmount: 0n,
+        closeAuthorityOption: 0,
+        closeAuthority: PublicKey.default,
+      },
+      b,
+    );
+    return b;
+  };
+  const m = Buffer.alloc(MINT_SIZE);
+  MintLayout.encode(
+    {
+      mintAuthorityOption: 0,
+      mintAuthority: PublicKey.default,
+      supply: 1n,
+      decimals: 0,
+      isInitialized: true,
+      freezeAuthorityOption: 0,
+      freezeAuthority: PublicKey.default,
+    },
+    m,
+  );
+  const acc = (data: Uint8Array, owner: PublicKey, lamports = 10_000_000n) => ({
+    lamports,
+    data,
+    owner: new Uint8Array(owner.toBuffer()),
+    executable: false,
+    rentEpoch: 0n,
+  });
+  const fixtures = [
+    { pubkey: new Uint8Array(nft.toBuffer()), account: acc(m, TOKEN) },
+    { pubkey: new Uint8Array(from.toBuffer()), account: acc(token(payer.publicKey, 1n), TOKEN) },
+    { pubkey: new Uint8Array(to.toBuffer()), account: acc(token(receiver.publicKey, 0n), TOKEN) },
+    {
+      pubkey: new Uint8Array(payer.publicKey.toBuffer()),
+      account: acc(new Uint8Array(0), SystemProgram.programId, 1_000_000_000n),
+    },
+    {
+      pubkey: new Uint8Array(receiver.publicKey.toBuffer()),
+      account: acc(new Uint8Array(0), SystemProgram.programId, 1_000_000_000n),
+    },
+  ];
+  const send = (l: Ledger, signer: Keypair, ...ixs: TransactionInstruction[]) => {
+    const tx = new Transaction({ feePayer: signer.publicKey, recentBlockhash: l.latestBlockhash().blockhash }).add(
+      ...ixs,
+    );
+    tx.sign(signer);
+    return l.send(parseTransaction(tx.serialize()));
+  };
+  // The history: a transfer, a failed transfer (the sender no longer holds it), the receiver's
+  // burn and the close of its emptied account.
+  const history = (l: Ledger) => {
+    const transfer = send(l, payer, createTransferCheckedInstruction(from, nft, to, payer.publicKey, 1n, 0));
+    const failed = send(l, payer, createTransferCheckedInstruction(from, nft, to, payer.publicKey, 1n, 0));
+    assert.notEqual(failed.err, null);
+    const burn = send(
+      l,
+      receiver,
+      createBurnCheckedInstruction(to, nft, receiver.publicKey, 1n, 0),
+      createCloseAccountInstruction(to, receiver.publicKey, receiver.publicKey),
+    );
+    assert.equal(burn.err, null);
+    return [
+      [encodeBase58(burn.signature), 'Burn'],
+      [encodeBase58(transfer.signature), 'Transfer'],
+    ];
+  };
+  const withIndex = (dir: string, accounts = fixtures) => {
+    let index: AssetIndex | undefined;
+    let signatures: AssetSignatures | undefined;
+    const ledger = Ledger.open({
+      dir,
+      slotMs: 0,
+      accounts,
+      indexers: [(r) => (index = new AssetIndex(r))],
+      transactionIndexers: [(r) => (signatures = new AssetSignatures(r, () => index))],
+    });
+    return { ledger, signatures: signatures! };
+  };
+  const list = (s: AssetSignatures) => s.list(nft.toBase58(), { offset: 0, limit: 10, ascending: false });
+
+  // Live: the index sees each transaction as it commits.
+  const live = withIndex(tempDir());
+  const expected = history(live.ledger);
+  try {
+    assert.deepEqual(list(live.signatures), expected);
+  } finally {
+    await live.ledger.close();
+  }
+  // Replayed: the same history on a ledger without the index, which is then opened with it.
+  const dir = tempDir();
+  const plain = Ledger.open({ dir, slotMs: 0, accounts: fixtures });
+  const before = history(plain);
+  await plain.close();
+  // Opened without the fixtures, which would write the closed account back.
+  let reopened = withIndex(dir, []);
+  try {
+    assert.deepEqual(
+      list(reopened.signatures),
+      before,
+      'the burn and the transfer, newest first; the failure left out',
+    );
+    // The closed account's mint came from the record's token balances: it is gone from the state.
+    assert.equal(reopened.ledger.getAccount(new Uint8Array(to.toBuffer())), undefined);
+  } finally {
+    await reopened.ledger.close();
+  }
+  reopened = withIndex(dir, []);
+  try {
+    assert.deepEqual(list(reopened.signatures), before, 'replayed once; unchanged at the next open');
+  } finally {
+    await reopened.ledger.close();
   }
 });
