@@ -22,6 +22,7 @@ import { MPL_CORE_PROGRAM } from './mpl-core.js';
 /** SPL Token instruction tags and the names the answers use. */
 const TOKEN_INSTRUCTIONS: Record<number, string> = {
   0: 'InitializeMint',
+  1: 'InitializeAccount',
   3: 'Transfer',
   4: 'Approve',
   5: 'Revoke',
@@ -34,6 +35,9 @@ const TOKEN_INSTRUCTIONS: Record<number, string> = {
   13: 'Approve',
   14: 'MintTo',
   15: 'Burn',
+  16: 'InitializeAccount',
+  18: 'InitializeAccount',
+  20: 'InitializeMint',
 };
 
 /** What the index reads of a transaction, live or replayed from its record. */

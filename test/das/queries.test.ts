@@ -19,8 +19,11 @@ import { createUmi, publicKey } from '@metaplex-foundation/umi';
 import {
   AccountLayout,
   ACCOUNT_SIZE,
+  createAssociatedTokenAccount,
   createBurnCheckedInstruction,
+  createMint,
   createTransferCheckedInstruction,
+  mintTo,
   MintLayout,
   MINT_SIZE,
 } from '@solana/spl-token';
@@ -466,6 +469,55 @@ test('a real transfer and a real burn move the owner lists at once', async () =>
       code: -32000,
       message: "Validation Error: Must provide either 'id' or both 'tree' and 'leafIndex'",
     });
+  } finally {
+    await closeWeb3Websocket(conn);
+  }
+});
+
+test('a real mint: the new NFT is listed for its holder with its transactions, its metadata written beside it', async () => {
+  const conn = web3Connection(gw);
+  try {
+    const payer = Keypair.generate();
+    const holder = Keypair.generate();
+    await conn.confirmTransaction(await conn.requestAirdrop(payer.publicKey, 1_000_000_000));
+    const mintKey = Keypair.generate();
+    const mint = await createMint(conn, payer, new PublicKey(authority), null, 0, mintKey);
+    // Token Metadata's program is in no registry package (docs/methods.md): its account is written
+    // as the program would leave it, before the token is minted.
+    const set = await rpc('surfnet_setAccount', [
+      metadataPda(mint.toBase58()),
+      {
+        lamports: 10_000_000,
+        data: Buffer.from(metadata(mint.toBase58(), 0, TokenStandard.NonFungible, { name: 'Minted' })).toString('hex'),
+        owner: TM,
+        executable: false,
+        rentEpoch: 0,
+      },
+    ]);
+    assert.ok(!set.error, JSON.stringify(set.error));
+    const ata = await createAssociatedTokenAccount(conn, payer, mint, holder.publicKey);
+    assert.deepEqual((await rpc('getAssetsByOwner', { ownerAddress: holder.publicKey.toBase58() })).result.items, []);
+    // The mint authority is the fixtures' `authority`, a seeded keypair.
+    const mintAuthority = Keypair.fromSeed(new Uint8Array(32).map((_, j) => (j < 4 ? 0 : 'a'.charCodeAt(0) + j)));
+    assert.equal(mintAuthority.publicKey.toBase58(), authority);
+    const minted = await mintTo(conn, payer, mint, ata, mintAuthority, 1);
+    const held = (await rpc('getAssetsByOwner', { ownerAddress: holder.publicKey.toBase58() })).result;
+    assert.deepEqual(ids(held), [mint.toBase58()]);
+    assert.equal(held.items[0].content.metadata.name, 'Minted');
+    assert.equal(held.items[0].token_info.supply, 1);
+    assert.deepEqual(
+      (await rpc('getTokenAccounts', { ownerAddress: holder.publicKey.toBase58() })).result.token_accounts.map(
+        (t: { address: string; amount: number }) => [t.address, t.amount],
+      ),
+      [[ata.toBase58(), 1]],
+    );
+    const history = (await rpc('getSignaturesForAsset', { id: mint.toBase58(), sortDirection: 'asc' })).result.items;
+    assert.deepEqual(
+      history.map(([, what]: [string, string]) => what),
+      ['InitializeMint', 'Unknown', 'MintTo'],
+      'created, its account opened through the associated-token program, minted',
+    );
+    assert.equal(history[2][0], minted);
   } finally {
     await closeWeb3Websocket(conn);
   }
