@@ -119,6 +119,14 @@ function pubkey(v: string, what: (v: string) => string): Uint8Array {
   return b;
 }
 
+const isPubkey = (v: string): boolean => {
+  try {
+    return decodeBase58(v).length === 32;
+  } catch {
+    return false;
+  }
+};
+
 /** A caller's value as an error message quotes it: at most 64 characters. */
 const clip = (v: string) => (v.length > 64 ? v.slice(0, 61) + '...' : v);
 export const pubkeyError = (v: string) => `Pubkey Validation Err: ${clip(v)} is invalid`;
@@ -541,6 +549,32 @@ export class AssetQueries {
     out.editions = editions;
     if (p.page !== undefined) out.page = p.page;
     return out;
+  }
+
+  /**
+   * getGrouping: a group's size, as the reference counts it: its members whose verification is
+   * set. Collections are the only grouping kept; another key, or a value no asset names, is 0.
+   */
+  grouping(groupKey: string, groupValue: string): Record<string, unknown> {
+    let size = 0;
+    if (groupKey === 'collection' && isPubkey(groupValue)) {
+      try {
+        size = this.index.lists.scan('group', groupValue, {
+          descending: false,
+          offset: 0,
+          limit: Number.MAX_SAFE_INTEGER,
+          accept: (_id, verified) => verified,
+          budget: this.budgets.list,
+        }).length;
+      } catch (e) {
+        if (!(e instanceof ScanBudgetExceeded)) throw e;
+        throw new AssetError(
+          'asset_query',
+          `Pagination Error: this group has more than ${e.budget} entries to count; page getAssetsByGroup by cursor instead`,
+        );
+      }
+    }
+    return { group_key: groupKey, group_name: groupValue, group_size: size };
   }
 
   /**

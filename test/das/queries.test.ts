@@ -208,7 +208,7 @@ const rpc = async (method: string, params: unknown) =>
   };
 
 /** Umi with the unmodified dasApi plugin over a plain JSON-RPC transport to the gateway. */
-function umi() {
+function umi(options: { heliusCompatibility?: boolean } = {}) {
   const u = createUmi();
   u.rpc = {
     getEndpoint: () => gw.url,
@@ -219,7 +219,7 @@ function umi() {
       return r.result;
     },
   } as unknown as typeof u.rpc;
-  return u.use(dasApi()).rpc as any;
+  return u.use(dasApi(options)).rpc as any;
 }
 
 const ids = (list: { items: { id: string }[] }) => list.items.map((a) => a.id);
@@ -313,6 +313,12 @@ test("every method's whole answer, as JSON text with its key order, written from
       { id: mint, page: 1 },
       ok(`{"last_indexed_slot":${slot},"total":0,"limit":1000,"page":1,"items":[]}`),
     ],
+    [
+      'getGrouping',
+      { groupKey: 'collection', groupValue: group },
+      ok(`{"group_key":"collection","group_name":"${group}","group_size":1}`),
+    ],
+    ['getGrouping', ['creator', maker], ok(`{"group_key":"creator","group_name":"${maker}","group_size":0}`)],
     ['getAssetProof', { id: mint }, bad(-32000, 'Database Error: RecordNotFound Error: Asset Proof Not Found')],
     ['getAssetProofBatch', { ids: [mint] }, ok(`{"${mint}":null}`)],
     [
@@ -739,6 +745,7 @@ test('forwarding: every DAS method goes verbatim to a DAS upstream (a second zkg
       ['getAssetProof', { id: nfts[9] }],
       ['getAssetProofs', { ids: [nfts[9]] }],
       ['getAssetProofBatch', { ids: [nfts[9]] }],
+      ['getGrouping', { groupKey: 'collection', groupValue: collection }],
       ['getAssetsByOwner', { ownerAddress: o, limit: 1001 }],
     ];
     const strip = (r: any) => {
@@ -765,6 +772,81 @@ test('forwarding: every DAS method goes verbatim to a DAS upstream (a second zkg
   } finally {
     await fwd.stop();
   }
+});
+
+test("the unmodified Umi dasApi calls every method, with its own names and in Helius' compatibility mode", async () => {
+  const o = owner.publicKey.toBase58();
+  const strip = (v: any) => (v && !Array.isArray(v) && typeof v === 'object' ? { ...v, last_indexed_slot: 0 } : v);
+  for (const heliusCompatibility of [false, true]) {
+    const das = umi({ heliusCompatibility });
+    const cases: [string, () => Promise<unknown>, unknown][] = [
+      ['getAsset', () => das.getAsset({ assetId: exact.mint }), { id: exact.mint, options: {} }],
+      ['getAssets', () => das.getAssets([exact.mint, nfts[11]]), { ids: [exact.mint, nfts[11]] }],
+      ['getAssetProofs', () => das.getAssetProofs([exact.mint]), { ids: [exact.mint] }],
+      [
+        'getAssetsByAuthority',
+        () => das.getAssetsByAuthority({ authority: exact.authority, page: 1 }),
+        { authorityAddress: exact.authority, page: 1 },
+      ],
+      [
+        'getAssetsByCreator',
+        () => das.getAssetsByCreator({ creator: exact.creator, onlyVerified: true, limit: 5 }),
+        { creatorAddress: exact.creator, onlyVerified: true, limit: 5 },
+      ],
+      [
+        'getAssetsByGroup',
+        () => das.getAssetsByGroup({ groupKey: 'collection', groupValue: exact.collection, page: 1 }),
+        { groupKey: 'collection', groupValue: exact.collection, page: 1 },
+      ],
+      [
+        'getGrouping',
+        () => das.getGrouping({ groupKey: 'collection', groupValue: collection }),
+        { groupKey: 'collection', groupValue: collection },
+      ],
+      [
+        'getAssetsByOwner',
+        () => das.getAssetsByOwner({ owner: exact.owner, sortBy: { sortBy: 'id', sortDirection: 'asc' } }),
+        { ownerAddress: exact.owner, sortBy: { sortBy: 'id', sortDirection: 'asc' } },
+      ],
+      [
+        'searchAssets',
+        () => das.searchAssets({ owner: o, creator, creatorVerified: true, limit: 3, page: 2 }),
+        { ownerAddress: o, creatorAddress: creator, creatorVerified: true, limit: 3, page: 2 },
+      ],
+      [
+        'getAssetSignatures',
+        () => das.getAssetSignatures({ assetId: ascending[0], page: 1 }),
+        { id: ascending[0], page: 1 },
+      ],
+      [
+        'getNftEditions',
+        () => das.getNftEditions({ mintAddress: master, limit: 1 }),
+        { mintAddress: master, limit: 1 },
+      ],
+      [
+        'getTokenAccounts',
+        () => das.getTokenAccounts({ ownerAddress: exact.owner, mintAddress: exact.mint }),
+        { ownerAddress: exact.owner, mintAddress: exact.mint },
+      ],
+    ];
+    for (const [method, call, params] of cases)
+      assert.deepEqual(
+        strip(await call()),
+        strip((await rpc(method, params)).result),
+        `${method} ${heliusCompatibility}`,
+      );
+    await assert.rejects(das.getAssetProof(exact.mint), /Asset Proof Not Found/);
+  }
+  // getGrouping counts what getAssetsByGroup lists: the collection's verified members.
+  const size = (await rpc('getGrouping', ['collection', collection])).result.group_size;
+  const listed = await rpc('getAssetsByGroup', {
+    groupKey: 'collection',
+    groupValue: collection,
+    limit: 1,
+    options: { showGrandTotal: true },
+  });
+  assert.equal(size, listed.result.grand_total);
+  assert.ok(size >= N / 5);
 });
 
 test('the unmodified helius-sdk calls every method and reads the same answers', async () => {

@@ -1,6 +1,7 @@
 // The DAS query methods beside getAsset: getAssets (alias getAssetBatch), getAssetsByOwner,
-// …ByGroup, …ByCreator, …ByAuthority, getAssetProof and getAssetProofs (alias
-// getAssetProofBatch). Params named (camelCase, `displayOptions` an alias of `options`) or
+// …ByGroup, …ByCreator, …ByAuthority, searchAssets, getTokenAccounts, getNftEditions,
+// getSignaturesForAsset (alias getAssetSignatures), getGrouping, getAssetProof and getAssetProofs
+// (alias getAssetProofBatch). Params named (camelCase, `displayOptions` an alias of `options`) or
 // positional in the reference's declaration order; unknown keys refused as the reference does.
 // With a DAS upstream, every one is forwarded verbatim.
 import { TOKEN_TYPES, type ListQuery, type SearchFilter, type SortKey } from '../../das/asset-queries.js';
@@ -235,6 +236,12 @@ const signaturesParams = (v: unknown, path: string) =>
     path,
   );
 
+const groupingParams = (v: unknown, path: string) =>
+  object({ groupKey: required(string), groupValue: required(string) }, 'deny')(
+    namedOrPositional(v, ['groupKey', 'groupValue']),
+    path,
+  );
+
 const proofIdsParams = (v: unknown, path: string): string[] =>
   object({ ids: required(array(string)) }, 'deny')(Array.isArray(v) ? { ids: v[0] } : v, path).ids;
 
@@ -306,6 +313,7 @@ export function dasQueryMethods(backends: Backends): MethodDef[] {
       embedded().tokenAccounts(q, showZeroBalance),
     ),
     method('getNftEditions', editionsParams, (q) => embedded().nftEditions(q)),
+    method('getGrouping', groupingParams, (g) => embedded().grouping(g.groupKey, g.groupValue)),
     method('getAssetProof', idParams, (id) => embedded().assetProof(id)),
     method('getAssetProofs', proofIdsParams, proofs),
     method('getAssetProofBatch', proofIdsParams, proofs),
