@@ -1,12 +1,18 @@
 // A Token-2022 fungible with extensions (transfer fee, permanent delegate, metadata pointer and
 // the token-metadata extension), its bytes built with the SPL serializers: mint_extensions and the
-// metadata-extension-only rules (FungibleToken, authorities [], name/symbol/uri from the extension).
+// metadata-extension-only rules (FungibleToken, authorities [], name/symbol/uri from the extension);
+// and a Token-2022 fungible made and moved by real transactions, in the DAS lists.
 import assert from 'node:assert/strict';
 import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, test } from 'node:test';
 import {
+  createAssociatedTokenAccount,
+  createMint,
   MetadataPointerLayout,
+  mintTo,
+  TOKEN_2022_PROGRAM_ID,
+  transferChecked,
   MintLayout,
   MINT_SIZE,
   PermanentDelegateLayout,
@@ -14,9 +20,16 @@ import {
   TRANSFER_FEE_CONFIG_SIZE,
 } from '@solana/spl-token';
 import { pack } from '@solana/spl-token-metadata';
-import { PublicKey } from '@solana/web3.js';
+import { Keypair, PublicKey } from '@solana/web3.js';
 import { parseJsonExact } from '../../src/wire/index.js';
-import { postJson, startTestGateway, tempDir, type TestGateway } from '../helpers/gateway.js';
+import {
+  closeWeb3Websocket,
+  postJson,
+  startTestGateway,
+  tempDir,
+  web3Connection,
+  type TestGateway,
+} from '../helpers/gateway.js';
 import { accountFile } from '../sim/helpers.js';
 
 const T22 = 'TokenzQdBNbLqP5VEhdkAS6EPFLC1PHnBqCXEpPxuEb';
@@ -138,4 +151,67 @@ test('a Token-2022 fungible with the metadata extension and others', async () =>
     token_program: T22,
     mint_authority: authority.toBase58(),
   });
+});
+
+test('Token-2022 fungibles through real transactions: mint, accounts, transfer, in the owner and token-account lists', async () => {
+  const conn = web3Connection(gw);
+  const rpc = async (method: string, params: unknown) =>
+    (parseJsonExact((await postJson(gw.url, JSON.stringify({ jsonrpc: '2.0', id: 1, method, params }))).text) as any)
+      .result;
+  try {
+    const payer = Keypair.generate();
+    const alice = Keypair.generate();
+    const bob = Keypair.generate();
+    await conn.confirmTransaction(await conn.requestAirdrop(payer.publicKey, 1_000_000_000));
+    const coin = await createMint(conn, payer, payer.publicKey, null, 2, undefined, undefined, TOKEN_2022_PROGRAM_ID);
+    const ata = (o: Keypair) =>
+      createAssociatedTokenAccount(conn, payer, coin, o.publicKey, undefined, TOKEN_2022_PROGRAM_ID);
+    const [aliceAta, bobAta] = [await ata(alice), await ata(bob)];
+    await mintTo(conn, payer, coin, aliceAta, payer, 10_000n, [], undefined, TOKEN_2022_PROGRAM_ID);
+    const account = (address: PublicKey, holder: Keypair, amount: number) => ({
+      address: address.toBase58(),
+      mint: coin.toBase58(),
+      amount,
+      owner: holder.publicKey.toBase58(),
+      frozen: false,
+      delegate: null,
+      delegated_amount: 0,
+      close_authority: null,
+      extensions: null,
+    });
+    const byMint = async () =>
+      (await rpc('getTokenAccounts', { mintAddress: coin.toBase58(), options: { showZeroBalance: true } }))
+        .token_accounts;
+    const byAddress = (a: { address: string }, b: { address: string }) =>
+      Buffer.compare(new PublicKey(a.address).toBuffer(), new PublicKey(b.address).toBuffer());
+    assert.deepEqual(await byMint(), [account(aliceAta, alice, 10_000), account(bobAta, bob, 0)].sort(byAddress));
+    // A fungible is listed for its holder only with showFungible, as the reference does.
+    const holds = async (o: Keypair, showFungible: boolean) =>
+      (await rpc('getAssetsByOwner', { ownerAddress: o.publicKey.toBase58(), options: { showFungible } })).items.map(
+        (a: { id: string }) => a.id,
+      );
+    assert.deepEqual(await holds(alice, false), []);
+    assert.deepEqual(await holds(alice, true), [coin.toBase58()]);
+    assert.deepEqual(await holds(bob, true), []);
+
+    await transferChecked(conn, payer, aliceAta, coin, bobAta, alice, 2_500n, 2, [], undefined, TOKEN_2022_PROGRAM_ID);
+    assert.deepEqual(await byMint(), [account(aliceAta, alice, 7_500), account(bobAta, bob, 2_500)].sort(byAddress));
+    assert.deepEqual(await holds(bob, true), [coin.toBase58()]);
+    const asset = (await rpc('getAsset', { id: coin.toBase58() })) as any;
+    assert.deepEqual(
+      [asset.interface, asset.token_info.supply, asset.token_info.token_program],
+      ['FungibleToken', 10_000, T22],
+    );
+    const found = await rpc('searchAssets', { ownerAddress: bob.publicKey.toBase58(), tokenType: 'fungible' });
+    assert.deepEqual(
+      found.items.map((a: { id: string }) => a.id),
+      [coin.toBase58()],
+    );
+    // Bob sends his whole balance back: no longer a holder, his emptied account listed only with showZeroBalance.
+    await transferChecked(conn, payer, bobAta, coin, aliceAta, bob, 2_500n, 2, [], undefined, TOKEN_2022_PROGRAM_ID);
+    assert.deepEqual(await holds(bob, true), []);
+    assert.deepEqual((await rpc('getTokenAccounts', { ownerAddress: bob.publicKey.toBase58() })).token_accounts, []);
+  } finally {
+    await closeWeb3Websocket(conn);
+  }
 });
