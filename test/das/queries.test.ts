@@ -69,6 +69,7 @@ const exact = {
   collection: seeded('x', 4),
   authority: seeded('x', 5),
 };
+const pnft = { mint: seeded('x', 6), holding: seeded('x', 7), owner: seeded('x', 8) };
 const byBytes = (a: string, b: string) => Buffer.compare(decodeBase58(a), decodeBase58(b));
 const ascending = [...nfts].sort(byBytes);
 const descending = [...ascending].reverse();
@@ -108,7 +109,7 @@ function mintData(supply: bigint, decimals: number): Uint8Array {
   return b;
 }
 
-function tokenAccount(mint: string, holder: PublicKey, amount: bigint): Uint8Array {
+function tokenAccount(mint: string, holder: PublicKey, amount: bigint, state = 1): Uint8Array {
   const b = Buffer.alloc(ACCOUNT_SIZE);
   AccountLayout.encode(
     {
@@ -117,7 +118,7 @@ function tokenAccount(mint: string, holder: PublicKey, amount: bigint): Uint8Arr
       amount,
       delegateOption: 0,
       delegate: PublicKey.default,
-      state: 1,
+      state,
       isNativeOption: 0,
       isNative: 0n,
       delegatedAmount: 0n,
@@ -194,6 +195,19 @@ before(async () => {
   put(exact.mint, mintData(1n, 0), TOKEN);
   put(metadataPda(exact.mint), metadata(exact.mint, 0, TokenStandard.NonFungible, { ...alone, name: 'Exact' }), TM);
   put(exact.holding, tokenAccount(exact.mint, new PublicKey(exact.owner), 1n), TOKEN);
+  // A programmable NFT: Token Metadata keeps its token account frozen.
+  put(pnft.mint, mintData(1n, 0), TOKEN);
+  put(
+    metadataPda(pnft.mint),
+    metadata(pnft.mint, 0, TokenStandard.ProgrammableNonFungible, {
+      name: 'Programmable',
+      creator: seeded('x', 9),
+      authority: seeded('x', 10),
+      collection: seeded('x', 11),
+    }),
+    TM,
+  );
+  put(pnft.holding, tokenAccount(pnft.mint, new PublicKey(pnft.owner), 1n, 2), TOKEN);
   gw = await startTestGateway({ accountDir: [accounts] }, {}, { ledger: true, dataDir: dir });
 });
 after(async () => {
@@ -402,6 +416,22 @@ test('fungibles with showFungible; creator, collection and authority lists with 
   for (const a of group.items) assert.deepEqual(a.grouping, [{ group_key: 'collection', group_value: collection }]);
   const none = (await rpc('getAssetsByGroup', { groupKey: 'other', groupValue: collection })).result;
   assert.deepEqual([none.total, none.items], [0, []]);
+});
+
+test('a programmable NFT, its token account frozen as Token Metadata keeps it: listed for its holder, found by frozen', async () => {
+  const held = (await rpc('getAssetsByOwner', { ownerAddress: pnft.owner })).result.items;
+  assert.deepEqual(
+    held.map((a: any) => [a.id, a.interface, a.ownership.frozen, a.ownership.owner]),
+    [[pnft.mint, 'ProgrammableNFT', true, pnft.owner]],
+  );
+  assert.deepEqual(held[0], (await rpc('getAssets', { ids: [pnft.mint] })).result[0]);
+  const frozen = async (v: boolean) => ids((await rpc('searchAssets', { ownerAddress: pnft.owner, frozen: v })).result);
+  assert.deepEqual([await frozen(true), await frozen(false)], [[pnft.mint], []]);
+  const accounts = (await rpc('getTokenAccounts', { ownerAddress: pnft.owner })).result.token_accounts;
+  assert.deepEqual(
+    accounts.map((t: any) => [t.address, t.frozen, t.amount]),
+    [[pnft.holding, true, 1]],
+  );
 });
 
 test('getAssets / getAssetBatch: in request order, null for what is not there', async () => {
