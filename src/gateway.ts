@@ -33,7 +33,6 @@ import {
   readProgramSpec,
   LIGHT_SYSTEM_PROGRAM_ID,
   ShippedProgram,
-  type PatchedProgram,
   type ProgramFixture,
   type VerifierProgram,
 } from './ledger/index.js';

@@ -24,7 +24,6 @@ import type { MetricsRegistry } from '../obs/metrics.js';
 import type { TreeInfo, TreeStore } from '../state/index.js';
 import { decodeBase58, encodeBase58 } from '../zk/base58.js';
 import { bigIntToBytes32 } from '../zk/field.js';
-import { hashChain } from '../zk/hash-chain.js';
 import type { CircuitInputs } from '../zk/inputs.js';
 import type { CompressedProof } from '../zk/proof-format.js';
 import { batchShape, type BatchFamily } from '../zk/shapes.js';

@@ -13,7 +13,6 @@ import {
   ClientClosedError,
   mapError,
   MethodNotAllowedError,
-  ParseError,
   RateLimitedError,
   RouteNotFoundError,
   UnsupportedMediaTypeError,
@@ -256,7 +255,7 @@ export class RpcHttpServer {
   }
 
   private async rpc(req: IncomingMessage, url: string, q: number, note: RequestNote, reqId: string): Promise<Reply> {
-    const { keys, limiter, metrics, dispatcher, maxBodyBytes } = this.deps;
+    const { keys, metrics, dispatcher, maxBodyBytes } = this.deps;
     const presented = queryParam(url, q, 'api-key');
     try {
       note.keyId = keys.verify(presented);

@@ -1,7 +1,6 @@
 // The blocks the embedded ledger produced (one per 400 ms slot, empty or not): getBlock and the
 // slot-range methods, with Agave's params, defaults (commitment finalized), key order and errors.
 import type { Ledger } from '../../ledger/index.js';
-import { encodeBase58 } from '../../zk/base58.js';
 import { BlockNotAvailableError, InvalidParamsError } from '../errors.js';
 import { u64 } from '../../wire/index.js';
 import { args, config, invalid, raw, type CommonConfig } from './solana-params.js';
