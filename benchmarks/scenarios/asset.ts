@@ -21,9 +21,13 @@ const TOKEN = new PublicKey('TokenkegQfeZyiNwAJbNbGKPFXCWuBvf9Ss623VQ5DA');
 
 /**
  * A pNFT: its mint, Metadata PDA and the token account holding it, as real account bytes; held by
- * `holder` (default: one owner per asset).
+ * `holder` (default: one owner per asset), in `collection` (default: one per asset).
  */
-export function nft(i: number, holder?: PublicKey): { pubkey: PublicKey; owner: PublicKey; data: Uint8Array }[] {
+export function nft(
+  i: number,
+  holder?: PublicKey,
+  collection?: PublicKey,
+): { pubkey: PublicKey; owner: PublicKey; data: Uint8Array }[] {
   const seed = (tag: number) => {
     const b = Buffer.alloc(32);
     b.writeUInt32LE(i, 0);
@@ -56,7 +60,7 @@ export function nft(i: number, holder?: PublicKey): { pubkey: PublicKey; owner: 
     isMutable: true,
     editionNonce: 254,
     tokenStandard: TokenStandard.ProgrammableNonFungible,
-    collection: { verified: true, key: publicKey(seed(4).toBase58()) },
+    collection: { verified: true, key: publicKey((collection ?? seed(4)).toBase58()) },
     uses: null,
     collectionDetails: null,
     programmableConfig: null,

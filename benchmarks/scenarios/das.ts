@@ -1,7 +1,8 @@
 // The DAS query methods (issue 38): getAssetsByOwner for an owner of 1,000 of 100,000 indexed
 // pNFTs, a page of 1,000, beside getAsset in the same run (a gateway in a child process, HTTP +
 // auth, autocannon); the gateway's RSS once the 100,000 are indexed; and the index's write cost
-// per transfer (the two token-account writes), with the share the list indexes take.
+// per transfer (the two token-account writes), with the share the list indexes take; a page of a
+// 100,000-asset collection by id and by creation slot, and getGrouping's count of it.
 import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -33,7 +34,11 @@ export const dasScenario = {
       const accounts = join(dir, 'accounts');
       mkdirSync(accounts);
       // Owner k holds assets k·1000 … k·1000 + 999.
-      const all = Array.from({ length: ASSETS }, (_, i) => nft(i, holder(Math.floor(i / PER_OWNER) % 250))).flat();
+      // All in one collection (a marketplace's largest).
+      const collection = new PublicKey(Buffer.alloc(32, 0).fill(5, 0, 1).fill(8, 1, 2));
+      const all = Array.from({ length: ASSETS }, (_, i) =>
+        nft(i, holder(Math.floor(i / PER_OWNER) % 250), collection),
+      ).flat();
       let t = performance.now();
       writeAccountDir(accounts, all);
       console.log(`  ${all.length} account files in ${((performance.now() - t) / 1000).toFixed(1)} s`);
@@ -106,6 +111,24 @@ export const dasScenario = {
             `(${(b.p50 / a.p50).toFixed(0)}× getAsset's p50 for ${PER_OWNER}× the assets)`,
         );
         console.log(`assets/s, a page of ${PER_OWNER} vs getAsset: ${((page.rps * PER_OWNER) / one.rps).toFixed(2)}×`);
+        // The whole collection: a page by id is a range scan; a page by
+        // creation slot reads and sorts every member (no slot index); getGrouping counts them.
+        const group = { groupKey: 'collection', groupValue: collection.toBase58() };
+        const byId = await timed(20, 'getAssetsByGroup', { ...group, page: 1, limit: 1000 });
+        const byCreated = await timed(5, 'getAssetsByGroup', {
+          ...group,
+          page: 1,
+          limit: 1000,
+          sortBy: { sortBy: 'created', sortDirection: 'desc' },
+        });
+        const size = await timed(5, 'getGrouping', group);
+        const counted = (await post('getGrouping', group)).result?.group_size;
+        if (counted !== ASSETS) throw new Error(`getGrouping: ${counted}`);
+        console.log(
+          `a collection of ${ASSETS}, a page of 1,000: by id p50 ${byId.p50.toFixed(1)} ms; ` +
+            `by created p50 ${byCreated.p50.toFixed(1)} ms (${(byCreated.p50 / byId.p50).toFixed(1)}× by id); ` +
+            `getGrouping p50 ${size.p50.toFixed(1)} ms (${(size.p50 / a.p50).toFixed(0)}× getAsset)`,
+        );
         const mib = (b: number) => (b / 2 ** 20).toFixed(0);
         console.log(
           `gateway RSS with ${ASSETS} assets indexed: ${mib(rss)} MiB (anonymous ${mib(anon)}, file-backed: LMDB's pages ${mib(file)})`,

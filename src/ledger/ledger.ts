@@ -325,7 +325,11 @@ export class Ledger {
       if (!ix.backfill?.needed()) continue;
       const backfill = ix.backfill;
       dbs.root.transactionSync(() => {
-        for (const { key, value } of dbs.txs.getRange()) backfill.apply(this.storedTransaction(key, value));
+        for (const { key, value } of dbs.txs.getRange()) {
+          // Airdrops are recorded without a transaction: the faucet's credits touch no program.
+          if (value.tx === '') continue;
+          backfill.apply(this.storedTransaction(key, value));
+        }
         backfill.done();
       });
     }

@@ -201,6 +201,7 @@ test("getSignaturesForAsset's index: a ledger's earlier transactions replayed in
   // Replayed: the same history on a ledger without the index, which is then opened with it.
   const dir = tempDir();
   const plain = Ledger.open({ dir, slotMs: 0, accounts: fixtures });
+  plain.airdrop(new Uint8Array(receiver.publicKey.toBuffer()), 1n); // recorded with no transaction
   const before = history(plain);
   await plain.close();
   // Opened without the fixtures, which would write the closed account back.
