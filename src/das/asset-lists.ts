@@ -198,6 +198,21 @@ export class AssetLists {
     }
   }
 
+  /** How many entries one list key holds (verified ones only, if asked), without naming them. */
+  size(kind: ListKind, of: string, verifiedOnly: boolean, budget: number): number {
+    const prefix = decodeBase58(of);
+    let n = 0;
+    let examined = 0;
+    for (const { value } of this.dbs[kind].getRange({
+      start: Buffer.concat([prefix, Buffer.alloc(32, 0)]),
+      end: Buffer.concat([prefix, Buffer.alloc(32, 0xff)]),
+    })) {
+      if (++examined > budget) throw new ScanBudgetExceeded(budget);
+      if (!verifiedOnly || value === true) n++;
+    }
+    return n;
+  }
+
   /**
    * Asset ids of one list key in id order (bytewise), after `offset` accepted ones, at most
    * `limit`. Whether each id is verified comes with it.

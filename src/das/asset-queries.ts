@@ -559,13 +559,7 @@ export class AssetQueries {
     let size = 0;
     if (groupKey === 'collection' && isPubkey(groupValue)) {
       try {
-        size = this.index.lists.scan('group', groupValue, {
-          descending: false,
-          offset: 0,
-          limit: Number.MAX_SAFE_INTEGER,
-          accept: (_id, verified) => verified,
-          budget: this.budgets.list,
-        }).length;
+        size = this.index.lists.size('group', groupValue, true, this.budgets.list);
       } catch (e) {
         if (!(e instanceof ScanBudgetExceeded)) throw e;
         throw new AssetError(
