@@ -250,12 +250,15 @@ export class AssetQueries {
   list(kind: ListKind, of: string, q: ListQuery, onlyVerified = false, none = false): Record<string, unknown> {
     pubkey(of, pubkeyError);
     const { options } = q;
-    const out = this.paged(kind, of, q, none, this.budgets.list, (id, verified) => {
+    const accept = (id: string, verified: boolean) => {
       if (onlyVerified && !verified) return false;
       // An owner's list holds every mint it has a balance of; fungibles only with showFungible.
       if (kind === 'owner' && !options.showFungible && ownershipModel(this.index, id) !== 'single') return false;
       return true;
-    });
+    };
+    // Other lists' entries are accepted on their verification alone: counted without naming them.
+    const total = kind === 'owner' ? undefined : () => this.index.lists.size(kind, of, onlyVerified, this.budgets.list);
+    const out = this.paged(kind, of, q, none, this.budgets.list, accept, total);
     if (kind === 'owner' && options.showNativeBalance) out.nativeBalance = this.nativeBalance(of, q.solPrice);
     return out;
   }
@@ -271,9 +274,10 @@ export class AssetQueries {
     none: boolean,
     budget: number,
     accept: (id: string, verified: boolean) => boolean,
+    total?: () => number,
   ): Record<string, unknown> {
     try {
-      return this.page(kind, of, q, none, budget, accept);
+      return this.page(kind, of, q, none, budget, accept, total);
     } catch (e) {
       if (!(e instanceof ScanBudgetExceeded)) throw e;
       throw new AssetError(
@@ -292,6 +296,7 @@ export class AssetQueries {
     none: boolean,
     budget: number,
     accept: (id: string, verified: boolean) => boolean,
+    total?: () => number,
   ): Record<string, unknown> {
     const p = plan(q);
     const { options } = q;
@@ -323,7 +328,8 @@ export class AssetQueries {
       last_indexed_slot: u64(this.index.lastIndexedSlot()),
       total: items.length,
     };
-    if (options.showGrandTotal) out.grand_total = none ? 0 : scan(0, Number.MAX_SAFE_INTEGER, false, false).length;
+    if (options.showGrandTotal)
+      out.grand_total = none ? 0 : (total?.() ?? scan(0, Number.MAX_SAFE_INTEGER, false, false).length);
     out.limit = p.limit;
     if (p.page !== undefined) out.page = p.page;
     if (p.cursorMode && ids.length > 0) out.cursor = ids[ids.length - 1];
