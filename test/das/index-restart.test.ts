@@ -6,19 +6,16 @@ import { test } from 'node:test';
 import { getMetadataAccountDataSerializer, TokenStandard } from '@metaplex-foundation/mpl-token-metadata';
 import { publicKey } from '@metaplex-foundation/umi';
 import {
-  AccountLayout,
-  ACCOUNT_SIZE,
   createBurnCheckedInstruction,
   createCloseAccountInstruction,
   createTransferCheckedInstruction,
-  MintLayout,
-  MINT_SIZE,
 } from '@solana/spl-token';
 import { Keypair, PublicKey, SystemProgram, Transaction, type TransactionInstruction } from '@solana/web3.js';
 import { AssetIndex, AssetSignatures, getAsset } from '../../src/das/index.js';
 import { Ledger, parseTransaction } from '../../src/ledger/index.js';
 import { decodeBase58, encodeBase58 } from '../../src/zk/base58.js';
 import { tempDir } from '../helpers/gateway.js';
+import { mintBytes, tokenAccountBytes } from '../helpers/spl-accounts.js';
 
 const TM = 'metaqbxxUerdq28cj1RbAWkYQm3ybzjb6a8bt518x1s';
 const mint = new PublicKey(new Uint8Array(32).fill(71));
@@ -41,19 +38,7 @@ function accounts() {
     collectionDetails: null,
     programmableConfig: null,
   });
-  const m = Buffer.alloc(MINT_SIZE);
-  MintLayout.encode(
-    {
-      mintAuthorityOption: 0,
-      mintAuthority: PublicKey.default,
-      supply: 1n,
-      decimals: 0,
-      isInitialized: true,
-      freezeAuthorityOption: 0,
-      freezeAuthority: PublicKey.default,
-    },
-    m,
-  );
+  const m = mintBytes(1n, 0);
   const pda = PublicKey.findProgramAddressSync(
     [Buffer.from('metadata'), new PublicKey(TM).toBuffer(), mint.toBuffer()],
     new PublicKey(TM),
@@ -98,39 +83,8 @@ test("getSignaturesForAsset's index: a ledger's earlier transactions replayed in
   const nft = new PublicKey(new Uint8Array(32).fill(72));
   const from = new PublicKey(new Uint8Array(32).fill(73));
   const to = new PublicKey(new Uint8Array(32).fill(74));
-  const token = (holder: PublicKey, amount: bigint) => {
-    const b = Buffer.alloc(ACCOUNT_SIZE);
-    AccountLayout.encode(
-      {
-        mint: nft,
-        owner: holder,
-        amount,
-        delegateOption: 0,
-        delegate: PublicKey.default,
-        state: 1,
-        isNativeOption: 0,
-        isNative: 0n,
-        delegatedAmount: 0n,
-        closeAuthorityOption: 0,
-        closeAuthority: PublicKey.default,
-      },
-      b,
-    );
-    return b;
-  };
-  const m = Buffer.alloc(MINT_SIZE);
-  MintLayout.encode(
-    {
-      mintAuthorityOption: 0,
-      mintAuthority: PublicKey.default,
-      supply: 1n,
-      decimals: 0,
-      isInitialized: true,
-      freezeAuthorityOption: 0,
-      freezeAuthority: PublicKey.default,
-    },
-    m,
-  );
+  const token = (holder: PublicKey, amount: bigint) => tokenAccountBytes(nft, holder, amount);
+  const m = mintBytes(1n, 0);
   const acc = (data: Uint8Array, owner: PublicKey, lamports = 10_000_000n) => ({
     lamports,
     data,

@@ -35,13 +35,13 @@ import {
   u32,
   u64,
 } from '@metaplex-foundation/umi/serializers';
-import { MintLayout, MINT_SIZE } from '@solana/spl-token';
 import { PublicKey } from '@solana/web3.js';
 import type { RootDatabase } from 'lmdb';
 import { AssetIndex, getAsset as assetOf } from '../../src/das/index.js';
 import { Ledger } from '../../src/ledger/index.js';
 import { decodeBase58, encodeBase58 } from '../../src/zk/base58.js';
 import { postJson, startTestGateway, tempDir, type TestGateway } from '../helpers/gateway.js';
+import { mintBytes } from '../helpers/spl-accounts.js';
 import { accountFile } from '../sim/helpers.js';
 
 const CORE = 'CoREENxT6tW1HoK8ypY1SxRMZTcVPm7R94rH4PZNhX7d';
@@ -206,22 +206,7 @@ function loneAssetData(): Uint8Array {
   });
 }
 
-function mintData(): Uint8Array {
-  const b = Buffer.alloc(MINT_SIZE);
-  MintLayout.encode(
-    {
-      mintAuthorityOption: 0,
-      mintAuthority: PublicKey.default,
-      supply: 1n,
-      decimals: 0,
-      isInitialized: true,
-      freezeAuthorityOption: 0,
-      freezeAuthority: PublicKey.default,
-    },
-    b,
-  );
-  return b;
-}
+const mintData = () => mintBytes(1n, 0);
 
 const metadataPda = (mint: string) =>
   PublicKey.findProgramAddressSync(

@@ -17,15 +17,11 @@ import {
 } from '@metaplex-foundation/mpl-token-metadata';
 import { createUmi, publicKey } from '@metaplex-foundation/umi';
 import {
-  AccountLayout,
-  ACCOUNT_SIZE,
   createAssociatedTokenAccount,
   createBurnCheckedInstruction,
   createMint,
   createTransferCheckedInstruction,
   mintTo,
-  MintLayout,
-  MINT_SIZE,
 } from '@solana/spl-token';
 import { Keypair, PublicKey, sendAndConfirmTransaction, Transaction } from '@solana/web3.js';
 import { AssetQueries } from '../../src/das/index.js';
@@ -40,6 +36,7 @@ import {
   web3Connection,
   type TestGateway,
 } from '../helpers/gateway.js';
+import { mintBytes, tokenAccountBytes } from '../helpers/spl-accounts.js';
 import { accountFile } from '../sim/helpers.js';
 
 const TM = 'metaqbxxUerdq28cj1RbAWkYQm3ybzjb6a8bt518x1s';
@@ -92,43 +89,10 @@ function editionPda(mint: string): string {
   )[0].toBase58();
 }
 
-function mintData(supply: bigint, decimals: number): Uint8Array {
-  const b = Buffer.alloc(MINT_SIZE);
-  MintLayout.encode(
-    {
-      mintAuthorityOption: 1,
-      mintAuthority: new PublicKey(authority),
-      supply,
-      decimals,
-      isInitialized: true,
-      freezeAuthorityOption: 0,
-      freezeAuthority: PublicKey.default,
-    },
-    b,
-  );
-  return b;
-}
+const mintData = (supply: bigint, decimals: number) => mintBytes(supply, decimals, new PublicKey(authority));
 
-function tokenAccount(mint: string, holder: PublicKey, amount: bigint, state = 1): Uint8Array {
-  const b = Buffer.alloc(ACCOUNT_SIZE);
-  AccountLayout.encode(
-    {
-      mint: new PublicKey(mint),
-      owner: holder,
-      amount,
-      delegateOption: 0,
-      delegate: PublicKey.default,
-      state,
-      isNativeOption: 0,
-      isNative: 0n,
-      delegatedAmount: 0n,
-      closeAuthorityOption: 0,
-      closeAuthority: PublicKey.default,
-    },
-    b,
-  );
-  return b;
-}
+const tokenAccount = (mint: string, holder: PublicKey, amount: bigint, state = 1) =>
+  tokenAccountBytes(new PublicKey(mint), holder, amount, state);
 
 function metadata(
   mint: string,
