@@ -260,7 +260,12 @@ async function openLedger(config: Config, log: Logger, registry: MetricsRegistry
         bootstrapLocalnetTrees(compression.trees, log, { ledger: true, dir: accountsDir });
         return compression.ingester;
       },
-      (root) => (signatures = new AssetSignatures(root, () => assets)),
+      (root) =>
+        (signatures = new AssetSignatures(
+          root,
+          () => assets,
+          (s) => ledger?.placeOf(s),
+        )),
     ],
     onIndexerError: (e, t) =>
       log.error('transaction indexer failed; its writes for the transaction are dropped', {

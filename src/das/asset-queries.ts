@@ -127,11 +127,23 @@ const isPubkey = (v: string): boolean => {
   }
 };
 
+function signature(v: string, what: (v: string) => string): Uint8Array {
+  let b: Uint8Array | undefined;
+  try {
+    b = decodeBase58(v);
+  } catch {
+    b = undefined;
+  }
+  if (b?.length !== 64) throw new AssetError('asset_query', what(v));
+  return b;
+}
+
 /** A caller's value as an error message quotes it: at most 64 characters. */
 const clip = (v: string) => (v.length > 64 ? v.slice(0, 61) + '...' : v);
 export const pubkeyError = (v: string) => `Pubkey Validation Err: ${clip(v)} is invalid`;
 /** The reference's text for an optional address that is not one. */
 const optionalPubkeyError = (v: string) => `Validation Error: Invalid pubkey ${clip(v)}`;
+const signatureError = (v: string) => `Validation Error: Invalid signature ${clip(v)}`;
 
 /** A list query's plan once its pagination is checked, in the reference's order of checks. */
 interface Plan {
@@ -209,14 +221,33 @@ export class AssetQueries {
   }): Record<string, unknown> {
     if ((q.id === undefined) === (q.tree === undefined || q.leafIndex === undefined))
       throw new AssetError('asset_query', "Validation Error: Must provide either 'id' or both 'tree' and 'leafIndex'");
-    const p = plan({ ...q, options: {} });
-    const { offset } = p;
+    // The keysets here are signatures of the list, not asset ids: checked as the lists' are, then
+    // read as signatures (the cursor continues after one in the listing's direction).
+    const keyset = q.before !== undefined || q.after !== undefined;
+    if (q.page !== undefined && (keyset || q.cursor !== undefined)) throw pagination(ONE_METHOD);
+    if (keyset && q.cursor !== undefined) throw pagination(ONE_METHOD);
+    const p = plan({
+      options: {},
+      ...(q.limit !== undefined ? { limit: q.limit } : {}),
+      ...(q.page !== undefined ? { page: q.page } : {}),
+    });
+    const ascending = q.sortDirection === 'asc';
+    const bounds: { before?: Uint8Array; after?: Uint8Array } = {};
+    if (q.before) bounds.before = signature(q.before, signatureError);
+    if (q.after) bounds.after = signature(q.after, signatureError);
+    if (q.cursor !== undefined)
+      bounds[ascending ? 'after' : 'before'] = signature(
+        q.cursor,
+        (v) => `Cursor Validation Err: ${clip(v)} is invalid`,
+      );
     let items: [string, string][] = [];
     if (q.id !== undefined) {
       pubkey(q.id, optionalPubkeyError);
-      items = this.signatures?.list(q.id, { offset, limit: p.limit, ascending: q.sortDirection === 'asc' }) ?? [];
+      items = this.signatures?.list(q.id, { offset: p.offset, limit: p.limit, ascending, ...bounds }) ?? [];
     } else pubkey(q.tree!, optionalPubkeyError);
     const out = this.head(p, items.length);
+    if (q.before) out.before = q.before;
+    if (q.after) out.after = q.after;
     out.items = items;
     return out;
   }

@@ -54,6 +54,9 @@ export class AssetSignatures implements TransactionIndexer {
   constructor(
     root: RootDatabase,
     private readonly index: () => AssetIndex | undefined,
+    /** Where the ledger committed a transaction: its slot and its position in the slot. */
+    private readonly placeOf: (signature: Uint8Array) => { slot: bigint; position: number } | undefined = () =>
+      undefined,
   ) {
     this.db = root.openDB<string, Buffer>({ name: 'das-asset-signatures-v2', keyEncoding: 'binary' });
     this.root = root;
@@ -124,18 +127,37 @@ export class AssetSignatures implements TransactionIndexer {
     return this.index()?.tokenAccount(address)?.mint;
   }
 
-  /** An asset's signatures, newest first unless `ascending`, with what each did. */
-  list(asset: string, s: { offset: number; limit: number; ascending: boolean }): [string, string][] {
+  /**
+   * An asset's signatures, newest first unless `ascending`, with what each did; `before` / `after`
+   * (signatures) bound the history to what is older / newer than them, exclusive. A bound this
+   * asset's history does not hold reads as an unknown point: nothing.
+   */
+  list(
+    asset: string,
+    s: { offset: number; limit: number; ascending: boolean; before?: Uint8Array; after?: Uint8Array },
+  ): [string, string][] {
     const prefix = decodeBase58(asset);
-    const lo = Buffer.concat([prefix, Buffer.alloc(76, 0)]);
-    const hi = Buffer.concat([prefix, Buffer.alloc(76, 0xff)]);
+    const at = (sig: Uint8Array) => {
+      const place = this.placeOf(sig);
+      if (!place) return undefined;
+      const k = Buffer.concat([prefix, Buffer.alloc(12), sig]);
+      k.writeBigUInt64BE(place.slot, 32);
+      k.writeUInt32BE(place.position, 40);
+      return k;
+    };
+    const lo = s.after ? at(s.after) : Buffer.concat([prefix, Buffer.alloc(76, 0)]);
+    const hi = s.before ? at(s.before) : Buffer.concat([prefix, Buffer.alloc(76, 0xff)]);
+    if (!lo || !hi) return [];
     const out: [string, string][] = [];
     let skip = s.offset;
     for (const { key, value } of this.db.getRange(
       s.ascending ? { start: lo, end: hi } : { start: hi, end: lo, reverse: true },
     )) {
+      const k = key as Buffer;
+      // Both bounds exclusive (getRange's start is inclusive).
+      if (k.equals(lo) || k.equals(hi)) continue;
       if (skip-- > 0) continue;
-      out.push([encodeBase58((key as Buffer).subarray(44)), value]);
+      out.push([encodeBase58(k.subarray(44)), value]);
       if (out.length >= s.limit) break;
     }
     return out;

@@ -348,7 +348,7 @@ export class Ledger {
     return {
       signature: new Uint8Array(signature),
       slot: BigInt(rec.slot),
-      position: this.signatureIndex.positionOf(signature) ?? 0,
+      position: this.signatureIndex.placeOf(signature)?.position ?? 0,
       tx,
       accountKeys: [...tx.staticKeys, ...loaded],
       failed: rec.err !== null,
@@ -939,6 +939,11 @@ export class Ledger {
   firstBlock(): bigint | undefined {
     for (const k of this.dbs.blocks.getKeys({ limit: 1 })) return (k as Buffer).readBigUInt64BE(0);
     return undefined;
+  }
+
+  /** Where the ledger recorded a transaction (or an airdrop): its slot and position in the slot. */
+  placeOf(signature: Uint8Array): { slot: bigint; position: number } | undefined {
+    return this.signatureIndex.placeOf(signature);
   }
 
   transaction(signature: Uint8Array): TxRecord | undefined {

@@ -60,10 +60,10 @@ export class SignatureIndex {
     return position;
   }
 
-  /** A recorded transaction's position in its slot. */
-  positionOf(signature: Uint8Array): number | undefined {
+  /** Where a recorded transaction sits: its slot and its position in the slot. */
+  placeOf(signature: Uint8Array): { slot: bigint; position: number } | undefined {
     const place = this.place.get(Buffer.from(signature));
-    return place && MAX_U32 - place.readUInt32BE(8);
+    return place && { slot: MAX_U64 - place.readBigUInt64BE(0), position: MAX_U32 - place.readUInt32BE(8) };
   }
 
   /** The transactions of a slot's block, in execution order. */

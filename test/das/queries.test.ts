@@ -518,6 +518,37 @@ test('a real mint: the new NFT is listed for its holder with its transactions, i
       'created, its account opened through the associated-token program, minted',
     );
     assert.equal(history[2][0], minted);
+    // Keysets and cursors are the history's own signatures.
+    const [created, opened] = [history[0][0], history[1][0]];
+    const sigs = async (params: Record<string, unknown>) =>
+      (await rpc('getSignaturesForAsset', { id: mint.toBase58(), ...params })).result.items.map(
+        ([sig]: [string, string]) => sig,
+      );
+    const walked: string[] = [];
+    for (let cursor: string | undefined; ;) {
+      const page = await sigs({ limit: 1, ...(cursor ? { cursor } : {}) });
+      if (page.length === 0) break;
+      walked.push(...page);
+      cursor = page[0];
+    }
+    assert.deepEqual(walked, [minted, opened, created], 'by cursor, newest first');
+    assert.deepEqual(await sigs({ limit: 2, sortDirection: 'asc', cursor: created }), [opened, minted]);
+    assert.deepEqual(await sigs({ before: minted }), [opened, created]);
+    assert.deepEqual(await sigs({ after: created, sortDirection: 'asc' }), [opened, minted]);
+    assert.deepEqual(await sigs({ before: minted, after: created }), [opened]);
+    const echoed = (await rpc('getSignaturesForAsset', { id: mint.toBase58(), before: minted })).result;
+    assert.deepEqual(Object.keys(echoed), ['last_indexed_slot', 'total', 'limit', 'before', 'items']);
+    assert.equal(echoed.before, minted);
+    // A signature this asset's history does not hold: nothing is older than an unknown point.
+    assert.deepEqual(await sigs({ before: encodeBase58(new Uint8Array(64).fill(9)) }), []);
+    assert.deepEqual((await rpc('getSignaturesForAsset', { id: mint.toBase58(), before: mint.toBase58() })).error, {
+      code: -32000,
+      message: `Validation Error: Invalid signature ${mint.toBase58()}`,
+    });
+    assert.deepEqual((await rpc('getSignaturesForAsset', { id: mint.toBase58(), page: 1, cursor: minted })).error, {
+      code: -32000,
+      message: 'Pagination Error. Only one pagination parameter supported per query.',
+    });
   } finally {
     await closeWeb3Websocket(conn);
   }
