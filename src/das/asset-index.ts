@@ -25,7 +25,7 @@ import {
 
 // 2: tables in lmdb's default msgpack encoding (faster reads than JSON); 3: editions; 4: MPL Core
 // and inscriptions; 5: the list indexes (asset-lists.ts) and first-seen slots.
-const VERSION = 5;
+const VERSION = 6;
 
 const TM_BYTES = decodeBase58(TOKEN_METADATA_PROGRAM);
 const editionPda = (mint: string) =>
@@ -98,7 +98,10 @@ export class AssetIndex implements AccountIndexer {
     this.core = root.openDB<CoreRecord, string>({ name: 'das-core-v1', cache: true });
     this.inscriptions = root.openDB<Inscription, string>({ name: 'das-inscriptions-v1', cache: true });
     this.inscriptionAccounts = root.openDB<string, string>({ name: 'das-inscription-accounts-v1' });
-    this.lists = new AssetLists(root);
+    this.lists = new AssetLists(root, (id) => {
+      const created = this.metadata.get(id)?.created ?? this.core.get(id)?.created;
+      return created === undefined ? undefined : BigInt(created);
+    });
   }
 
   needsBackfill(): boolean {
@@ -119,6 +122,7 @@ export class AssetIndex implements AccountIndexer {
     const id = encodeBase58(pubkey);
     const at = slot.toString();
     this.meta.put('last-slot', at);
+    this.lists.slot = slot;
     // Whatever the address was before, an old token account stops being one.
     const oldToken = this.tokenAccounts.get(id);
     if (oldToken) {
@@ -172,7 +176,8 @@ export class AssetIndex implements AccountIndexer {
       const md = parseMetadata(account.data);
       if (md) {
         const prev = this.metadata.get(md.mint);
-        this.lists.metadata(prev && !prev.burnt ? prev.metadata : undefined, md);
+        const listed = this.listed(md.mint);
+        this.lists.metadata(prev && !prev.burnt && listed ? prev.metadata : undefined, listed ? md : undefined);
         this.lists.editionMint(this.editionPdaOf(md.mint), md.mint);
         this.lists.known(md.mint);
         this.metadata.put(md.mint, { metadata: md, account: id, burnt: false, slot: at, created: prev?.created ?? at });
@@ -186,6 +191,11 @@ export class AssetIndex implements AccountIndexer {
       if (!parsed) return;
       if ('mint' in parsed) {
         this.lists.known(id);
+        // Supply down to 0 (an SPL burn) or back: the reference lists only assets with a supply.
+        const md = this.metadata.get(id);
+        const [was, is] = [this.listed(id), BigInt(parsed.mint.supply) > 0n];
+        if (md && !md.burnt && was !== is)
+          this.lists.metadata(was ? md.metadata : undefined, is ? md.metadata : undefined);
         const ext = owner === TOKEN_2022_PROGRAM ? parseMintExtensions(account.data) : undefined;
         this.mints.put(id, {
           ...parsed.mint,
@@ -203,6 +213,15 @@ export class AssetIndex implements AccountIndexer {
           this.holders.put(`${parsed.account.mint}/${id}`, { ...parsed.account, account: id, slot: at });
       }
     }
+  }
+
+  /**
+   * Whether a Token Metadata asset is in the creator, authority and collection lists: unless its
+   * mint is known with no supply (getAsset's "Asset has no supply").
+   */
+  private listed(mint: string): boolean {
+    const m = this.mints.get(mint);
+    return m === undefined || BigInt(m.supply) > 0n;
   }
 
   private burnCore(id: string, at: string): void {

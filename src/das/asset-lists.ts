@@ -6,6 +6,11 @@
 // DAS reference sorts asset ids in (Postgres bytea), so `sortBy: id` and the before/after/cursor
 // keysets are range scans. Values: the creator or collection's `verified` flag, or, for owners,
 // how many of the owner's token accounts hold the mint (an owner may hold one mint in several).
+//
+// Each list has a twin ordered by creation, `key ‖ created slot (8, BE) ‖ asset id` with the same
+// value, so `sortBy: created` is a range scan too. An asset's created slot is the slot it was first
+// seen in, stored once (`das-created-v1`) and never changed, so an entry is always removed under
+// the key it was added with.
 import type { Database, RootDatabase } from 'lmdb';
 import { decodeBase58, encodeBase58 } from '../zk/base58.js';
 import type { CoreAccount } from './mpl-core.js';
@@ -42,14 +47,26 @@ export class ScanBudgetExceeded extends Error {
 
 const key = (a: string, id: string): Buffer => Buffer.concat([decodeBase58(a), decodeBase58(id)]);
 
+type AssetListKind = ListKind | typeof ALL;
+
 export class AssetLists {
   private readonly dbs: Record<ListKind | TokenListKind | typeof ALL, Database<number | boolean, Buffer>>;
+  /** The lists again, ordered by the assets' created slots. */
+  private readonly byCreated: Record<AssetListKind, Database<number | boolean, Buffer>>;
+  /** Asset id → the slot it was first seen in (8 bytes, BE); written once. */
+  private readonly createdAt: Database<Buffer, Buffer>;
+  /** The slot being applied (set by the asset index before each account write). */
+  slot = 0n;
   /** Master edition PDA ‖ edition number (u64 BE) → the print's Edition account. */
   private readonly prints: Database<string, Buffer>;
   /** Edition account (PDA) → its mint, from the mints' metadata. */
   private readonly editionMints: Database<string, string>;
 
-  constructor(root: RootDatabase) {
+  constructor(
+    root: RootDatabase,
+    /** Where an asset's created slot is already known (its metadata or Core record, from before this table). */
+    private readonly knownCreated: (id: string) => bigint | undefined = () => undefined,
+  ) {
     const open = (name: string) => root.openDB<number | boolean, Buffer>({ name, keyEncoding: 'binary' });
     this.dbs = {
       owner: open('das-list-owner-v1'),
@@ -60,14 +77,47 @@ export class AssetLists {
       tokenMint: open('das-list-token-mint-v1'),
       all: open('das-list-all-v1'),
     };
+    this.byCreated = {
+      owner: open('das-list-owner-created-v1'),
+      creator: open('das-list-creator-created-v1'),
+      authority: open('das-list-authority-created-v1'),
+      group: open('das-list-group-created-v1'),
+      all: open('das-list-all-created-v1'),
+    };
+    this.createdAt = root.openDB<Buffer, Buffer>({ name: 'das-created-v1', keyEncoding: 'binary', encoding: 'binary' });
     this.prints = root.openDB<string, Buffer>({ name: 'das-list-prints-v1', keyEncoding: 'binary' });
     this.editionMints = root.openDB<string, string>({ name: 'das-edition-mints-v1' });
   }
 
+  /** The slot an asset was first seen in: stored the first time it is asked for, then fixed. */
+  private created(id: Uint8Array): Buffer {
+    const k = Buffer.from(id);
+    const stored = this.createdAt.get(k);
+    if (stored) return stored;
+    const slot = Buffer.alloc(8);
+    slot.writeBigUInt64BE(this.knownCreated(encodeBase58(id)) ?? this.slot);
+    this.createdAt.put(k, slot);
+    return slot;
+  }
+
+  /** An entry of an asset list, and its twin in creation order. */
+  private put(kind: AssetListKind, of: string, id: string, value: number | boolean): void {
+    const asset = decodeBase58(id);
+    const prefix = kind === ALL ? Buffer.alloc(0) : decodeBase58(of);
+    this.dbs[kind].put(Buffer.concat([prefix, asset]), value);
+    this.byCreated[kind].put(Buffer.concat([prefix, this.created(asset), asset]), value);
+  }
+
+  private remove(kind: AssetListKind, of: string, id: string): void {
+    const asset = decodeBase58(id);
+    const prefix = kind === ALL ? Buffer.alloc(0) : decodeBase58(of);
+    this.dbs[kind].remove(Buffer.concat([prefix, asset]));
+    this.byCreated[kind].remove(Buffer.concat([prefix, this.created(asset), asset]));
+  }
+
   /** An asset the index knows (a mint, its metadata, a Core asset): listed for good, burnt or not. */
   known(id: string): void {
-    const k = Buffer.from(decodeBase58(id));
-    if (this.dbs.all.get(k) === undefined) this.dbs.all.put(k, true);
+    if (this.dbs.all.get(Buffer.from(decodeBase58(id))) === undefined) this.put(ALL, '', id, true);
   }
 
   /** Whether an owner holds a balance of a mint (or owns a Core asset). */
@@ -77,16 +127,17 @@ export class AssetLists {
 
   /** A Token Metadata record written (or replaced): its creators, update authority and collection. */
   metadata(before: Metadata | undefined, after: Metadata | undefined): void {
-    const id = (after ?? before)!.mint;
+    const id = (after ?? before)?.mint;
+    if (id === undefined) return;
     if (before) {
-      for (const c of before.creators) this.dbs.creator.remove(key(c.address, id));
-      this.dbs.authority.remove(key(before.updateAuthority, id));
-      if (before.collection) this.dbs.group.remove(key(before.collection.key, id));
+      for (const c of before.creators) this.remove('creator', c.address, id);
+      this.remove('authority', before.updateAuthority, id);
+      if (before.collection) this.remove('group', before.collection.key, id);
     }
     if (after) {
-      for (const c of after.creators) this.dbs.creator.put(key(c.address, id), c.verified);
-      this.dbs.authority.put(key(after.updateAuthority, id), true);
-      if (after.collection) this.dbs.group.put(key(after.collection.key, id), after.collection.verified);
+      for (const c of after.creators) this.put('creator', c.address, id, c.verified);
+      this.put('authority', after.updateAuthority, id, true);
+      if (after.collection) this.put('group', after.collection.key, id, after.collection.verified);
     }
   }
 
@@ -96,8 +147,8 @@ export class AssetLists {
    */
   tokenAccount(address: string, before: TokenAccount | undefined, after: TokenAccount | undefined): void {
     const holds = (t: TokenAccount | undefined) => t !== undefined && BigInt(t.amount) > 0n;
-    if (holds(before)) this.count(key(before!.owner, before!.mint), -1);
-    if (holds(after)) this.count(key(after!.owner, after!.mint), 1);
+    if (holds(before)) this.count(before!.owner, before!.mint, -1);
+    if (holds(after)) this.count(after!.owner, after!.mint, 1);
     if (before) {
       this.dbs.tokenOwner.remove(key(before.owner, address));
       this.dbs.tokenMint.remove(key(before.mint, address));
@@ -168,10 +219,10 @@ export class AssetLists {
     return out;
   }
 
-  private count(k: Buffer, by: number): void {
-    const n = ((this.dbs.owner.get(k) as number | undefined) ?? 0) + by;
-    if (n > 0) this.dbs.owner.put(k, n);
-    else this.dbs.owner.remove(k);
+  private count(owner: string, mint: string, by: number): void {
+    const n = ((this.dbs.owner.get(key(owner, mint)) as number | undefined) ?? 0) + by;
+    if (n > 0) this.put('owner', owner, mint, n);
+    else this.remove('owner', owner, mint);
   }
 
   /** An MPL Core asset or collection written or burnt (`after` undefined). */
@@ -180,22 +231,50 @@ export class AssetLists {
     const authorityOf = (c: CoreAccount) =>
       c.updateAuthority.kind === 'Address' ? c.updateAuthority.address : groupOf(c);
     if (before) {
-      if (before.owner) this.dbs.owner.remove(key(before.owner, id));
+      if (before.owner) this.remove('owner', before.owner, id);
       const a = authorityOf(before);
-      if (a) this.dbs.authority.remove(key(a, id));
+      if (a) this.remove('authority', a, id);
       const g = groupOf(before);
-      if (g) this.dbs.group.remove(key(g, id));
-      for (const c of before.royalties?.creators ?? []) this.dbs.creator.remove(key(c.address, id));
+      if (g) this.remove('group', g, id);
+      for (const c of before.royalties?.creators ?? []) this.remove('creator', c.address, id);
     }
     if (after) {
-      if (after.owner) this.dbs.owner.put(key(after.owner, id), 1);
+      if (after.owner) this.put('owner', after.owner, id, 1);
       const a = authorityOf(after);
-      if (a) this.dbs.authority.put(key(a, id), true);
+      if (a) this.put('authority', a, id, true);
       const g = groupOf(after);
-      if (g) this.dbs.group.put(key(g, id), true);
+      if (g) this.put('group', g, id, true);
       // Core's creators come from its royalties plugin; Core has no creator verification.
-      for (const c of after.royalties?.creators ?? []) this.dbs.creator.put(key(c.address, id), false);
+      for (const c of after.royalties?.creators ?? []) this.put('creator', c.address, id, false);
     }
+  }
+
+  /**
+   * Asset ids of one list key in creation order (slot, then id; reversed when descending), after
+   * `offset` accepted ones, at most `limit`.
+   */
+  scanCreated(kind: AssetListKind, of: string, s: Omit<ListScan, 'after' | 'before'>): string[] {
+    const prefix = kind === ALL ? Buffer.alloc(0) : decodeBase58(of);
+    const lo = Buffer.concat([prefix, Buffer.alloc(40, 0)]);
+    const hi = Buffer.concat([prefix, Buffer.alloc(40, 0xff)]);
+    const out: string[] = [];
+    let skip = s.offset;
+    let examined = 0;
+    for (const { key: k, value } of this.byCreated[kind].getRange(
+      s.descending ? { start: hi, end: lo, reverse: true } : { start: lo, end: hi },
+    )) {
+      if (s.budget !== undefined && ++examined > s.budget) throw new ScanBudgetExceeded(s.budget);
+      const id = encodeBase58((k as Buffer).subarray(prefix.length + 8));
+      const verified = kind === 'owner' || kind === 'authority' ? true : value === true;
+      if (s.accept && !s.accept(id, verified)) continue;
+      if (skip > 0) {
+        skip--;
+        continue;
+      }
+      out.push(id);
+      if (out.length >= s.limit) break;
+    }
+    return out;
   }
 
   /** How many entries one list key holds (verified ones only, if asked), without naming them. */

@@ -346,10 +346,21 @@ export class AssetQueries {
     if (none) ids = [];
     else if (p.sort === 'id' || p.sort === 'none') {
       ids = p.limit === 0 ? [] : scan(offset, p.limit, p.sort === 'id' && p.descending);
+    } else if (p.sort === 'created') {
+      // The list's twin in creation order: a range scan like id order.
+      ids =
+        p.limit === 0
+          ? []
+          : this.index.lists.scanCreated(kind, of, {
+              descending: p.descending,
+              offset,
+              limit: p.limit,
+              accept,
+              budget,
+            });
     } else {
-      // Slot orders: every entry of the list, ordered by slot and then id, in one direction.
-      const slotOf = (id: string) => this.slotOf(id, p.sort === 'created');
-      const all = scan(0, Number.MAX_SAFE_INTEGER, false).map((id) => ({ id, slot: slotOf(id) }));
+      // Update orders: every entry of the list, ordered by the slot it last changed in, then id.
+      const all = scan(0, Number.MAX_SAFE_INTEGER, false).map((id) => ({ id, slot: this.updatedSlot(id) }));
       all.sort((a, b) => (a.slot === b.slot ? 0 : a.slot < b.slot ? -1 : 1));
       if (p.descending) all.reverse();
       ids = all.slice(offset, offset + p.limit).map((x) => x.id);
@@ -481,11 +492,10 @@ export class AssetQueries {
     return out;
   }
 
-  /** The slot an asset was first indexed in (created) or last changed in (updated, recent_action). */
-  private slotOf(id: string, created: boolean): bigint {
+  /** The slot an asset last changed in (updated, recent_action). */
+  private updatedSlot(id: string): bigint {
     const r = this.index.metadataOf(id) ?? this.index.coreOf(id);
-    const s = created ? (r?.created ?? r?.slot) : r?.slot;
-    return BigInt(s ?? this.index.mint(id)?.slot ?? '0');
+    return BigInt(r?.slot ?? this.index.mint(id)?.slot ?? '0');
   }
 
   /**

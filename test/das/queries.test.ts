@@ -432,6 +432,16 @@ test('a real transfer and a real burn move the owner lists at once', async () =>
     assert.deepEqual(ids(theirs), [moved]);
     assert.equal(theirs.items[0].ownership.owner, receiver.publicKey.toBase58());
     const burnt = ascending[1]!;
+    const creatorTotal = async () =>
+      (
+        await rpc('getAssetsByCreator', {
+          creatorAddress: creator,
+          limit: 1,
+          page: 1,
+          options: { showGrandTotal: true },
+        })
+      ).result.grand_total;
+    const creatorBefore = await creatorTotal();
     const burnSig = await sendAndConfirmTransaction(
       conn,
       new Transaction().add(
@@ -454,6 +464,8 @@ test('a real transfer and a real burn move the owner lists at once', async () =>
       })
     ).result;
     assert.equal(mine.grand_total, N - 2);
+    // Burnt down to no supply: out of its creator's list too (the reference lists supply > 0 only).
+    assert.equal(await creatorTotal(), creatorBefore - 1);
     assert.deepEqual(ids(mine), ascending.slice(2, 5));
     // Each asset's transactions, with what they did to it.
     const sigs = (await rpc('getSignaturesForAsset', { id: moved })).result;
@@ -518,6 +530,19 @@ test('a real mint: the new NFT is listed for its holder with its transactions, i
       'created, its account opened through the associated-token program, minted',
     );
     assert.equal(history[2][0], minted);
+    // The newest asset: first by creation, newest first, in its creator's list and among all assets;
+    // last oldest first.
+    const byCreation = (sortDirection: string, params: Record<string, unknown>, method = 'getAssetsByCreator') =>
+      rpc(method, { ...params, sortBy: { sortBy: 'created', sortDirection }, page: 1, limit: 1000 });
+    const byCreator = await byCreation('desc', { creatorAddress: creator });
+    assert.equal(byCreator.result.items[0].id, mint.toBase58());
+    const oldestFirst = await byCreation('asc', { creatorAddress: creator });
+    assert.ok(oldestFirst.result, JSON.stringify(oldestFirst.error));
+    assert.equal(oldestFirst.result.items.length, 1000);
+    assert.ok(!ids(oldestFirst.result).includes(mint.toBase58()));
+    const newest = await byCreation('desc', {}, 'searchAssets');
+    assert.ok(newest.result, JSON.stringify(newest.error));
+    assert.deepEqual(ids(newest.result).slice(0, 1), [mint.toBase58()]);
     // Keysets and cursors are the history's own signatures.
     const [created, opened] = [history[0][0], history[1][0]];
     const sigs = async (params: Record<string, unknown>) =>
