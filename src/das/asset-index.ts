@@ -177,7 +177,8 @@ export class AssetIndex implements AccountIndexer {
       if (md) {
         const prev = this.metadata.get(md.mint);
         const listed = this.listed(md.mint);
-        this.lists.metadata(prev && !prev.burnt && listed ? prev.metadata : undefined, listed ? md : undefined);
+        // The previous record's entries go whatever the supply (removing what is absent is a no-op).
+        this.lists.metadata(prev && !prev.burnt ? prev.metadata : undefined, listed ? md : undefined);
         this.lists.editionMint(this.editionPdaOf(md.mint), md.mint);
         this.lists.known(md.mint);
         this.metadata.put(md.mint, { metadata: md, account: id, burnt: false, slot: at, created: prev?.created ?? at });
