@@ -257,24 +257,7 @@ export class AssetLists {
     const prefix = kind === ALL ? Buffer.alloc(0) : decodeBase58(of);
     const lo = Buffer.concat([prefix, Buffer.alloc(40, 0)]);
     const hi = Buffer.concat([prefix, Buffer.alloc(40, 0xff)]);
-    const out: string[] = [];
-    let skip = s.offset;
-    let examined = 0;
-    for (const { key: k, value } of this.byCreated[kind].getRange(
-      s.descending ? { start: hi, end: lo, reverse: true } : { start: lo, end: hi },
-    )) {
-      if (s.budget !== undefined && ++examined > s.budget) throw new ScanBudgetExceeded(s.budget);
-      const id = encodeBase58((k as Buffer).subarray(prefix.length + 8));
-      const verified = kind === 'owner' || kind === 'authority' ? true : value === true;
-      if (s.accept && !s.accept(id, verified)) continue;
-      if (skip > 0) {
-        skip--;
-        continue;
-      }
-      out.push(id);
-      if (out.length >= s.limit) break;
-    }
-    return out;
+    return this.walk(this.byCreated[kind], kind, lo, hi, prefix.length + 8, s);
   }
 
   /** How many entries one list key holds (verified ones only, if asked), without naming them. */
@@ -300,18 +283,33 @@ export class AssetLists {
     const prefix = kind === ALL ? Buffer.alloc(0) : decodeBase58(of);
     const lo = Buffer.concat([prefix, s.after ?? Buffer.alloc(32, 0)]);
     const hi = Buffer.concat([prefix, s.before ?? Buffer.alloc(32, 0xff)]);
+    return this.walk(this.dbs[kind], kind, lo, hi, prefix.length, s);
+  }
+
+  /**
+   * One list's (or twin's) entries strictly between `lo` and `hi`, in either direction: the ids
+   * (the key from `idAt` on) `accept` takes, after `offset` of them, at most `limit`, within the
+   * budget.
+   */
+  private walk(
+    db: Database<number | boolean, Buffer>,
+    kind: AssetListKind,
+    lo: Buffer,
+    hi: Buffer,
+    idAt: number,
+    s: Omit<ListScan, 'after' | 'before'>,
+  ): string[] {
     const out: string[] = [];
     let skip = s.offset;
     let examined = 0;
-    const range = this.dbs[kind].getRange(
+    for (const { key: k, value } of db.getRange(
       s.descending ? { start: hi, end: lo, reverse: true } : { start: lo, end: hi },
-    );
-    for (const { key: k, value } of range) {
+    )) {
       const b = k as Buffer;
       // getRange's start is inclusive: bounds are exclusive here (and the 0x00…/0xff… fillers never ids).
       if (b.equals(lo) || b.equals(hi)) continue;
       if (s.budget !== undefined && ++examined > s.budget) throw new ScanBudgetExceeded(s.budget);
-      const id = encodeBase58(b.subarray(prefix.length));
+      const id = encodeBase58(b.subarray(idAt));
       const verified = kind === 'owner' || kind === 'authority' ? true : value === true;
       if (s.accept && !s.accept(id, verified)) continue;
       if (skip > 0) {

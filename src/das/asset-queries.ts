@@ -108,33 +108,27 @@ const pagination = (msg: string) => new AssetError('asset_query', msg);
 const ONE_METHOD = 'Pagination Error. Only one pagination parameter supported per query.';
 const SORT_BY_ID = 'Pagination Sorting Error. Only sorting based on id is supported for this pagination option.';
 
-function pubkey(v: string, what: (v: string) => string): Uint8Array {
-  let b: Uint8Array | undefined;
+/** A base58 value of `length` bytes, or undefined for anything else. */
+function bytesOf(v: string, length: number): Uint8Array | undefined {
   try {
-    b = decodeBase58(v);
+    const b = decodeBase58(v);
+    return b.length === length ? b : undefined;
   } catch {
-    b = undefined;
+    return undefined;
   }
-  if (b?.length !== 32) throw new AssetError('asset_invalid_id', what(v));
+}
+
+function pubkey(v: string, what: (v: string) => string): Uint8Array {
+  const b = bytesOf(v, 32);
+  if (!b) throw new AssetError('asset_invalid_id', what(v));
   return b;
 }
 
-const isPubkey = (v: string): boolean => {
-  try {
-    return decodeBase58(v).length === 32;
-  } catch {
-    return false;
-  }
-};
+const isPubkey = (v: string): boolean => bytesOf(v, 32) !== undefined;
 
 function signature(v: string, what: (v: string) => string): Uint8Array {
-  let b: Uint8Array | undefined;
-  try {
-    b = decodeBase58(v);
-  } catch {
-    b = undefined;
-  }
-  if (b?.length !== 64) throw new AssetError('asset_query', what(v));
+  const b = bytesOf(v, 64);
+  if (!b) throw new AssetError('asset_query', what(v));
   return b;
 }
 
@@ -180,6 +174,18 @@ function plan(q: ListQuery): Plan {
     else p.after = c;
   }
   return p;
+}
+
+/** What a page is read from: a list (or every asset), which entries count, and the scan's bound. */
+interface PageSource {
+  kind: ListKind | typeof ALL;
+  of: string;
+  /** Nothing matches: an empty page without a scan. */
+  none: boolean;
+  budget: number;
+  accept: (id: string, verified: boolean) => boolean;
+  /** The grand total without a scan, where the list can count it. */
+  total?: () => number;
 }
 
 export class AssetQueries {
@@ -289,7 +295,7 @@ export class AssetQueries {
     };
     // Other lists' entries are accepted on their verification alone: counted without naming them.
     const total = kind === 'owner' ? undefined : () => this.index.lists.size(kind, of, onlyVerified, this.budgets.list);
-    const out = this.paged(kind, of, q, none, this.budgets.list, accept, total);
+    const out = this.paged({ kind, of, none, budget: this.budgets.list, accept, ...(total ? { total } : {}) }, q);
     if (kind === 'owner' && options.showNativeBalance) out.nativeBalance = this.nativeBalance(of, q.solPrice);
     return out;
   }
@@ -298,37 +304,21 @@ export class AssetQueries {
    * One page of a list (or of every asset), in the query's order, of the ids `accept` takes;
    * `none`: nothing matches (an empty list without a scan).
    */
-  private paged(
-    kind: ListKind | typeof ALL,
-    of: string,
-    q: ListQuery,
-    none: boolean,
-    budget: number,
-    accept: (id: string, verified: boolean) => boolean,
-    total?: () => number,
-  ): Record<string, unknown> {
+  private paged(src: PageSource, q: ListQuery): Record<string, unknown> {
     try {
-      return this.page(kind, of, q, none, budget, accept, total);
+      return this.page(src, q);
     } catch (e) {
       if (!(e instanceof ScanBudgetExceeded)) throw e;
       throw new AssetError(
         'asset_query',
-        kind === ALL || budget === this.budgets.search
+        src.kind === ALL || src.budget === this.budgets.search
           ? `Search Error: this query would examine more than ${e.budget} assets; narrow it (ownerAddress, creatorAddress, authorityAddress or grouping, with conditionType all), or sort by id`
           : `Pagination Error: this page would examine more than ${e.budget} entries; page by cursor (sortBy id) instead`,
       );
     }
   }
 
-  private page(
-    kind: ListKind | typeof ALL,
-    of: string,
-    q: ListQuery,
-    none: boolean,
-    budget: number,
-    accept: (id: string, verified: boolean) => boolean,
-    total?: () => number,
-  ): Record<string, unknown> {
+  private page({ kind, of, none, budget, accept, total }: PageSource, q: ListQuery): Record<string, unknown> {
     const p = plan(q);
     const { options } = q;
     const scan = (offset: number, limit: number, descending: boolean, bounded = true) =>
@@ -474,8 +464,8 @@ export class AssetQueries {
     const by = !any && !f.negate ? narrow.find(([, v]) => v !== undefined) : undefined;
     if (by?.[0] === 'group') pubkey(by[1]!, pubkeyError);
     const out = by
-      ? this.paged(by[0], by[1]!, q, false, this.budgets.search, accept)
-      : this.paged(ALL, '', q, false, this.budgets.search, accept);
+      ? this.paged({ kind: by[0], of: by[1]!, none: false, budget: this.budgets.search, accept }, q)
+      : this.paged({ kind: ALL, of: '', none: false, budget: this.budgets.search, accept }, q);
     if (options.showNativeBalance && f.ownerAddress !== undefined)
       out.nativeBalance = this.nativeBalance(f.ownerAddress, q.solPrice);
     return out;

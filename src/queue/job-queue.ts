@@ -378,15 +378,15 @@ export class JobQueue {
         new Date().toISOString(),
         this.o.maxAttempts,
         retryable ? '1' : '0',
-        this.o.resultTtlS,
-        KEYS.job(''),
-        KEYS.dedup(''),
-        KEYS.ended,
-        KEYS.added,
-        FAILED_LIST_MAX,
+        ...this.failing(),
       ),
     );
     return r === 1 ? 'retried' : r === 2 ? 'failed' : 'lost';
+  }
+
+  /** The arguments FAIL and REAP end with: what a failed job leaves behind, and whom it tells. */
+  private failing(): (string | number)[] {
+    return [this.o.resultTtlS, KEYS.job(''), KEYS.dedup(''), KEYS.ended, KEYS.added, FAILED_LIST_MAX];
   }
 
   /** Takes back every expired lease (safe from any number of processes at once). */
@@ -402,12 +402,7 @@ export class JobQueue {
         Date.now(),
         this.o.maxAttempts,
         new Date().toISOString(),
-        this.o.resultTtlS,
-        KEYS.job(''),
-        KEYS.dedup(''),
-        KEYS.ended,
-        KEYS.added,
-        FAILED_LIST_MAX,
+        ...this.failing(),
       ),
     )) as [number, number];
     return { requeued, failed };
