@@ -561,6 +561,13 @@ test('a real mint: the new NFT is listed for its holder with its transactions, i
     assert.deepEqual(await sigs({ before: minted }), [opened, created]);
     assert.deepEqual(await sigs({ after: created, sortDirection: 'asc' }), [opened, minted]);
     assert.deepEqual(await sigs({ before: minted, after: created }), [opened]);
+    // The same keyset through Umi's unmodified client.
+    const viaUmi = await umi().getAssetSignatures({ assetId: mint.toBase58(), before: minted });
+    assert.deepEqual(
+      viaUmi.items.map(([sig]: [string, string]) => sig),
+      [opened, created],
+    );
+    assert.equal(viaUmi.before, minted);
     const echoed = (await rpc('getSignaturesForAsset', { id: mint.toBase58(), before: minted })).result;
     assert.deepEqual(Object.keys(echoed), ['last_indexed_slot', 'total', 'limit', 'before', 'items']);
     assert.equal(echoed.before, minted);
