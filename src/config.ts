@@ -79,6 +79,9 @@ export interface Config {
   adminKeys: string[];
   buildOnDemand: string[];
   buildMemoryMb: number;
+  keyBuildWaitMs: number;
+  buildConcurrency: number;
+  buildAtStart: string[];
   forkUrl: string;
   simulateUpstream: string;
   upstreamTimeoutMs: number;
@@ -374,6 +377,24 @@ export const OPTIONS: readonly OptionSpec[] = [
     kind: 'list',
     default: ['auto'],
     help: 'shapes whose proving key a request may have built: auto (on a loopback-bound gateway the V1 shapes and V2 up to 8 accounts and 8 addresses; elsewhere none), none, all, v1, v2 or shape names; other shapes answer at once naming the shape (build them with `zkgate keys build`, or --preload-circuits)',
+  },
+  {
+    key: 'keyBuildWaitMs',
+    kind: 'count',
+    default: 120_000,
+    help: 'longest a request waits for the build of the proving key it needs (one it may build, or one being built), its proof then getting --proof-timeout-ms; a build expected to take longer answers -32013 at once with the time left',
+  },
+  {
+    key: 'buildConcurrency',
+    kind: 'count',
+    default: 0,
+    help: 'proving-key builds run at once, for keys clients wait for and as many for the others (0 = one per 4 cores, at least 1)',
+  },
+  {
+    key: 'buildAtStart',
+    kind: 'list',
+    default: ['auto'],
+    help: "shapes whose missing keys are built in the background at start, after the preloads and before the forester's: auto (where requests may build keys, the shapes of stateless.js and compressed-token's common flows, V1 and V2), none, v1, v2 or shape names",
   },
   {
     key: 'buildMemoryMb',
@@ -704,6 +725,8 @@ export function resolveConfig(
     );
   checkQueue(config);
   if (config.proofTimeoutMs < 1) throw new ConfigError('option proofTimeoutMs must be at least 1');
+  if (config.keyBuildWaitMs > 3_600_000)
+    throw new ConfigError('option keyBuildWaitMs must be at most 3600000 (an hour)');
   checkProverExposure(config);
   return config;
 }
@@ -795,10 +818,58 @@ function urlHost(address: string): string {
   return i > 0 && address.indexOf(':') === i ? address.slice(0, i) : address;
 }
 
+/** What an option's value looks like, in --help. */
+function placeholder(o: OptionSpec): string {
+  switch (o.kind) {
+    case 'port':
+    case 'wsport':
+      return '<port>';
+    case 'count':
+      return '<n>';
+    case 'list':
+      return '<a,b,…>';
+    case 'indexes':
+      return '<i,j,…>';
+    case 'switch':
+      return '<on|off>';
+    case 'level':
+      return `<${LOG_LEVELS.join('|')}>`;
+    case 'role':
+      return `<${ROLES.join('|')}>`;
+    case 'backend':
+      return `<${PROVER_BACKENDS.join('|')}>`;
+    case 'choice':
+      return `<${o.choices!.join('|')}>`;
+    default:
+      return '<value>';
+  }
+}
+
+/** `text` in lines of at most `width` columns, each indented by `indent`. */
+function wrap(text: string, indent: number, width: number): string[] {
+  const lines: string[] = [];
+  let line = '';
+  for (const word of text.split(' ')) {
+    if (line && indent + line.length + 1 + word.length > width) {
+      lines.push(' '.repeat(indent) + line);
+      line = word;
+    } else line = line ? `${line} ${word}` : word;
+  }
+  if (line) lines.push(' '.repeat(indent) + line);
+  return lines;
+}
+
+/** Columns of --help: each option is its flag and environment variable, then what it does below. */
+export const HELP_WIDTH = 100;
+
 export function helpText(version: string): string {
-  const rows = OPTIONS.map((o) => {
-    const def = Array.isArray(o.default) ? '' : ` (default: ${JSON.stringify(o.default)})`;
-    return `  --${flagName(o.key)} <value>`.padEnd(32) + `${envName(o.key)}`.padEnd(22) + o.help + def;
+  const entry = (flag: string, env: string, help: string) => [`  ${flag}  (${env})`, ...wrap(help, 6, HELP_WIDTH)];
+  const rows = OPTIONS.flatMap((o) => {
+    const def =
+      o.default === null || o.default === '' || (Array.isArray(o.default) && o.default.length === 0)
+        ? ''
+        : ` (default: ${Array.isArray(o.default) ? o.default.join(',') : JSON.stringify(o.default)})`;
+    return entry(`--${flagName(o.key)} ${placeholder(o)}`, envName(o.key), o.help + def);
   });
   return [
     `zkgate ${version}: self-hostable Solana RPC gateway (getValidityProof, simulateBundle, getAsset)`,
@@ -810,8 +881,10 @@ export function helpText(version: string): string {
     "  zkgate forester status     queue fill, batches and proof times of a running gateway's forester",
     '  zkgate --help | --version',
     '',
-    'Options (flag, environment variable, meaning); precedence: defaults < --config FILE < env < flags:',
-    '  --config <file>'.padEnd(32) + 'CONFIG'.padEnd(22) + 'JSON file of options (camelCase or kebab-case keys)',
+    'Options: the flag, its environment variable in brackets, then what it sets.',
+    'Precedence: defaults < --config FILE < environment < flags.',
+    '',
+    ...entry('--config <file>', 'CONFIG', 'JSON file of options (camelCase or kebab-case keys)'),
     ...rows,
     '',
   ].join('\n');

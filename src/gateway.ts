@@ -434,7 +434,7 @@ export async function startGateway({
         ...(prover
           ? {
               prove: async (circuit, inputs) => (await prover!.service.proveBatch(circuit, inputs)).compressed,
-              preload: (circuits) => prover!.service.preload(circuits),
+              preload: (circuits) => prover!.service.preload(circuits, 'forester'),
             }
           : { prove: queuedBatches(chain, new QueueProver(queue!, config.proofTimeoutMs)) }),
         keypair: chain.foresterKey,
@@ -517,7 +517,9 @@ export async function startGateway({
   }
   const remotes = proverUrls(config.proverUrl);
   const proverAddress = remotes[0] ?? `${connectHost(proverHost)}:${grpc.port}`;
-  const clientOf = (address: string) => new ProverClient(address, config.proofTimeoutMs + 1000, channel);
+  // A call's deadline covers a wait for its key's build, the proof and the transport.
+  const clientOf = (address: string) =>
+    new ProverClient(address, config.keyBuildWaitMs + config.proofTimeoutMs + 1000, channel);
   let balancer: BalancedProverClient | undefined;
   if (remotes.length > 1 && !given.validityProof) {
     // The provers' own trees are not kept alike: only proofs of witnesses built here may go to any.
@@ -686,7 +688,7 @@ export async function startGateway({
         : { status: 'ready' }
       : notConfigured,
   );
-  if (prover) health.add('provingKeys', () => ({ status: 'ready', detail: prover.keys.describeSources() }));
+  if (prover) health.add('provingKeys', () => keysHealth(prover));
   health.add('simulateBundle', () => (backends.bundleSimulator ? { status: 'ready' } : notConfigured));
   health.add('getAsset', () => (backends.assets ? { status: 'ready' } : notConfigured));
   if (chain) {
@@ -838,6 +840,26 @@ function queuedBatches(
       installKey(chain, { shape: circuit, sha256: r.keySha256, vk: await queued.verifyingKey(circuit, r.keySha256) });
     return compressProof(r.points);
   };
+}
+
+/**
+ * Whose keys prove, which are ready and which are being built: ready while they build, since a
+ * request that needs one waits for it (--key-build-wait-ms).
+ */
+function keysHealth(prover: Prover): ComponentStatus {
+  const keys = prover.service.keysView();
+  const building = keys.building.map(
+    (b) => `${b.circuit} (${b.priority}${b.etaMs !== undefined ? `, about ${Math.ceil(b.etaMs / 1000)} s left` : ''})`,
+  );
+  const detail = [
+    prover.keys.describeSources(),
+    `${keys.ready.length} keys ready`,
+    ...(building.length > 0 ? [`building ${building.join(', ')}`] : []),
+    ...(keys.queued.length > 0
+      ? [`${keys.queued.length} queued (${keys.queued.map((q) => q.circuit).join(', ')})`]
+      : []),
+  ].join('; ');
+  return { status: 'ready', detail, keys };
 }
 
 /** The prover's start-up warm-up as a health component: warming until every listed shape is in. */

@@ -22,7 +22,7 @@ function banner(g: Gateway, dataDir: string, terminal: boolean): string {
   const prove = g.provePort
     ? [`  /prove     http://${g.grpcAddress.replace(/:\d+$/, '')}:${g.provePort}/prove (Light prover API)`]
     : [];
-  if (g.prover) prove.push(`  keys       ${g.prover.keys.describeSources()}`);
+  if (g.prover) prove.push(`  keys       ${g.prover.keys.describeSources()}`, ...keyBuilds(g));
   if (!g.rpcUrl)
     return [
       `zkgate ${VERSION} prover is running`,
@@ -52,6 +52,20 @@ function banner(g: Gateway, dataDir: string, terminal: boolean): string {
     `  ${keyLine}`,
     '',
   ].join('\n');
+}
+
+/** The key builds a start queued (a first start's): how many, and how long they are expected to take. */
+function keyBuilds(g: Gateway): string[] {
+  const builds = g.prover!.service.builds;
+  const { building, queued } = builds.view();
+  const n = building.length + queued.length;
+  if (n === 0) return [];
+  const s = Math.ceil(builds.plannedMs() / 1000);
+  const time = s >= 120 ? `${Math.round(s / 60)} min` : `${s} s`;
+  return [
+    `  builds     ${n} proving key${n === 1 ? '' : 's'} to build in the background, about ${time} on this machine;`,
+    `             a request that needs one waits for it (--key-build-wait-ms); /health lists them`,
+  ];
 }
 
 function installProcessHandlers(log: Logger, gateway: Gateway): void {

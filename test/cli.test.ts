@@ -59,7 +59,7 @@ describe('command-line errors', () => {
     const p = runCli(['--help']);
     assert.equal((await p.exited).code, 0);
     assert.match(p.stdout(), /zkgate start \[options\]/);
-    assert.match(p.stdout(), /--rpc-port <value>\s+RPC_PORT/);
+    assert.match(p.stdout(), /^ {2}--rpc-port <port> {2}\(RPC_PORT\)$/m);
   });
 
   test('an unknown flag exits 2 naming it', async () => {

@@ -9,6 +9,7 @@ import {
   envName,
   flagName,
   helpText,
+  HELP_WIDTH,
   OPTIONS,
   parseCommandLine,
   resolveConfig,
@@ -120,12 +121,19 @@ describe('command line', () => {
     );
   });
 
-  test('--help lists every option with its flag and env var', () => {
+  test('--help lists every option with its flag and env var, each on a line of its own that reads', () => {
     const help = helpText('1.2.3');
+    const lines = help.split('\n');
     for (const o of OPTIONS) {
-      assert.ok(help.includes(`--${flagName(o.key)}`), o.key);
-      assert.ok(help.includes(envName(o.key)), o.key);
+      // The flag, its value, then the variable apart from it (long names once ran into each other).
+      const head = lines.findIndex((l) => l.startsWith(`  --${flagName(o.key)} <`));
+      assert.ok(head >= 0, o.key);
+      assert.match(lines[head]!, new RegExp(`^ {2}--${flagName(o.key)} <[^>]+> {2}\\(${envName(o.key)}\\)$`), o.key);
+      // What it sets, below it, indented.
+      assert.match(lines[head + 1]!, /^ {6}\S/, o.key);
     }
+    for (const l of lines) assert.ok(l.length <= HELP_WIDTH, `a line over ${HELP_WIDTH} columns: ${l}`);
+    assert.match(help, /^ {2}--ws-max-subscriptions-per-connection <n> {2}\(WS_MAX_SUBSCRIPTIONS_PER_CONNECTION\)$/m);
   });
 
   test('defaultConfig returns fresh arrays', () => {

@@ -73,7 +73,18 @@ async function startChain(
       join(root, 'dist/main.js'),
       'start',
       ...['--data-dir', dataDir, '--rpc-port', '0', '--grpc-port', '0', '--prove-port', '0', '--ws-port', '0'],
-      ...['--api-keys', KEY, '--log-level', 'error', '--rate-limit', '0', '--forester', 'off'],
+      ...[
+        '--api-keys',
+        KEY,
+        '--log-level',
+        'error',
+        '--rate-limit',
+        '0',
+        '--forester',
+        'off',
+        '--build-at-start',
+        'none',
+      ],
       ...BENCH_TOKEN_ARGS,
       ...extra,
     ],
@@ -494,7 +505,11 @@ async function build(): Promise<string[][]> {
   const shape = 'v2_non-inclusion_40_8';
   const dataDir = mkdtempSync(join(tmpdir(), 'zkgate-abuse-build-'));
   // Keys of its own: the shape's key is built here, whatever the bench's cache holds.
-  const { gw, url } = await startChain(dataDir, ['--build-on-demand', shape, '--preload-circuits', ''], false);
+  const { gw, url } = await startChain(
+    dataDir,
+    ['--build-on-demand', shape, '--preload-circuits', '', '--build-at-start', 'none'],
+    false,
+  );
   try {
     const idle = await idleHealth(url);
     const s = shapeByName(shape);

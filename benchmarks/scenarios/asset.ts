@@ -162,6 +162,8 @@ export const assetScenario = {
             accounts,
             '--preload-circuits',
             '',
+            '--build-at-start',
+            'none',
           ],
         ],
         /JSON-RPC\s+(http:\S+)\?api-key=/,

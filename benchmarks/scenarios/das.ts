@@ -49,7 +49,7 @@ export const dasScenario = {
           'start',
           ...['--rpc-port', '0', '--grpc-port', '0', '--prove-port', '0', '--data-dir', join(dir, 'data')],
           ...['--api-keys', KEY, '--rate-limit', '0', '--log-level', 'warn', '--account-dir', accounts],
-          ...['--preload-circuits', '', '--forester', 'off'],
+          ...['--preload-circuits', '', '--build-at-start', 'none', '--forester', 'off'],
         ],
         /JSON-RPC\s+(http:\S+)\?api-key=/,
         { timeoutMs: 1_200_000 },

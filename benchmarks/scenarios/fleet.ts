@@ -38,7 +38,7 @@ async function startProver(queue?: string): Promise<{ gw: Started; address: stri
       'start',
       ...['--role', 'prover', '--data-dir', dir, '--grpc-port', '0', '--prove-port', '0'],
       ...['--grpc-token', BENCH_GRPC_TOKEN, '--log-level', 'warn', '--prover-backend', 'native'],
-      ...['--preload-circuits', SHAPE],
+      ...['--preload-circuits', SHAPE, '--build-at-start', 'none'],
       ...(queue ? ['--queue', queue] : []),
     ],
     /gRPC\s+(\S+)\s+\/prove\s+(http\S+)/,

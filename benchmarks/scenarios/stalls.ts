@@ -36,7 +36,7 @@ export const stallsScenario = {
         ...['--rpc-port', '0', '--grpc-port', '0', '--prove-port', '0', '--ws-port', '0'],
         ...['--data-dir', dir, '--api-keys', KEY, '--rate-limit', '0', '--log-level', 'warn'],
         ...BENCH_TOKEN_ARGS,
-        ...['--preload-circuits', '', '--forester', 'off'],
+        ...['--preload-circuits', '', '--build-at-start', 'none', '--forester', 'off'],
       ],
       /JSON-RPC\s+(http:\S+)\?api-key=[^\n]*\n\s+websocket[^\n]*\n\s+gRPC\s+(\S+)/,
       { timeoutMs: 120_000 },

@@ -3,12 +3,20 @@
 // keys and tables) makes the report warming, not ready yet; a 'degraded' one (serving, but
 // something is wrong, e.g. an indexed tree differs from the chain) makes the report degraded.
 
-export type ComponentStatus =
+export type ComponentStatus = (
   | { status: 'ready'; detail?: string }
   | { status: 'degraded'; detail: string }
   | { status: 'unavailable'; detail: string }
   | { status: 'warming'; detail: string; progress: { done: number; total: number } }
-  | { status: 'disabled'; detail: string };
+  | { status: 'disabled'; detail: string }
+) & { keys?: KeysHealth };
+
+/** A prover's proving keys: those on file, and the builds running and queued (provingKeys). */
+export interface KeysHealth {
+  ready: string[];
+  building: { circuit: string; priority: string; step?: string; etaMs?: number }[];
+  queued: { circuit: string; priority: string }[];
+}
 
 export type HealthCheck = () => Promise<ComponentStatus> | ComponentStatus;
 

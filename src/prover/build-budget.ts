@@ -2,10 +2,12 @@
 // of memory takes the gateway down with it, and one that fills the disk leaves the ledger unable
 // to write. The need is estimated from the shape's size; the figures are per R1CS variable,
 // measured on dev builds (benchmarks/RESULTS.md, "key builds"): peak memory of the process, its
-// setup thread and the circom child, and the key's and compiled circuit's bytes on disk.
+// setup thread and the circom child, and the key's and compiled circuit's bytes on disk; and the
+// build's time, which the build queue plans with (how long a request waits, what a start builds).
 import { statfsSync } from 'node:fs';
 import { freemem } from 'node:os';
 import type { Shape } from '../zk/shapes.js';
+import { isStructuredShape } from '../zk/structured/registry.js';
 
 /** Variables per proved account / new address (V1, V2) and per batch leaf, from the dev keys' headers. */
 const VARS = {
@@ -23,10 +25,24 @@ const MEMORY_FIXED = 600 * 2 ** 20;
 const MEMORY_PER_VAR = 2_048;
 const DISK_PER_VAR = 2_600;
 
+/**
+ * Time of a build alone, on the project's 2-core machine (a process of its own, start included):
+ * circom's compile and the setup's fixed cost, then a part per variable. Measured 2026-12-01 from
+ * 7.9 s (v1_inclusion_26_1) to 38.9 s (batch_update_32_10) for circom shapes, 29.8 s for the
+ * structured batch_address_append_40_10 (RESULTS.md, "first start"). The build queue scales it by
+ * how fast this machine's builds have been.
+ */
+const TIME = {
+  circom: { fixedMs: 6_500, perVarUs: 225 },
+  structured: { fixedMs: 3_000, perVarUs: 66 },
+} as const;
+
 export interface BuildNeed {
   vars: number;
   memoryBytes: number;
   diskBytes: number;
+  /** Expected time alone on the reference machine. */
+  ms: number;
 }
 
 export function estimateBuild(shape: Shape): BuildNeed {
@@ -36,7 +52,13 @@ export function estimateBuild(shape: Shape): BuildNeed {
       : shape.nInclusion * VARS.inclusion[shape.version] +
         shape.nNonInclusion * VARS.nonInclusion[shape.version] +
         (shape.family === 'combined' ? VARS.combined[shape.version] : 0);
-  return { vars, memoryBytes: MEMORY_FIXED + vars * MEMORY_PER_VAR, diskBytes: vars * DISK_PER_VAR };
+  const time = TIME[isStructuredShape(shape) ? 'structured' : 'circom'];
+  return {
+    vars,
+    memoryBytes: MEMORY_FIXED + vars * MEMORY_PER_VAR,
+    diskBytes: vars * DISK_PER_VAR,
+    ms: Math.round(time.fixedMs + (vars * time.perVarUs) / 1000),
+  };
 }
 
 export interface BuildRoom {

@@ -28,6 +28,41 @@ export function buildOnDemandShapes(list: readonly string[], loopback: boolean):
   return out;
 }
 
+/**
+ * The shapes a newcomer's first script proves with, in the order it meets them: stateless.js and
+ * compressed-token's transfer, compress/decompress and token transfer of one account, creating an
+ * account at a new address, transfers that merge two accounts, an address beside an account; V1
+ * and V2 each.
+ */
+export const FIRST_SCRIPT_SHAPES = [
+  'v1_inclusion_26_1',
+  'v2_inclusion_32_1',
+  'v2_non-inclusion_40_1',
+  'v1_non-inclusion_26_1',
+  'v1_inclusion_26_2',
+  'v2_inclusion_32_2',
+  'v1_combined_26_26_1_1',
+  'v2_combined_32_40_1_1',
+] as const;
+
+/**
+ * The shapes `--build-at-start` names, in order: `auto` = the first script's shapes that requests
+ * may build (`buildable`; none where they may build none), `none`, `v1`, `v2` or shape names.
+ */
+export function buildAtStartShapes(list: readonly string[], buildable: ReadonlySet<string>): string[] {
+  const out = new Set<string>();
+  for (const item of list.length > 0 ? list : ['auto']) {
+    if (item === 'none') continue;
+    if (item === 'auto') {
+      for (const s of FIRST_SCRIPT_SHAPES) if (buildable.has(s)) out.add(s);
+    } else if (item === 'v1' || item === 'v2')
+      for (const s of SHAPES)
+        if (`v${s.version}` === item) out.add(s.name);
+        else out.add(shapeByName(item).name);
+  }
+  return [...out];
+}
+
 /** Why a request may not build `shape`'s key: the one message every surface gives. */
 export const buildRefusal = (shape: Shape): string =>
   `no proving key for ${shape.name} yet, and a request may not start its build (--build-on-demand): build it with \`zkgate keys build ${shape.name}\`, preload it (--preload-circuits), or allow it with --build-on-demand`;

@@ -58,14 +58,22 @@ function unary<Req>(log: Logger, method: string, fn: (req: Req, call: Call<Req>)
   };
 }
 
-/** The run options of a call: its deadline capped by the server's timeout, aborted when cancelled. */
-function runOptions(call: Call<unknown>, timeoutMs: number): RunOptions {
+/**
+ * The run options of a call: its deadline capped by the server's timeout, aborted when cancelled;
+ * a key being built is waited for up to `keyWaitMs`, within the call's own deadline.
+ */
+function runOptions(call: Call<unknown>, timeoutMs: number, keyWaitMs: number): RunOptions {
   const own = Date.now() + timeoutMs;
   const d = call.getDeadline();
   const theirs = d instanceof Date ? d.getTime() : Number.isFinite(d) ? Number(d) : Infinity;
   const ac = new AbortController();
   call.on('cancelled', () => ac.abort());
-  return { deadline: Math.min(own, theirs), signal: ac.signal, caller: callerOf(call) };
+  return {
+    deadline: Math.min(own, theirs),
+    signal: ac.signal,
+    caller: callerOf(call),
+    ...(keyWaitMs > 0 ? { keyWait: { ms: keyWaitMs, until: theirs } } : {}),
+  };
 }
 
 /**
@@ -91,7 +99,7 @@ const FAMILIES: Record<string, CircuitFamily> = {
   CIRCUIT_TYPE_COMBINED: 'combined',
 };
 
-export function proverImplementation(service: ProverService, timeoutMs: number, log: Logger) {
+export function proverImplementation(service: ProverService, timeoutMs: number, log: Logger, keyWaitMs = 0) {
   return {
     GetValidityProof: unary<GetValidityProofRequestMsg>(log, 'GetValidityProof', async (req, call) => {
       const hashes = req.hashes.map((h, i) => value32(h, `hashes[${i}]`));
@@ -100,7 +108,7 @@ export function proverImplementation(service: ProverService, timeoutMs: number, 
         tree: pubkey(a.tree, `new_addresses[${i}].tree`),
       }));
       const api = req.apiVersion === 'API_VERSION_V2' ? 2 : 1;
-      const r = await service.getValidityProof({ hashes, addresses, api }, runOptions(call, timeoutMs));
+      const r = await service.getValidityProof({ hashes, addresses, api }, runOptions(call, timeoutMs, keyWaitMs));
       return {
         compressedProof: r.proof ? compressedToMsg(r.proof.compressed) : null,
         accounts: r.accounts.map(accountToMsg),
@@ -139,7 +147,7 @@ export function proverImplementation(service: ProverService, timeoutMs: number, 
           accounts,
           addresses,
         },
-        runOptions(call, timeoutMs),
+        runOptions(call, timeoutMs, keyWaitMs),
       );
       return {
         compressedProof: compressedToMsg(r.proof.compressed),
@@ -150,7 +158,7 @@ export function proverImplementation(service: ProverService, timeoutMs: number, 
       };
     }),
     GetVerifyingKey: unary<{ circuit: string }>(log, 'GetVerifyingKey', async (req, call) => {
-      const k = await service.verifyingKey(req.circuit, runOptions(call, timeoutMs));
+      const k = await service.verifyingKey(req.circuit, runOptions(call, timeoutMs, keyWaitMs));
       return { circuit: req.circuit, keySha256: k.keySha256, verificationKeyJson: JSON.stringify(k.vk) };
     }),
     ListCircuits: unary(log, 'ListCircuits', () => ({

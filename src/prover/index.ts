@@ -11,7 +11,7 @@ import { TreeStore } from '../state/index.js';
 import { shutdownZk } from '../zk/index.js';
 import { KeyStore, type ProvingKey, type ProvingKeySource } from '../zk/keys.js';
 import { LightKeyStore, lightKeyFiles } from '../zk/light/store.js';
-import { SHAPES, shapeByName } from '../zk/shapes.js';
+import { SHAPES, shapeByName, type Shape } from '../zk/shapes.js';
 import type { BackendName } from './backend.js';
 import { genesisAccountsDir } from '../ledger/light-accounts.js';
 import { bootstrapLocalnetTrees } from '../ledger/light-trees.js';
@@ -26,7 +26,10 @@ import {
 import { startLightHttp, type LightHttpServer, type LightJobs } from './light-http.js';
 import { cudaUnavailable, loadNativeAddon, nativeSelfCheck } from '../zk/native-addon.js';
 import { budgetRefusal, buildRoom } from './build-budget.js';
-import { buildOnDemandShapes } from './build-policy.js';
+import { buildAtStartShapes, buildOnDemandShapes } from './build-policy.js';
+import { KeyBuildQueue } from './build-queue.js';
+import type { BuildNeed } from './build-budget.js';
+import { startKeyBuild } from '../zk/setup/key-build-process.js';
 import { isLoopback } from '../util/loopback.js';
 import { ProverPool } from './pool.js';
 import { ProverService } from './service.js';
@@ -163,7 +166,7 @@ export async function startProver(
     const backend = chooseBackend(config.proverBackend, log, config.proverDevices);
     log.info('prover: proving backend', { backend });
     // A server: key builds run on a worker thread, off the event loop.
-    const keys = new KeyStore(config.dataDir, config.devKeySeed, await keySource(config, backend, log), true);
+    const keys = new KeyStore(config.dataDir, config.devKeySeed, await keySource(config, backend, log));
     pool = new ProverPool({
       backend,
       ...(backend === 'cuda'
@@ -192,14 +195,29 @@ export async function startProver(
     } catch (e) {
       throw new ConfigError(`--build-on-demand: ${(e as Error).message}`);
     }
+    let atStart: string[];
+    try {
+      atStart = buildAtStartShapes(config.buildAtStart, buildable);
+    } catch (e) {
+      throw new ConfigError(`--build-at-start: ${(e as Error).message}`);
+    }
+    const buildRefusal = (shape: Shape, pending: BuildNeed) =>
+      budgetRefusal(shape, pending, buildRoom(config.dataDir, config.buildMemoryMb), config.dataDir);
     const service = new ProverService({
       store,
       keys,
       pool,
       log,
       mayBuild: (shape) => buildable.has(shape.name),
-      buildRefusal: (shape, pending) =>
-        budgetRefusal(shape, pending, buildRoom(config.dataDir, config.buildMemoryMb), config.dataDir),
+      buildRefusal,
+      builds: new KeyBuildQueue({
+        start: (shape, nice) =>
+          startKeyBuild({ dataDir: config.dataDir, seed: config.devKeySeed, shape: shape.name, nice }),
+        concurrency: config.buildConcurrency,
+        refusal: buildRefusal,
+        log,
+        ...(metrics ? { metrics } : {}),
+      }),
       ...(hooks.onKey ? { onKey: hooks.onKey } : {}),
     });
     const p: Prover = {
@@ -211,7 +229,7 @@ export async function startProver(
         {
           proto: PROVER_PROTO,
           service: PROVER_SERVICE,
-          implementation: proverImplementation(service, config.proofTimeoutMs, log),
+          implementation: proverImplementation(service, config.proofTimeoutMs, log, config.keyBuildWaitMs),
         },
         { proto: STATE_SYNC_PROTO, service: STATE_SYNC_SERVICE, implementation: stateSyncImplementation(store, log) },
       ],
@@ -226,6 +244,7 @@ export async function startProver(
           warmUpState: () => service.warmUpState(),
           apiKey: config.proverApiKey,
           timeoutMs: config.proofTimeoutMs,
+          keyBuildWaitMs: config.keyBuildWaitMs,
           log,
           ...(jobs ? { jobs } : {}),
         });
@@ -233,6 +252,7 @@ export async function startProver(
       },
       async close() {
         await http?.close();
+        service.close();
         await pool!.close();
         await store.close();
         await shutdownZk();
@@ -251,6 +271,16 @@ export async function startProver(
           ...(s.notPreloaded ? { notPreloaded: s.notPreloaded } : {}),
         }),
       );
+    }
+    // After the preloads (the queue orders them), the shapes a first script proves with.
+    const ahead = atStart.filter((name) => !preload.includes(name) && keys.willBuild(shapeByName(name)));
+    if (ahead.length > 0) {
+      log.info('building proving keys in the background (--build-at-start)', { circuits: ahead });
+      service
+        .preload(ahead, 'start')
+        .catch((e: unknown) =>
+          log.warn('a background key build failed', { error: String((e as Error)?.message ?? e) }),
+        );
     }
     return p;
   } catch (e) {

@@ -108,6 +108,8 @@ export interface LightHttpOptions {
   port: number;
   apiKey: string;
   timeoutMs: number;
+  /** How long a proof may wait for its key's build (the local prover's; 0: not at all). */
+  keyBuildWaitMs?: number;
   log: Logger;
   /** A synchronous proof: the local service's, or, on a front, one through the queue. */
   prove(req: ExplicitProveRequest, run: RunOptions): Promise<{ raw: RawProof; circuit: string }>;
@@ -308,6 +310,7 @@ export async function startLightHttp(opts: LightHttpOptions): Promise<LightHttpS
       deadline: started + opts.timeoutMs,
       signal: ac.signal,
       caller: `prove:${req.socket.remoteAddress ?? 'unknown'}`,
+      ...(opts.keyBuildWaitMs ? { keyWait: { ms: opts.keyBuildWaitMs, until: Infinity } } : {}),
     });
     send(res, 200, r.raw);
     log.info('prove', { circuit: r.circuit, ms: Date.now() - started, status: 200 });

@@ -41,6 +41,12 @@ export interface RunOptions {
   caller?: string;
   /** The place hold() gave this request while it prepared its inputs: run() takes it over. */
   hold?: Hold;
+  /**
+   * A client's request whose key is being built (or is to be) waits for it up to `ms` (within
+   * `until`, the caller's own deadline); its proof then gets its own time from the key's arrival.
+   * Without it the key must be there by the deadline.
+   */
+  keyWait?: { ms: number; until: number };
 }
 
 /** A client request's place in the queue's counts while it prepares its inputs (ProverPool.hold). */
@@ -471,27 +477,34 @@ export class ProverPool {
 }
 
 /**
- * When a job taking `own` ms, queued behind `queued` (ms each, in order), would be done on
- * `threads` workers whose running jobs need `running` ms more: each queued job goes to the worker
- * free first, and so does this one. (Averaging the work over the workers instead would count a
- * long background proof on one worker against a request the other worker serves in a moment.)
+ * When each of `threads` workers is free, in ms from now, once the jobs it runs (`running`: ms
+ * more each) and `queued` (ms each, in order) are done, each queued job going to the worker free
+ * first. (Averaging the work over the workers instead would count a long background proof on one
+ * worker against a request the other worker serves in a moment.)
  */
+export function freeAfter(running: readonly number[], threads: number, queued: readonly number[]): number[] {
+  const freeAt = [...running];
+  while (freeAt.length < threads) freeAt.push(0);
+  for (const ms of queued) {
+    const i = firstFree(freeAt);
+    freeAt[i] = freeAt[i]! + ms;
+  }
+  return freeAt;
+}
+
+/** When a job taking `own` ms, queued behind `queued`, would be done (see freeAfter). */
 export function finishAfter(
   running: readonly number[],
   threads: number,
   queued: readonly number[],
   own: number,
 ): number {
-  const freeAt = [...running];
-  while (freeAt.length < threads) freeAt.push(0);
-  const firstFree = (): number => {
-    let i = 0;
-    for (let j = 1; j < freeAt.length; j++) if (freeAt[j]! < freeAt[i]!) i = j;
-    return i;
-  };
-  for (const ms of queued) {
-    const i = firstFree();
-    freeAt[i] = freeAt[i]! + ms;
-  }
-  return freeAt[firstFree()]! + own;
+  const freeAt = freeAfter(running, threads, queued);
+  return freeAt[firstFree(freeAt)]! + own;
+}
+
+function firstFree(freeAt: readonly number[]): number {
+  let i = 0;
+  for (let j = 1; j < freeAt.length; j++) if (freeAt[j]! < freeAt[i]!) i = j;
+  return i;
 }

@@ -14,8 +14,10 @@ import {
 import { KeyError, type KeyStore, type ProvingKey } from '../zk/keys.js';
 import { compressProof, toRaw } from '../zk/proof-format.js';
 import { findShape, isBatchShape, shapeByName, SHAPES, type CircuitFamily, type Shape } from '../zk/shapes.js';
-import { estimateBuild, type BuildNeed } from './build-budget.js';
+import type { BuildNeed } from './build-budget.js';
 import { buildRefusal } from './build-policy.js';
+import { KeyBuildQueue, type BuildPriority, type BuildView } from './build-queue.js';
+import { startKeyBuild } from '../zk/setup/key-build-process.js';
 import { ProverError } from './errors.js';
 import type { ProveJob } from './backend.js';
 import type { ProverPool, RunOptions } from './pool.js';
@@ -34,8 +36,15 @@ export interface ExplicitProveRequest {
 
 export interface CircuitStatus {
   name: string;
-  status: 'ready' | 'missing' | 'stale' | 'building';
+  status: 'ready' | 'missing' | 'stale' | 'building' | 'queued';
   keyKind: string;
+}
+
+/** The keys on file and the builds under way, as /health shows them. */
+export interface KeysView {
+  ready: string[];
+  building: BuildView[];
+  queued: BuildView[];
 }
 
 export interface ProverServiceOptions {
@@ -58,6 +67,8 @@ export interface ProverServiceOptions {
    * way will still take; undefined when it fits. Holds for every build, the operator's too.
    */
   buildRefusal?: (shape: Shape, pending: BuildNeed) => string | undefined;
+  /** Where missing keys are built (build-queue.ts); default: a queue of this key store's builds. */
+  builds?: KeyBuildQueue;
 }
 
 /** The start-up warm-up of the configured shapes: what /health reports until it is done. */
@@ -79,64 +90,72 @@ export interface WarmUpState {
 
 export class ProverService {
   private warmState: WarmUpState = { phase: 'idle', total: 0, done: 0, failed: [] };
-  /** Keys in use, with the bytes their files take (a worker's memory budget counts them). */
+  /** Keys in use (built first where missing), with the bytes their files take (a worker's memory budget counts them). */
   private readonly loaded = new Map<string, Promise<ProvingKey & { keyBytes: number }>>();
-  private readonly building = new Set<string>();
+  readonly builds: KeyBuildQueue;
 
-  constructor(private readonly o: ProverServiceOptions) {}
+  constructor(private readonly o: ProverServiceOptions) {
+    const { keys } = o;
+    this.builds =
+      o.builds ??
+      new KeyBuildQueue({
+        start: (shape, nice) => startKeyBuild({ dataDir: keys.dataDir, seed: keys.seed, shape: shape.name, nice }),
+        ...(o.buildRefusal ? { refusal: o.buildRefusal } : {}),
+        log: o.log,
+      });
+  }
 
   get backendName(): string {
     return this.o.pool.backend;
   }
 
-  /** What the builds under way take together (their estimates; build-budget.ts). */
-  private pendingNeed(): BuildNeed {
-    const sum: BuildNeed = { vars: 0, memoryBytes: 0, diskBytes: 0 };
-    for (const name of this.building) {
-      const n = estimateBuild(shapeByName(name));
-      sum.vars += n.vars;
-      sum.memoryBytes += n.memoryBytes;
-      sum.diskBytes += n.diskBytes;
-    }
-    return sum;
-  }
-
-  /** A shape's key, built first where it has none; `onRequest`: a caller's request, held to mayBuild. */
-  private async key(shape: Shape, run: RunOptions, onRequest = false): Promise<ProvingKey & { keyBytes: number }> {
+  /**
+   * A shape's key, built first where it has none, for whoever needs it (build-queue.ts): a
+   * client's request is held to mayBuild, unless the key's build is planned already. A request
+   * with `keyWait` waits for a build that is expected done within it (and is refused at once with
+   * the time left otherwise); without it, the key must be there by the deadline.
+   */
+  private async key(
+    shape: Shape,
+    run: RunOptions,
+    priority: BuildPriority,
+  ): Promise<ProvingKey & { keyBytes: number }> {
     let p = this.loaded.get(shape.name);
     if (!p) {
-      const ready = this.o.keys.status(shape) === 'ready';
-      if (!ready && onRequest && this.o.mayBuild && !this.o.mayBuild(shape))
-        throw new ProverError('key_not_built', buildRefusal(shape));
-      if (this.o.buildRefusal && this.o.keys.willBuild(shape)) {
-        const refusal = this.o.buildRefusal(shape, this.pendingNeed());
+      const build = this.o.keys.willBuild(shape);
+      if (build && !this.builds.has(shape.name)) {
+        if (priority === 'client' && this.o.mayBuild && !this.o.mayBuild(shape))
+          throw new ProverError('key_not_built', buildRefusal(shape));
+        // Whether it fits the machine at all; beside other builds, the queue waits for room.
+        const refusal = this.o.buildRefusal?.(shape, { vars: 0, memoryBytes: 0, diskBytes: 0, ms: 0 });
         if (refusal) throw new ProverError('key_not_built', refusal);
       }
-      if (!ready) {
-        this.building.add(shape.name);
-        this.o.log.info('building proving key on first use', { circuit: shape.name });
-      }
-      const started = Date.now();
-      p = this.o.keys
-        .ensure(shape.name)
-        .then((k) => ({ ...k, keyBytes: statSync(k.zkeyPath).size + (k.wasmPath ? statSync(k.wasmPath).size : 0) }))
-        .finally(() => {
-          if (!ready) {
-            this.building.delete(shape.name);
-            this.o.log.info('proving key ready', { circuit: shape.name, ms: Date.now() - started });
-          }
-        });
+      p = (build ? this.builds.want(shape, priority) : Promise.resolve())
+        .then(() => this.o.keys.ensure(shape.name))
+        .then((k) => ({ ...k, keyBytes: statSync(k.zkeyPath).size + (k.wasmPath ? statSync(k.wasmPath).size : 0) }));
       p.catch((e: unknown) => {
         this.loaded.delete(shape.name);
         // A shape --proving-keys light has no key for: the caller is told; nothing broke.
         if (e instanceof KeyError && e.kind === 'key_missing')
           this.o.log.warn('no proving key for circuit', { circuit: shape.name, error: e.message });
-        else this.o.log.error('proving key build failed', { circuit: shape.name, error: String(e) });
+        else if (!build) this.o.log.error('proving key could not be loaded', { circuit: shape.name, error: String(e) });
       });
       this.loaded.set(shape.name, p);
-    }
+    } else if (this.builds.has(shape.name)) void this.builds.want(shape, priority); // its build, raised
     // Beyond setTimeout's range (a preload's deadline), the timer would fire at once: wait for the key.
     if (run.deadline - Date.now() > 2 ** 31 - 1) return p;
+    let until = run.deadline;
+    if (run.keyWait && this.builds.has(shape.name)) {
+      until = Math.min(Date.now() + run.keyWait.ms, run.keyWait.until);
+      const eta = this.builds.etaMs(shape.name);
+      if (eta !== undefined && Date.now() + eta > until) {
+        const s = Math.ceil(eta / 1000);
+        throw new ProverError(
+          'circuit_warming_up',
+          `Circuit ${shape.name} is warming up: its proving key is being built, about ${s} s more, longer than a request waits (${Math.round(run.keyWait.ms / 1000)} s, --key-build-wait-ms); retry in about ${s} s`,
+        );
+      }
+    }
     let timer: NodeJS.Timeout | undefined;
     const warming = new Promise<never>((_, reject) => {
       timer = setTimeout(
@@ -147,7 +166,7 @@ export class ProverService {
               `Circuit ${shape.name} is warming up: its proving key is still being built; retry in a few seconds`,
             ),
           ),
-        Math.max(0, run.deadline - Date.now()),
+        Math.max(0, until - Date.now()),
       );
     });
     try {
@@ -157,9 +176,33 @@ export class ProverService {
     }
   }
 
-  /** Builds (if needed) and loads the keys of these shapes now rather than on first use. */
-  async preload(names: readonly string[]): Promise<void> {
-    for (const name of names) await this.key(shapeByName(name), { deadline: Number.MAX_SAFE_INTEGER });
+  /**
+   * The run options after waiting `waitedMs` for a key's build: the proof gets the time it had,
+   * from now, within the caller's own deadline.
+   */
+  private afterKeyWait(run: RunOptions, waitedMs: number): RunOptions {
+    if (!run.keyWait || waitedMs <= 0) return run;
+    return { ...run, deadline: Math.min(run.keyWait.until, run.deadline + waitedMs) };
+  }
+
+  /**
+   * Builds (if needed) and loads the keys of these shapes, every build queued at once at
+   * `priority` (the preloads', a first start's or the forester's).
+   */
+  async preload(names: readonly string[], priority: BuildPriority = 'preload'): Promise<void> {
+    const all = names.map((name) => this.key(shapeByName(name), { deadline: Number.MAX_SAFE_INTEGER }, priority));
+    await Promise.all(all);
+  }
+
+  /** The keys ready on file, and the builds running and queued. */
+  keysView(): KeysView {
+    return {
+      ready: this.o.keys
+        .list()
+        .filter((k) => k.status === 'ready')
+        .map((k) => k.shape),
+      ...this.builds.view(),
+    };
   }
 
   /**
@@ -178,9 +221,14 @@ export class ProverService {
     // first run (the calculator's JavaScript): one shape's job carries valid inputs
     // (warm-inputs.ts), and every worker calculates that witness once.
     let witnessPlanned = false;
-    const jobOf = async (name: string): Promise<ProveJob> => {
-      const shape = shapeByName(name);
-      const key = await this.key(shape, { deadline: Number.MAX_SAFE_INTEGER });
+    // Every listed key's build queued at once, in list order (build-queue.ts runs them).
+    const keys = names.map((name) =>
+      this.key(shapeByName(name), { deadline: Number.MAX_SAFE_INTEGER }, 'preload').catch((e: unknown) => e as Error),
+    );
+    const jobOf = async (i: number): Promise<ProveJob> => {
+      const shape = shapeByName(names[i]!);
+      const key = await keys[i]!;
+      if (key instanceof Error) throw key;
       const inputs = witnessPlanned ? undefined : warmUpInputs(shape);
       if (inputs) witnessPlanned = true;
       return {
@@ -200,10 +248,9 @@ export class ProverService {
       if (ev !== undefined) evictions = [Math.min(evictions?.[0] ?? ev, ev), Math.max(evictions?.[1] ?? ev, ev)];
     };
     const width = Math.max(1, this.o.pool.threads);
-    // Each shape's key built where missing (as many at a time as there are workers). A failure
-    // here shows again, and is recorded, in warmEvery.
+    // Each shape's key, built where missing. A failure here shows again, and is recorded, in warmEvery.
     await inOrder([...names.keys()], width, async (i) => {
-      jobs[i] = await jobOf(names[i]!).catch((e: unknown) => e as Error);
+      jobs[i] = await jobOf(i).catch((e: unknown) => e as Error);
     });
     // A shape's key loaded, where it fits beside the keys already in (never evicting).
     const loadKey = async (i: number) => {
@@ -329,7 +376,7 @@ export class ProverService {
     addresses: NonInclusionWitness[],
     run: RunOptions,
   ): Promise<Proof> {
-    return this.proveInputs(shape, () => circuitInputs(shape, accounts, addresses), run, true);
+    return this.proveInputs(shape, () => circuitInputs(shape, accounts, addresses), run);
   }
 
   /**
@@ -339,16 +386,18 @@ export class ProverService {
   async proveBatch(circuit: string, inputs: CircuitInputs): Promise<Proof> {
     const shape = shapeByName(circuit);
     if (!isBatchShape(shape)) throw new ProverError('invalid_argument', `${circuit} is not a batch circuit`);
-    return this.proveInputs(shape, () => inputs, { deadline: Number.MAX_SAFE_INTEGER, background: true });
+    return this.proveInputs(shape, () => inputs, { deadline: Number.MAX_SAFE_INTEGER, background: true }, 'forester');
   }
 
   private async proveInputs(
     shape: Shape,
     make: () => CircuitInputs,
     run: RunOptions,
-    onRequest = false,
+    priority: BuildPriority = 'client',
   ): Promise<Proof> {
-    const key = await this.key(shape, run, onRequest);
+    const asked = Date.now();
+    const key = await this.key(shape, run, priority);
+    run = this.afterKeyWait(run, Date.now() - asked);
     this.o.onKey?.(key);
     const inputs = make();
     const r = await this.o.pool.run(
@@ -381,7 +430,7 @@ export class ProverService {
 
   /** The verification key a shape's proofs need (its key is built first if there is none). */
   async verifyingKey(circuit: string, run: RunOptions): Promise<{ keySha256: string; vk: ProvingKey['vk'] }> {
-    const key = await this.key(shapeByName(circuit), run, true);
+    const key = await this.key(shapeByName(circuit), run, 'client');
     return { keySha256: key.entry.sha256, vk: key.vk };
   }
 
@@ -391,7 +440,19 @@ export class ProverService {
     try {
       // A large StateSync write in progress leaves nodes ahead of the root: witnesses wait for it.
       await this.o.store.settled();
-      const w = buildWitnesses(this.o.store, req);
+      let w = buildWitnesses(this.o.store, req);
+      if (w.shape) {
+        // The key first: where its build took a while, the witnesses are read again, so that the
+        // proof's roots are the trees' latest rather than those of the request's arrival.
+        const asked = Date.now();
+        await this.key(w.shape, run, 'client');
+        const waited = Date.now() - asked;
+        if (waited > 50) {
+          run = this.afterKeyWait(run, waited);
+          await this.o.store.settled();
+          w = buildWitnesses(this.o.store, req);
+        }
+      }
       const base = { accounts: w.accounts, addresses: w.addresses, slot: w.slot };
       if (!w.shape) return { ...base, circuit: '' };
       const proof = await this.proveShape(w.shape, w.accountWitnesses, w.addressWitnesses, { ...run, hold });
@@ -437,11 +498,21 @@ export class ProverService {
   }
 
   listCircuits(): CircuitStatus[] {
+    const { building, queued } = this.builds.view();
+    const state = new Map<string, CircuitStatus['status']>([
+      ...queued.map((b) => [b.circuit, 'queued'] as const),
+      ...building.map((b) => [b.circuit, 'building'] as const),
+    ]);
     return this.o.keys.list().map((k) => ({
       name: k.shape,
-      status: this.building.has(k.shape) ? 'building' : k.status,
+      status: state.get(k.shape) ?? k.status,
       keyKind: k.setup ?? '',
     }));
+  }
+
+  /** Stops the key builds under way (their processes). */
+  close(): void {
+    this.builds.close();
   }
 }
 

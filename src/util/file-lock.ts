@@ -15,6 +15,11 @@ function ownerAlive(path: string): boolean {
   } catch {
     return false; // gone meanwhile, or not yet written: try again
   }
+  return processAlive(pid);
+}
+
+/** Whether process `pid` exists (this one included). */
+export function processAlive(pid: number): boolean {
   if (!Number.isSafeInteger(pid) || pid <= 0) return false;
   if (pid === process.pid) return true;
   try {

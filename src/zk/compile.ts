@@ -9,7 +9,7 @@ import { createRequire } from 'node:module';
 import { dirname, join, posix } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { AppError } from '../errors.js';
-import { withFileLock } from '../util/file-lock.js';
+import { processAlive, withFileLock } from '../util/file-lock.js';
 import { NICE_BUILD, niceProcess } from '../util/thread-priority.js';
 import { mainSource, type Shape } from './shapes.js';
 
@@ -183,6 +183,18 @@ function runCircom(cwd: string): Promise<void> {
   });
 }
 
+/** The private folders of compiles of `dir` whose process was killed midway. */
+function removeAbandonedCompiles(dir: string): void {
+  const parent = dirname(dir);
+  const prefix = `${dir.slice(parent.length + 1)}.tmp-`;
+  if (!existsSync(parent)) return;
+  for (const name of readdirSync(parent)) {
+    if (!name.startsWith(prefix)) continue;
+    const pid = Number(name.slice(prefix.length).split('-')[0]);
+    if (!processAlive(pid)) rmSync(join(parent, name), { recursive: true, force: true });
+  }
+}
+
 const inFlight = new Map<string, Promise<CompiledCircuit>>();
 
 /** The compiled circuit of `shape`, compiling it first if the cache has no build of these sources. */
@@ -198,6 +210,7 @@ export function compileShape(shape: Shape, dataDir: string): Promise<CompiledCir
       const tmp = `${target.dir}.tmp-${process.pid}-${Date.now()}`;
       try {
         if (existsSync(target.r1cs) && existsSync(target.wasm)) return target;
+        removeAbandonedCompiles(target.dir);
         mkdirSync(tmp, { recursive: true });
         for (const [path, content] of sources()) {
           mkdirSync(dirname(join(tmp, path)), { recursive: true });

@@ -8,13 +8,12 @@ import { join } from 'node:path';
 import * as snarkjs from 'snarkjs';
 import { AppError } from '../errors.js';
 import { writeFileAtomic } from '../util/atomic-file.js';
-import { withFileLock } from '../util/file-lock.js';
+import { processAlive, withFileLock } from '../util/file-lock.js';
 import { DEFAULT_DEV_SEED } from './dev-seed.js';
 import { compileShape, sourcesHash, type CompiledCircuit } from './compile.js';
 import { bigIntToBytes32 } from './field.js';
 import { parseR1cs } from './r1cs.js';
 import { devSetup, type Progress } from './setup/dev-setup.js';
-import { devSetupOnThread } from './setup/dev-setup-thread.js';
 import { ALL_SHAPES, isBatchShape, shapeByName, type Shape } from './shapes.js';
 import { LightKeyStore } from './light/store.js';
 import { buildStructuredKey, structuredSourcesHash, structuredVerifyingKey } from './structured/build-key.js';
@@ -90,14 +89,9 @@ export class KeyStore {
 
   constructor(
     readonly dataDir: string,
-    private readonly seed: string = DEFAULT_DEV_SEED,
+    /** The dev setup's seed (public: dev keys are insecure). */
+    readonly seed: string = DEFAULT_DEV_SEED,
     readonly source: ProvingKeySource = 'dev',
-    /**
-     * Run a circom shape's dev setup on a worker thread (a server: its event loop keeps serving).
-     * A process that only builds (the CLI, the test suite's prebuild) runs it inline: a thread
-     * pays its own curve and worker-pool start, about 10 s a key on two cores.
-     */
-    private readonly setupThread = false,
   ) {
     this.dir = join(dataDir, 'keys');
     this.manifestPath = join(this.dir, 'manifest.json');
@@ -280,10 +274,12 @@ export class KeyStore {
           const circuit = await compileShape(shape, this.dataDir);
           mkdirSync(this.dir, { recursive: true });
           const zkey = `${shape.name}.zkey`;
-          const task = { r1csPath: circuit.r1cs, zkeyPath: join(this.dir, zkey), seed: this.seed, label: shape.name };
-          const info = this.setupThread
-            ? await devSetupOnThread(task, progress)
-            : await devSetup(task.r1csPath, task.zkeyPath, { seed: task.seed, label: task.label, progress });
+          // Inline: a server builds in a process of its own (setup/key-build-process.ts).
+          const info = await devSetup(circuit.r1cs, join(this.dir, zkey), {
+            seed: this.seed,
+            label: shape.name,
+            progress,
+          });
           const built = await this.finish(shape, zkey, 'dev', circuit.sourcesHash, info);
           return await this.load(shape, built, circuit);
         } finally {
@@ -394,16 +390,7 @@ export function removeAbandonedTemps(dir: string, file: string): void {
   for (const name of readdirSync(dir)) {
     const m = new RegExp(`^\\.${file.replace(/\./g, '\\.')}\\.(\\d+)\\.\\d+\\.tmp$`).exec(name);
     if (!m) continue;
-    const pid = Number(m[1]);
-    let alive = pid === process.pid;
-    if (!alive)
-      try {
-        process.kill(pid, 0);
-        alive = true;
-      } catch (e) {
-        alive = (e as NodeJS.ErrnoException).code === 'EPERM';
-      }
-    if (!alive) rmSync(join(dir, name), { force: true });
+    if (!processAlive(Number(m[1]))) rmSync(join(dir, name), { force: true });
   }
 }
 

@@ -44,11 +44,11 @@ export interface RunningGateway extends CliProcess {
 }
 
 /**
- * No preloaded shapes and no forester: a fresh data dir would otherwise build proving keys in the
+ * No preloaded shapes, no keys built ahead and no forester: a fresh data dir would otherwise build proving keys in the
  * background (the forester's take minutes of a core) for the whole life of a gateway whose test is
  * about something else. A test that wants either passes it in its own arguments (the last wins).
  */
-export const QUIET_START = ['--preload-circuits', '', '--forester', 'off'] as const;
+export const QUIET_START = ['--preload-circuits', '', '--build-at-start', 'none', '--forester', 'off'] as const;
 
 /**
  * Starts `zkgate start` on ephemeral ports and waits for its banner: about 10 s on an idle machine

@@ -75,6 +75,7 @@ export async function startTestGateway(
     // Keys are built where a test needs them, not in the background of every gateway; so the
     // forester (which builds its batch keys at start) runs only where a test turns it on.
     preloadCircuits: [],
+    buildAtStart: ['none'],
     forester: 'off',
     ...overrides,
   };

@@ -89,7 +89,7 @@ test("a build's estimate covers the dev keys the suite built: variables within 5
   const small = estimateBuild(shapeByName('v2_non-inclusion_40_1'));
   const large = estimateBuild(shapeByName('v2_non-inclusion_40_32'));
   assert.ok(large.memoryBytes > small.memoryBytes && large.diskBytes > 31 * small.diskBytes);
-  const none = { vars: 0, memoryBytes: 0, diskBytes: 0 };
+  const none = { vars: 0, memoryBytes: 0, diskBytes: 0, ms: 0 };
   const room = { memoryBytes: 2 * 2 ** 30, memorySource: 'allowed by --build-memory-mb', diskBytes: 2 ** 30 };
   assert.equal(budgetRefusal(shapeByName('v2_non-inclusion_40_32'), none, room, '/d'), undefined);
   assert.equal(

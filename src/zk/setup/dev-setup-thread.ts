@@ -1,10 +1,9 @@
-// A key's setup on a worker thread, one at a time in this process: a build is minutes of CPU and
-// gigabytes for the large shapes, and requests keep being served meanwhile. The worker module
-// posts `{progress}` messages and one `{result}`.
+// A structured key's setup on a worker thread of its own, one at a time in this process: it holds
+// gigabytes of per-wire values, under a heap limit of its own. The worker module posts
+// `{progress}` messages and one `{result}`.
 import { parentPort, Worker, type ResourceLimits } from 'node:worker_threads';
 import { workerUrl } from '../../util/worker-url.js';
 import { closeSetupWorkers, type DevSetupResult, type Progress } from './dev-setup.js';
-import type { DevSetupTask } from './dev-setup.worker.js';
 
 let queue: Promise<unknown> = Promise.resolve();
 
@@ -47,10 +46,6 @@ export function setupOnThread(
   queue = next.catch(() => undefined);
   return next;
 }
-
-/** devSetup (dev-setup.worker.ts) on its own thread. */
-export const devSetupOnThread = (task: DevSetupTask, progress?: Progress): Promise<DevSetupResult> =>
-  setupOnThread(new URL('./dev-setup.worker.js', import.meta.url), task, task.label, progress);
 
 /** Inside a setup worker: runs the setup, posting its progress and result to the thread that started it. */
 export async function runSetupTask(setup: (progress: Progress) => Promise<DevSetupResult>): Promise<void> {
