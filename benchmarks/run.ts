@@ -5,6 +5,7 @@ import { assetScenario } from './scenarios/asset.js';
 import { backendsScenario } from './scenarios/backends.js';
 import { compressionScenario } from './scenarios/compression.js';
 import { dasScenario } from './scenarios/das.js';
+import { firstStartScenario } from './scenarios/first-start.js';
 import { fleetScenario } from './scenarios/fleet.js';
 import { foresterScenario } from './scenarios/forester.js';
 import { foresterSustainedScenario } from './scenarios/forester-sustained.js';
@@ -41,6 +42,7 @@ const SCENARIOS: Scenario[] = [
   soakScenario,
   abuseScenario,
   fleetScenario,
+  firstStartScenario,
 ];
 
 const wanted = process.argv.slice(2).filter((a) => !a.startsWith('-'));

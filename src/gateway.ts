@@ -662,6 +662,18 @@ export async function startGateway({
 
   const metrics = createRpcMetrics(registry);
 
+  // The request path (the adapter's client, gRPC both ways, the service) runs once before /health
+  // says ok: cold, its first run cost a caller's first proof 25–50 ms more, about as much as the
+  // proof. The request names no account, so it ends where the trees are read.
+  const validity = backends.validityProof;
+  let pathWarm = !(prover && validity);
+  if (!pathWarm)
+    void prover!.service
+      .whenWarm()
+      .then(() => validity!.getValidityProof({ hashes: [0n], addresses: [], api: 1, caller: 'warm-up' }))
+      .catch(() => undefined)
+      .finally(() => (pathWarm = true));
+
   const health = new HealthRegistry();
   health.add('rpc', () => ({ status: 'ready' }));
   if (monitor) health.add('queue', () => monitor.health());
@@ -681,13 +693,17 @@ export async function startGateway({
         : { status: 'unavailable', detail: `gRPC server at ${proverAddress} reports ${status}` };
     });
   const notConfigured = { status: 'disabled', detail: 'backend not configured' } as const;
-  health.add('validityProof', () =>
-    backends.validityProof
-      ? prover
-        ? warmUpHealth(prover.service.warmUpState())
-        : { status: 'ready' }
-      : notConfigured,
-  );
+  health.add('validityProof', () => {
+    if (!backends.validityProof) return notConfigured;
+    if (!prover) return { status: 'ready' };
+    const s = prover.service.warmUpState();
+    if (s.phase === 'warming' || pathWarm) return warmUpHealth(s);
+    return {
+      status: 'warming',
+      detail: 'running the request path once',
+      progress: { done: s.total, total: s.total },
+    };
+  });
   if (prover) health.add('provingKeys', () => keysHealth(prover));
   health.add('simulateBundle', () => (backends.bundleSimulator ? { status: 'ready' } : notConfigured));
   health.add('getAsset', () => (backends.assets ? { status: 'ready' } : notConfigured));

@@ -54,9 +54,10 @@ export interface ProverBackend {
  * and only where it fits the process's memory budget beside the keys already in (never evicting);
  * 'claim' reserves its tables in the process's memory budget where there is room beside the keys
  * (quick: made in list order); 'tables' maps or builds what was claimed (native); 'all' (the
- * default) loads everything, tables included, as a first proof would.
+ * default) loads everything, tables included, as a first proof would; 'proof' does that and proves
+ * the job's inputs once (warm-inputs.ts), the proof thrown away.
  */
-export type WarmStep = 'key' | 'claim' | 'tables' | 'all';
+export type WarmStep = 'key' | 'claim' | 'tables' | 'all' | 'proof';
 
 export type WarmJob = ProveJob & { step?: WarmStep };
 
@@ -73,6 +74,8 @@ export interface WarmInfo {
   witnessMs?: number;
   /** Why the warm-up witness failed (the shape still proves; a caller's first witness pays the first run). */
   witnessError?: string;
+  /** 'proof': the warm-up proof's time, witness included. */
+  proofMs?: number;
   tablesReady: boolean;
   /** Native: the tables' file at the key's load ("loaded": mapped, nothing built). */
   tableFile?: string;

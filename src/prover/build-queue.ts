@@ -11,6 +11,11 @@
 // CAP_SYS_NICE); where it does not, it goes on at 19, which costs it time only while client work
 // keeps the cores busy. A client's build that does not fit in memory beside background builds
 // stops them (they start again later from the beginning).
+//
+// Priority alone did not keep client proofs fast: beside a nice-19 build on two cores, a proof of
+// 42 ms took 55–96 ms (the build took the cores at every sync point of the proof, and the caches
+// with them). So while clients' proofs run or wait, background builds stand still (stopped, as a
+// process is by SIGSTOP), with a slice now and then so that they still progress under load.
 import { availableParallelism } from 'node:os';
 import type { Logger } from '../obs/log.js';
 import type { MetricsRegistry } from '../obs/metrics.js';
@@ -33,8 +38,18 @@ export interface BuildHandle {
   readonly step?: string | undefined;
   /** Changes the build's nice value: false where it cannot be raised. */
   setNice(nice: number): boolean;
+  /** Stops the build where it is (true), or lets it go on (false). */
+  pause(on: boolean): void;
   kill(): void;
 }
+
+/**
+ * While clients' proofs run, background builds stop where they are; one stopped this long runs a
+ * slice anyway, so that under a steady stream of proofs they still progress (as background proofs
+ * do: native/src/preempt.hpp).
+ */
+const MAX_PAUSE_MS = 1000;
+const SLICE_MS = 250;
 
 export interface KeyBuildQueueOptions {
   /** Starts a shape's build at a nice value. */
@@ -89,7 +104,11 @@ export class KeyBuildQueue {
   /** This machine's build time against the estimates' reference (a moving average of finished builds). */
   private speed = 1;
   private closed = false;
+  /** Clients' proofs are running or waiting: background builds stand still. */
+  private yielding = false;
+  private sliceTimer: NodeJS.Timeout | undefined;
   private readonly outcomes?: ReturnType<MetricsRegistry['counter']>;
+  private readonly pauses?: ReturnType<MetricsRegistry['counter']>;
 
   constructor(private readonly o: KeyBuildQueueOptions) {
     this.concurrency = Math.max(1, o.concurrency || Math.floor(availableParallelism() / 4));
@@ -101,6 +120,10 @@ export class KeyBuildQueue {
       ]);
       m.gauge('zkgate_key_builds_running', 'Proving-key builds running', [], () => this.running().length);
       m.gauge('zkgate_key_builds_queued', 'Proving-key builds waiting to start', [], () => this.queued().length);
+      this.pauses = m.counter(
+        'zkgate_key_build_pauses_total',
+        "Times background key builds stood still for clients' proofs",
+      );
     }
   }
 
@@ -183,9 +206,41 @@ export class KeyBuildQueue {
     };
   }
 
+  /**
+   * Whether clients' proofs are running or waiting (the pool says when this changes): background
+   * builds stop meanwhile, so those proofs have the cores and caches to themselves.
+   */
+  clientsActive(active: boolean): void {
+    if (active === this.yielding || this.closed) return;
+    this.yielding = active;
+    clearTimeout(this.sliceTimer);
+    this.sliceTimer = undefined;
+    if (!active) return this.pauseBackground(false);
+    this.pauses?.inc();
+    this.pauseBackground(true);
+    // A slice now and then, while the proofs go on.
+    const cycle = () => {
+      this.sliceTimer = setTimeout(() => {
+        this.pauseBackground(false);
+        this.sliceTimer = setTimeout(() => {
+          this.pauseBackground(true);
+          cycle();
+        }, SLICE_MS);
+        this.sliceTimer.unref();
+      }, MAX_PAUSE_MS);
+      this.sliceTimer.unref();
+    };
+    cycle();
+  }
+
+  private pauseBackground(on: boolean): void {
+    for (const i of this.running()) if (!isClient(i)) i.handle!.pause(on);
+  }
+
   /** Stops every build (each one's waiters get prover_unavailable). */
   close(): void {
     this.closed = true;
+    clearTimeout(this.sliceTimer);
     for (const item of this.items.values()) {
       item.handle?.kill();
       item.reject(new ProverError('prover_unavailable', 'Prover is shutting down'));
@@ -217,6 +272,7 @@ export class KeyBuildQueue {
     item.priority = priority;
     item.seq = ++this.seq;
     if (item.handle && priority === 'client') {
+      item.handle.pause(false);
       const raised = item.handle.setNice(NICE_BUILD);
       this.o.log.info('a client waits for a proving key being built', {
         circuit: item.shape.name,
@@ -271,6 +327,7 @@ export class KeyBuildQueue {
       return this.fail(item, e);
     }
     const handle = item.handle;
+    if (this.yielding && !isClient(item)) handle.pause(true);
     this.o.log.info('building proving key', {
       circuit: item.shape.name,
       priority: item.priority,

@@ -35,6 +35,7 @@ import {
   buildWitnessCalculator,
   calculateStructuredWitness,
   calculateWitness,
+  warmProof,
   warmWitness,
   witnessValues,
   type WitnessCalculator,
@@ -215,7 +216,12 @@ export class NativeBackend implements ProverBackend {
     // Structured keys have no tables; accelerators keep their own copy of the key.
     const tablesReady = loaded.circuit || this.accelerated ? false : this.addon.waitTables(loaded.key);
     const loadMs = performance.now() - t;
-    const witness = loaded.wc ? await warmWitness(loaded.wc, job) : {};
+    const witness =
+      step === 'proof'
+        ? await warmProof(() => this.proveOnce(job))
+        : loaded.wc
+          ? await warmWitness(loaded.wc, job)
+          : {};
     return {
       loadMs,
       ...witness,

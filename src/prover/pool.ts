@@ -7,7 +7,15 @@ import { Piscina } from 'piscina';
 import type { MetricsRegistry } from '../obs/metrics.js';
 import { PISCINA_EXEC_ARGV, workerUrl } from '../util/worker-url.js';
 import { loadNativeAddon } from '../zk/native-addon.js';
-import type { AcceleratorOptions, BackendName, BackendProof, ProveJob, WarmInfo, WarmStep } from './backend.js';
+import type {
+  AcceleratorOptions,
+  BackendName,
+  BackendProof,
+  ProveJob,
+  WarmInfo,
+  WarmJob,
+  WarmStep,
+} from './backend.js';
 import { ProverError } from './errors.js';
 import type { WarmResult, WorkerConfig, WorkerResult } from './prove.worker.js';
 
@@ -95,6 +103,9 @@ export class ProverPool {
   /** Client requests admitted by hold() and still preparing their inputs: in all, and per caller. */
   private held = 0;
   private readonly heldBy = new Map<string, number>();
+  /** Whether client requests are in the pool (admitted, waiting or proving), and who wants to know. */
+  private clientsActive = false;
+  private readonly activityListeners: ((active: boolean) => void)[] = [];
 
   constructor(private readonly options: PoolOptions) {
     const cores = availableParallelism();
@@ -191,6 +202,22 @@ export class ProverPool {
     return this.waiting.length;
   }
 
+  /**
+   * Calls `listener` whenever client requests come into an empty pool (true) or the last one
+   * leaves (false): a request counts from its admission (hold) to its proof's end. Background work
+   * that would slow them (key builds) stands still meanwhile.
+   */
+  onClientActivity(listener: (active: boolean) => void): void {
+    this.activityListeners.push(listener);
+  }
+
+  private activity(): void {
+    const active = this.held + this.running - this.runningBackground + this.clientWaiting() > 0;
+    if (active === this.clientsActive) return;
+    this.clientsActive = active;
+    for (const l of this.activityListeners) l(active);
+  }
+
   get busy(): number {
     return this.running;
   }
@@ -276,14 +303,16 @@ export class ProverPool {
 
   /**
    * Loads the job's key, witness calculator and tables in every worker (start-up warm-up, beside
-   * the queue), and calculates the job's witness there once where it has inputs. Piscina gives
+   * the queue), and calculates the job's witness there once where it has inputs (with step
+   * 'proof', proves them once). Piscina gives
    * concurrent tasks to idle workers one each; a worker that was busy may take two, so rounds
    * repeat until every worker has answered.
    */
-  async warmAll(job: ProveJob): Promise<{ workers: number } & WarmInfo> {
+  async warmAll(job: ProveJob | WarmJob): Promise<{ workers: number } & WarmInfo> {
     const seen = new Set<number>();
     let loadMs = 0;
     let witnessMs: number | undefined;
+    let proofMs: number | undefined;
     let witnessError: string | undefined;
     let tablesReady = true;
     let tableFile: string | undefined;
@@ -300,6 +329,7 @@ export class ProverPool {
         seen.add(r.threadId);
         loadMs = Math.max(loadMs, r.loadMs);
         if (r.witnessMs !== undefined) witnessMs = Math.max(witnessMs ?? 0, r.witnessMs);
+        if (r.proofMs !== undefined) proofMs = Math.max(proofMs ?? 0, r.proofMs);
         witnessError ??= r.witnessError;
         tablesReady &&= r.tablesReady;
         tableFile ??= r.tableFile;
@@ -310,6 +340,7 @@ export class ProverPool {
       workers: seen.size,
       loadMs,
       ...(witnessMs !== undefined ? { witnessMs } : {}),
+      ...(proofMs !== undefined ? { proofMs } : {}),
       ...(witnessError !== undefined ? { witnessError } : {}),
       tablesReady,
       ...(tableFile ? { tableFile } : {}),
@@ -329,16 +360,20 @@ export class ProverPool {
     if (refused) throw refused;
     this.held++;
     if (caller !== undefined) this.heldBy.set(caller, (this.heldBy.get(caller) ?? 0) + 1);
+    this.activity();
     let released = false;
     return {
       release: () => {
         if (released) return;
         released = true;
         this.held--;
-        if (caller === undefined) return;
-        const n = (this.heldBy.get(caller) ?? 1) - 1;
-        if (n > 0) this.heldBy.set(caller, n);
-        else this.heldBy.delete(caller);
+        if (caller !== undefined) {
+          const n = (this.heldBy.get(caller) ?? 1) - 1;
+          if (n > 0) this.heldBy.set(caller, n);
+          else this.heldBy.delete(caller);
+        }
+        // A request that goes on to run() is in the queue by then (run() releases, then queues).
+        queueMicrotask(() => this.activity());
       },
     };
   }
@@ -365,6 +400,7 @@ export class ProverPool {
         if (i >= 0) this.waiting.splice(i, 1);
         entry.cleanup();
         this.proofs?.inc([job.shape, i >= 0 ? 'expired_in_queue' : 'expired']);
+        this.activity();
         reject(err);
       };
       // No deadline beyond setTimeout's range (background work): the timer would fire at once.
@@ -385,6 +421,7 @@ export class ProverPool {
       if (signal?.aborted) return onAbort();
       this.waiting.push(entry);
       this.pump();
+      this.activity();
     });
   }
 
@@ -457,6 +494,7 @@ export class ProverPool {
           this.running--;
           if (next.background) this.runningBackground--;
           this.pump();
+          this.activity();
         });
     }
   }

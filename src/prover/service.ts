@@ -90,6 +90,7 @@ export interface WarmUpState {
 
 export class ProverService {
   private warmState: WarmUpState = { phase: 'idle', total: 0, done: 0, failed: [] };
+  private warming: Promise<WarmUpState> | undefined;
   /** Keys in use (built first where missing), with the bytes their files take (a worker's memory budget counts them). */
   private readonly loaded = new Map<string, Promise<ProvingKey & { keyBytes: number }>>();
   readonly builds: KeyBuildQueue;
@@ -103,6 +104,7 @@ export class ProverService {
         ...(o.buildRefusal ? { refusal: o.buildRefusal } : {}),
         log: o.log,
       });
+    o.pool.onClientActivity((active) => this.builds.clientsActive(active));
   }
 
   get backendName(): string {
@@ -132,7 +134,11 @@ export class ProverService {
       }
       p = (build ? this.builds.want(shape, priority) : Promise.resolve())
         .then(() => this.o.keys.ensure(shape.name))
-        .then((k) => ({ ...k, keyBytes: statSync(k.zkeyPath).size + (k.wasmPath ? statSync(k.wasmPath).size : 0) }));
+        .then((k) => {
+          // Installed as soon as it is here: a first proof paid the program's patch (30 ms and more).
+          this.o.onKey?.(k);
+          return { ...k, keyBytes: statSync(k.zkeyPath).size + (k.wasmPath ? statSync(k.wasmPath).size : 0) };
+        });
       p.catch((e: unknown) => {
         this.loaded.delete(shape.name);
         // A shape --proving-keys light has no key for: the caller is told; nothing broke.
@@ -205,6 +211,11 @@ export class ProverService {
     };
   }
 
+  /** The start-up warm-up's end (at once where none runs). */
+  whenWarm(): Promise<WarmUpState> {
+    return this.warming ?? Promise.resolve(this.warmUpState());
+  }
+
   /**
    * Every listed shape: its key built if missing, then loaded with its witness calculator and
    * fixed-base tables in every worker, so the first proofs run at full speed. Within the memory
@@ -213,14 +224,18 @@ export class ProverService {
    * fit beside the keys (the rest prove without them); both reported. Progress is `warmUp()`'s
    * state; a shape that fails is logged and the others go on.
    */
-  async warmUp(names: readonly string[]): Promise<WarmUpState> {
+  warmUp(names: readonly string[]): Promise<WarmUpState> {
+    this.warming = this.warmUpNow(names);
+    return this.warming;
+  }
+
+  private async warmUpNow(names: readonly string[]): Promise<WarmUpState> {
     const started = Date.now();
     this.warmState = { phase: 'warming', total: names.length, done: 0, failed: [] };
     // The workers compile each circuit's witness code whole when they load it (prove.worker.ts);
-    // what a worker's first witness still pays once, whatever the shape, is the witness path's own
-    // first run (the calculator's JavaScript): one shape's job carries valid inputs
-    // (warm-inputs.ts), and every worker calculates that witness once.
-    let witnessPlanned = false;
+    // what a worker's first proof of a shape still paid (1.5–2× its steady time after /health said
+    // ok: the witness path's first run, the tables' pages, the prover's buffers) is paid here: each
+    // job carries valid inputs (warm-inputs.ts), and every worker proves each shape once.
     // Every listed key's build queued at once, in list order (build-queue.ts runs them).
     const keys = names.map((name) =>
       this.key(shapeByName(name), { deadline: Number.MAX_SAFE_INTEGER }, 'preload').catch((e: unknown) => e as Error),
@@ -229,8 +244,7 @@ export class ProverService {
       const shape = shapeByName(names[i]!);
       const key = await keys[i]!;
       if (key instanceof Error) throw key;
-      const inputs = witnessPlanned ? undefined : warmUpInputs(shape);
-      if (inputs) witnessPlanned = true;
+      const inputs = warmUpInputs(shape);
       return {
         shape: shape.name,
         zkeyPath: key.zkeyPath,
@@ -336,9 +350,9 @@ export class ProverService {
     this.warmState.current = name;
     try {
       if (job instanceof Error) throw job;
-      const w = await this.o.pool.warmAll(job);
+      const w = await this.o.pool.warmAll(Object.keys(job.inputs).length > 0 ? { ...job, step: 'proof' } : job);
       if (w.witnessError !== undefined)
-        this.o.log.warn("circuit warm-up witness failed: the first caller pays the witness path's first run", {
+        this.o.log.warn("circuit warm-up proof failed: the first caller pays the proof path's first run", {
           circuit: name,
           error: w.witnessError,
         });
@@ -347,6 +361,7 @@ export class ProverService {
         workers: w.workers,
         ms: Math.round(w.loadMs),
         ...(w.witnessMs !== undefined ? { witnessMs: Math.round(w.witnessMs) } : {}),
+        ...(w.proofMs !== undefined ? { proofMs: Math.round(w.proofMs) } : {}),
         tables: w.tablesReady,
         ...(w.tableFile ? { tableFile: w.tableFile } : {}),
       });

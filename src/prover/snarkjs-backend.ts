@@ -11,12 +11,13 @@ import { fromSnarkjs } from '../zk/proof-format.js';
 import type { StructuredCircuit } from '../zk/structured/cs.js';
 import { structuredCircuit } from '../zk/structured/registry.js';
 import { readZkeyHeader } from '../zk/zkey.js';
-import type { BackendOptions, BackendProof, ProveJob, ProverBackend, WarmInfo } from './backend.js';
+import type { BackendOptions, BackendProof, ProveJob, ProverBackend, WarmInfo, WarmJob } from './backend.js';
 import { KeyCache } from './key-cache.js';
 import {
   buildWitnessCalculator,
   calculateStructuredWitness,
   calculateWitness,
+  warmProof,
   warmWitness,
   wtnsFile,
   type WitnessCalculator,
@@ -67,11 +68,12 @@ export class SnarkjsBackend implements ProverBackend {
     });
   }
 
-  async warm(job: ProveJob): Promise<WarmInfo> {
+  async warm(job: WarmJob): Promise<WarmInfo> {
     const t = performance.now();
     const { wc } = await this.load(job).value;
     const loadMs = performance.now() - t;
-    return { loadMs, ...(wc ? await warmWitness(wc, job) : {}), tablesReady: false };
+    const first = job.step === 'proof' ? await warmProof(() => this.prove(job)) : wc ? await warmWitness(wc, job) : {};
+    return { loadMs, ...first, tablesReady: false };
   }
 
   async prove(job: ProveJob): Promise<BackendProof> {

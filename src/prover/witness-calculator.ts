@@ -111,3 +111,19 @@ export async function warmWitness(
   }
   return { witnessMs: performance.now() - t };
 }
+
+/**
+ * A warm-up proof (the preload's last step): run once where the job has inputs, so that a worker's
+ * first proof of the shape is not a caller's; its time, or why it failed (the shape still proves).
+ */
+export async function warmProof(
+  prove: () => Promise<unknown>,
+): Promise<{ proofMs: number } | { witnessError: string }> {
+  const t = performance.now();
+  try {
+    await prove();
+  } catch (e) {
+    return { witnessError: String((e as Error)?.message ?? e) };
+  }
+  return { proofMs: performance.now() - t };
+}

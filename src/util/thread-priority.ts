@@ -68,13 +68,22 @@ export function processTree(pid: number): { pids: number[]; tids: number[] } {
   return { pids, tids };
 }
 
+/** The threads of process `pid` alone. */
+function threadsOf(pid: number): number[] {
+  try {
+    return readdirSync(`/proc/${pid}/task`).map(Number);
+  } catch {
+    return [];
+  }
+}
+
 /**
- * Gives every thread of process `pid` and of its descendants the nice value `nice`: lowering always
+ * Gives every thread of process `pid` (and of its descendants, unless told not to) the nice value `nice`: lowering always
  * works, raising needs the privilege to (root, CAP_SYS_NICE, or RLIMIT_NICE). False if any thread
  * could not be changed.
  */
-export function niceTree(pid: number, nice: number): boolean {
-  const { tids } = processTree(pid);
+export function niceTree(pid: number, nice: number, descendants = true): boolean {
+  const tids = descendants ? processTree(pid).tids : threadsOf(pid);
   let all = tids.length > 0;
   for (const tid of tids) {
     try {

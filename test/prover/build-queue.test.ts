@@ -18,6 +18,8 @@ interface Started {
   circuit: string;
   nice: number;
   nices: number[];
+  /** pause(true / false) as the queue called it. */
+  pauses: boolean[];
   killed: boolean;
   finish(): void;
   fail(why: string): void;
@@ -42,6 +44,7 @@ function harness(
         circuit: shape.name,
         nice,
         nices: [],
+        pauses: [],
         killed: false,
         finish,
         fail: (why) => fail(new Error(why)),
@@ -57,6 +60,7 @@ function harness(
           s.nices.push(n);
           return true;
         },
+        pause: (on) => s.pauses.push(on),
         kill: () => {
           s.killed = true;
           fail(new Error('stopped'));
@@ -227,3 +231,36 @@ test('closing stops the builds and tells every waiter', async () => {
   assert.equal(h.started[0]!.killed, true);
   await assert.rejects(h.queue.want(shape('v1_inclusion_26_2'), 'client'), /shutting down/);
 });
+
+test("background builds stand still while clients' proofs run, a slice now and then; a client's build does not", async () => {
+  const h = harness();
+  void h.queue.want(shape('batch_append_32_10'), 'forester');
+  void h.queue.want(shape('v1_non-inclusion_26_1'), 'client');
+  const [background, client] = h.started;
+  h.queue.clientsActive(true);
+  assert.deepEqual(background!.pauses, [true]);
+  assert.deepEqual(client!.pauses, []);
+  // A background build that starts meanwhile starts stopped.
+  await h.finish('batch_append_32_10');
+  void h.queue.want(shape('batch_update_32_10'), 'forester');
+  const next = h.started[2]!;
+  assert.deepEqual(next.pauses, [true]);
+  // Under a stream of proofs, a slice comes (after a second stopped), then it stops again.
+  await until(() => next.pauses.length >= 3, 10_000);
+  assert.deepEqual(next.pauses.slice(0, 3), [true, false, true]);
+  h.queue.clientsActive(false);
+  assert.equal(next.pauses.at(-1), false, 'going on once the proofs are done');
+  // A client comes to wait for it: it goes on, stream or not.
+  h.queue.clientsActive(true);
+  assert.equal(next.pauses.at(-1), true);
+  void h.queue.want(shape('batch_update_32_10'), 'client');
+  assert.equal(next.pauses.at(-1), false);
+  h.queue.close();
+});
+
+async function until(ok: () => boolean, ms: number): Promise<void> {
+  for (const end = Date.now() + ms; !ok();) {
+    assert.ok(Date.now() < end, 'timed out');
+    await new Promise((r) => setTimeout(r, 20));
+  }
+}

@@ -59,7 +59,7 @@ export async function startProverGateway(
 const big = (s: string) => base58ToBigInt(s);
 
 /** Verifies a V1 getValidityProof result: public inputs are its roots and leaves, accounts first. */
-export async function verifyV1(result: any, nAccounts: number, circuit: string): Promise<void> {
+export async function verifyV1(result: any, nAccounts: number, circuit: string, store = keys): Promise<void> {
   const v = result.value;
   const roots: bigint[] = v.roots.map(big);
   const leaves: bigint[] = v.leaves.map(big);
@@ -69,11 +69,11 @@ export async function verifyV1(result: any, nAccounts: number, circuit: string):
     ...roots.slice(nAccounts),
     ...leaves.slice(nAccounts),
   ];
-  await assertVerifies(await keys.verificationKey(circuit), inputs, decompressProof(v.compressedProof));
+  await assertVerifies(await store.verificationKey(circuit), inputs, decompressProof(v.compressedProof));
 }
 
 /** Verifies a V2 result against the public input hash recomputed from its roots, hashes and addresses. */
-export async function verifyV2(result: any, circuit: string): Promise<void> {
+export async function verifyV2(result: any, circuit: string, store = keys): Promise<void> {
   const v = result.value;
   const hash = publicInputHash({
     roots: v.accounts.map((a: any) => big(a.root)),
@@ -81,5 +81,5 @@ export async function verifyV2(result: any, circuit: string): Promise<void> {
     addressRoots: v.addresses.map((a: any) => big(a.root)),
     addresses: v.addresses.map((a: any) => big(a.address)),
   });
-  await assertVerifies(await keys.verificationKey(circuit), [hash], decompressProof(v.compressedProof));
+  await assertVerifies(await store.verificationKey(circuit), [hash], decompressProof(v.compressedProof));
 }

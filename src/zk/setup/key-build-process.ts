@@ -1,7 +1,7 @@
-// Starts a proving key's build in a child process (key-build.child.ts) at a given nice value, and
-// controls it: its progress, a priority raised while it runs, a kill.
+// Starts a proving key's build in processes of its own (key-build.guard.ts, which runs
+// key-build.child.ts) at a given nice value, and controls it: its progress, a pause while client
+// proofs run, a priority raised while it runs, a kill.
 import { spawn } from 'node:child_process';
-import { existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { niceTree, processTree } from '../../util/thread-priority.js';
 import { workerUrl } from '../../util/worker-url.js';
@@ -25,21 +25,22 @@ export interface KeyBuildProcess {
   readonly step: string | undefined;
   /** Changes the nice value of every thread of the build: false where raising it is not allowed. */
   setNice(nice: number): boolean;
+  /** Stops the build where it is (true), or lets it go on (false). */
+  pause(on: boolean): void;
   /** Stops the build (its compiler too); `done` then rejects. */
   kill(): void;
 }
 
-const CHILD = new URL('./key-build.child.js', import.meta.url);
-
-/** coreutils' nice: the build's process starts at its nice value, its first threads too. */
-const NICE = ['/usr/bin/nice', '/bin/nice'].find((p) => existsSync(p));
+const GUARD = new URL('./key-build.guard.js', import.meta.url);
 
 export function startKeyBuild(task: KeyBuildTask): KeyBuildProcess {
-  // Plain JavaScript from dist/: the parent's loader flags (tsx) are not needed there. Without
-  // `nice`, the child sets its threads' nice value itself, first thing.
-  const node = [process.execPath, fileURLToPath(workerUrl(CHILD)), JSON.stringify(task)];
-  const [command, ...args] = NICE ? [NICE, '-n', String(task.nice), ...node] : node;
-  const child = spawn(command!, args, { stdio: ['ignore', 'ignore', 'pipe', 'ipc'], serialization: 'json' });
+  // Plain JavaScript from dist/: the parent's loader flags (tsx) are not needed there.
+  const child = spawn(process.execPath, [fileURLToPath(workerUrl(GUARD)), JSON.stringify(task)], {
+    stdio: ['ignore', 'ignore', 'pipe', 'ipc'],
+    serialization: 'json',
+  });
+  /** The build's processes, below its guard: the build itself first, then its compiler. */
+  const buildProcesses = () => (child.pid === undefined ? [] : processTree(child.pid).pids.slice(1));
   let step: string | undefined;
   let stderr = '';
   child.stderr!.on('data', (d: Buffer) => (stderr = (stderr + d.toString()).slice(-4000)));
@@ -71,12 +72,33 @@ export function startKeyBuild(task: KeyBuildTask): KeyBuildProcess {
     get step() {
       return step;
     },
-    setNice: (nice) => child.pid !== undefined && child.exitCode === null && niceTree(child.pid, nice),
+    setNice: (nice) => {
+      const pids = buildProcesses();
+      return pids.length > 0 && pids.every((pid) => niceTree(pid, nice, false));
+    },
+    pause(on) {
+      // Signalled from here, at once: a stopped build starts no process, so a second look finds
+      // any its first look missed.
+      const sig = on ? 'SIGSTOP' : 'SIGCONT';
+      const done = new Set<number>();
+      for (let round = 0; round < 3; round++) {
+        const pids = buildProcesses().filter((p) => !done.has(p));
+        if (pids.length === 0) break;
+        for (const pid of pids) {
+          done.add(pid);
+          try {
+            process.kill(pid, sig);
+          } catch {
+            // ended meanwhile
+          }
+        }
+      }
+    },
     kill() {
       if (child.exitCode !== null || child.signalCode !== null) return;
       killed = true;
-      // At once, compiler included: a build holds nothing that needs a clean stop (its lock and
-      // temporary files are taken over by the next build of the shape).
+      // At once, stopped or not, compiler included: a build holds nothing that needs a clean stop
+      // (its lock and temporary files are taken over by the next build of the shape).
       const { pids } = child.pid !== undefined ? processTree(child.pid) : { pids: [] };
       child.kill('SIGKILL');
       for (const pid of pids.slice(1))
