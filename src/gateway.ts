@@ -333,6 +333,27 @@ function validityBackend(
 }
 
 /**
+ * With the prover in this process, a client's proof request is the prover's work from its arrival
+ * here: background key builds stand still from then, not only from the gRPC hop's far end.
+ */
+function arrivingAt(
+  prover: Prover | undefined,
+  backend: NonNullable<Backends['validityProof']>,
+): NonNullable<Backends['validityProof']> {
+  if (!prover) return backend;
+  return {
+    async getValidityProof(req) {
+      const done = prover.pool.incoming();
+      try {
+        return await backend.getValidityProof(req);
+      } finally {
+        done();
+      }
+    },
+  };
+}
+
+/**
  * What the prover admits at most (its workers, plus its queue or one key's share of it), as this
  * process's options say: the adapter sheds the rest before calling it (proof-admission.ts).
  */
@@ -622,7 +643,7 @@ export async function startGateway({
     ...(client || (queued && !given.validityProof)
       ? {
           validityProof: admitProofs(
-            validityBackend(client, chain, prover, queued),
+            arrivingAt(prover, validityBackend(client, chain, prover, queued)),
             proofLimits(config, prover?.pool.threads),
             registry,
           ),

@@ -105,6 +105,8 @@ export class ProverPool {
   private readonly heldBy = new Map<string, number>();
   /** Whether client requests are in the pool (admitted, waiting or proving), and who wants to know. */
   private clientsActive = false;
+  /** Client requests announced by incoming() and not yet done. */
+  private arriving = 0;
   private readonly activityListeners: ((active: boolean) => void)[] = [];
 
   constructor(private readonly options: PoolOptions) {
@@ -211,8 +213,25 @@ export class ProverPool {
     this.activityListeners.push(listener);
   }
 
+  /**
+   * A client's request on its way to this pool (from its arrival in this process: the adapter's
+   * call, before the gRPC hop and the inputs), counted as client activity until the returned
+   * function is called. Only the activity: admission is hold()'s.
+   */
+  incoming(): () => void {
+    this.arriving++;
+    this.activity();
+    let done = false;
+    return () => {
+      if (done) return;
+      done = true;
+      this.arriving--;
+      this.activity();
+    };
+  }
+
   private activity(): void {
-    const active = this.held + this.running - this.runningBackground + this.clientWaiting() > 0;
+    const active = this.arriving + this.held + this.running - this.runningBackground + this.clientWaiting() > 0;
     if (active === this.clientsActive) return;
     this.clientsActive = active;
     for (const l of this.activityListeners) l(active);
