@@ -8,6 +8,15 @@ export const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 /** Keys built for benchmarks persist here between runs (like the test suite's cache). */
 export const BENCH_CACHE = join(ROOT, 'node_modules/.cache/zkgate-bench');
 export const BENCH_KEY = 'bench-key-0123456789';
+/**
+ * A bench gateway's key, no rate limit, warnings only, and no proving keys loaded or built in the
+ * background: for scenarios that measure something else than proving.
+ */
+export const QUIET_GATEWAY_ARGS: readonly string[] = [
+  ...['--api-keys', BENCH_KEY, '--rate-limit', '0', '--log-level', 'warn'],
+  ...['--preload-circuits', '', '--build-at-start', 'none'],
+];
+
 /** The gRPC token the benchmarks' gateways require (--grpc-token). */
 export const BENCH_GRPC_TOKEN = 'bench-grpc-token-0123456789';
 

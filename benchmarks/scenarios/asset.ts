@@ -12,7 +12,7 @@ import { Ledger, type StoredAccount } from '../../src/ledger/index.js';
 import { decodeBase58 } from '../../src/zk/base58.js';
 import { measure, printTable } from '../lib/load.js';
 import { startProcess } from '../lib/processes.js';
-import { ROOT as root, BENCH_KEY as KEY } from '../lib/paths.js';
+import { ROOT as root, BENCH_KEY as KEY, QUIET_GATEWAY_ARGS } from '../lib/paths.js';
 
 const DURATION = Number(process.env.BENCH_DURATION ?? 10);
 const ASSETS = Number(process.env.BENCH_ASSETS ?? 2000);
@@ -151,20 +151,8 @@ export const assetScenario = {
           join(root, 'dist/main.js'),
           'start',
           ...['--rpc-port', '0', '--grpc-port', '0', '--prove-port', '0', '--data-dir', join(dir, 'data')],
-          ...[
-            '--api-keys',
-            KEY,
-            '--rate-limit',
-            '0',
-            '--log-level',
-            'warn',
-            '--account-dir',
-            accounts,
-            '--preload-circuits',
-            '',
-            '--build-at-start',
-            'none',
-          ],
+          ...QUIET_GATEWAY_ARGS,
+          ...['--account-dir', accounts],
         ],
         /JSON-RPC\s+(http:\S+)\?api-key=/,
         { timeoutMs: 120_000 },

@@ -31,7 +31,7 @@ import {
 import { measure, printTable } from '../lib/load.js';
 import { startProcess } from '../lib/processes.js';
 import { envList, table } from '../lib/table.js';
-import { ROOT as root, BENCH_CACHE as CACHE, BENCH_KEY as KEY } from '../lib/paths.js';
+import { ROOT as root, BENCH_CACHE as CACHE, BENCH_KEY as KEY, QUIET_GATEWAY_ARGS } from '../lib/paths.js';
 
 const DURATION = Number(process.env.BENCH_DURATION ?? 10);
 const PARTS = envList(process.env.BENCH_COMPRESSION_PARTS, ['ingest', 'query', 'e2e']);
@@ -162,18 +162,7 @@ async function queryPart(): Promise<void> {
         join(root, 'dist/main.js'),
         'start',
         ...['--rpc-port', '0', '--grpc-port', '0', '--prove-port', '0', '--data-dir', dataDir],
-        ...[
-          '--api-keys',
-          KEY,
-          '--rate-limit',
-          '0',
-          '--log-level',
-          'warn',
-          '--preload-circuits',
-          '',
-          '--build-at-start',
-          'none',
-        ],
+        ...QUIET_GATEWAY_ARGS,
       ],
       /JSON-RPC\s+(http:\S+)\?api-key=/,
       { timeoutMs: 120_000 },

@@ -14,7 +14,7 @@ import { encodeBase58 } from '../../src/zk/base58.js';
 import { measure, printTable } from '../lib/load.js';
 import { startProcess, type Started } from '../lib/processes.js';
 import { envList, table } from '../lib/table.js';
-import { ROOT as root, BENCH_KEY as KEY } from '../lib/paths.js';
+import { ROOT as root, BENCH_KEY as KEY, QUIET_GATEWAY_ARGS } from '../lib/paths.js';
 
 const PARTS = envList(process.env.BENCH_PUBSUB_PARTS, ['latency', 'fanout', 'gpa']);
 const DURATION = Number(process.env.BENCH_DURATION ?? 10);
@@ -58,18 +58,7 @@ async function startGateway(dataDir: string): Promise<{ gw: Started; url: string
       join(root, 'dist/main.js'),
       'start',
       ...['--rpc-port', '0', '--ws-port', '0', '--grpc-port', '0', '--prove-port', '0', '--data-dir', dataDir],
-      ...[
-        '--api-keys',
-        KEY,
-        '--rate-limit',
-        '0',
-        '--log-level',
-        'warn',
-        '--preload-circuits',
-        '',
-        '--build-at-start',
-        'none',
-      ],
+      ...QUIET_GATEWAY_ARGS,
     ],
     /JSON-RPC\s+(http:\S+)\?api-key=[^\n]*\n\s+websocket\s+(ws:\S+)\?api-key=/,
     { timeoutMs: 120_000 },
