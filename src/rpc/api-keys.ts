@@ -17,7 +17,8 @@ export type KeySource = 'configured' | 'generated' | 'stored';
 export class ApiKeys {
   private readonly digests: Buffer[];
   private readonly ids: string[];
-  private readonly adminIds: Set<string>;
+  /** Per digest: whether it is an admin key's. Decided by the whole key, never by its short id. */
+  private readonly admin: boolean[];
 
   /** `admin`: the --admin-keys, accepted as API keys too. */
   constructor(keys: readonly string[], admin: readonly string[] = []) {
@@ -25,20 +26,18 @@ export class ApiKeys {
     const all = [...new Set([...keys, ...admin])];
     this.digests = all.map(digest);
     this.ids = all.map(keyId);
-    this.adminIds = new Set(admin.map(keyId));
+    this.admin = all.map((k) => admin.includes(k));
   }
 
   get keyIds(): readonly string[] {
     return this.ids;
   }
 
-  /** Whether a verified key's id is one of the admin keys'. */
-  isAdmin(id: string): boolean {
-    return this.adminIds.has(id);
-  }
-
-  /** Returns the key id of a valid key; throws UnauthorizedError otherwise. */
-  verify(presented: string | null | undefined): string {
+  /**
+   * The key id of a valid key, and whether that key is an admin key (compared whole: two keys may
+   * share an id, a 4-byte prefix); throws UnauthorizedError otherwise.
+   */
+  identify(presented: string | null | undefined): { id: string; admin: boolean } {
     if (presented === null || presented === undefined || presented === '') {
       throw new UnauthorizedError('Unauthorized: missing API key; pass it as the query parameter `api-key`');
     }
@@ -49,7 +48,12 @@ export class ApiKeys {
       if (timingSafeEqual(d, this.digests[i]!) && match < 0) match = i;
     }
     if (match < 0) throw new UnauthorizedError('Unauthorized: invalid API key');
-    return this.ids[match]!;
+    return { id: this.ids[match]!, admin: this.admin[match]! };
+  }
+
+  /** The key id of a valid key; throws UnauthorizedError otherwise. */
+  verify(presented: string | null | undefined): string {
+    return this.identify(presented).id;
   }
 }
 

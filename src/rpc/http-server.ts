@@ -257,8 +257,9 @@ export class RpcHttpServer {
   private async rpc(req: IncomingMessage, url: string, q: number, note: RequestNote, reqId: string): Promise<Reply> {
     const { keys, metrics, dispatcher, maxBodyBytes } = this.deps;
     const presented = queryParam(url, q, 'api-key');
+    let isAdminKey: boolean;
     try {
-      note.keyId = keys.verify(presented);
+      ({ id: note.keyId, admin: isAdminKey } = keys.identify(presented));
     } catch (e) {
       metrics.authFailures.inc([presented ? 'invalid' : 'missing']);
       throw e;
@@ -287,7 +288,7 @@ export class RpcHttpServer {
     // A batch costs one token per request; the first was taken before reading the body.
     this.charge(note.keyId, Dispatcher.count(body) - 1);
     const rule = this.deps.adminRule ?? 'open';
-    const admin = rule === 'open' || (rule === 'keys' && keys.isAdmin(note.keyId));
+    const admin = rule === 'open' || (rule === 'keys' && isAdminKey);
     const out = await dispatcher.dispatch(body, { requestId: reqId, keyId: note.keyId, admin });
     note.method = out.method;
     note.outcome = out.outcome;

@@ -7,6 +7,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { postJson, startTestGateway, TEST_KEY, type TestGateway } from '../helpers/gateway.js';
 import { WsClient } from '../helpers/ws-client.js';
+import { ApiKeys, keyId } from '../../src/rpc/api-keys.js';
 
 const ADMIN = 'zkgate-admin-key-for-tests-0123';
 const ACCOUNT = '9xQeWvG816bUx9EPjHmaT23yvVM2ZWbrrpZb9PusVFin';
@@ -124,6 +125,35 @@ test('without --admin-keys, a gateway bound off loopback refuses the admin metho
       ),
     );
     assert.equal((await call(gw.url, 'getBalance', [ACCOUNT])).result.value, 0);
+  } finally {
+    await gw.stop();
+  }
+});
+
+test("a key sharing an admin key's short id is no admin: the whole key decides", async () => {
+  // Two keys with one 4-byte id, found by a birthday search (about 2^16 tries).
+  const seen = new Map<string, string>();
+  let pair: [string, string] | undefined;
+  for (let i = 0; !pair; i++) {
+    const key = `zkgate-collide-${i}-0123456789`;
+    const other = seen.get(keyId(key));
+    if (other) pair = [other, key];
+    else seen.set(keyId(key), key);
+  }
+  const [admin, user] = pair;
+  assert.equal(keyId(admin), keyId(user));
+  const keys = new ApiKeys([user], [admin]);
+  assert.deepEqual(keys.identify(user), { id: keyId(user), admin: false });
+  assert.deepEqual(keys.identify(admin), { id: keyId(admin), admin: true });
+  const gw = await startTestGateway({ apiKeys: [user], adminKeys: [admin] }, {}, { ledger: true });
+  try {
+    const userUrl = gw.url.replace(TEST_KEY, user);
+    assert.deepEqual(
+      await call(userUrl, 'requestAirdrop', [ACCOUNT, 1_000_000_000]),
+      refusal('requestAirdrop changes the chain for every caller: it needs one of the --admin-keys'),
+    );
+    assert.equal((await call(userUrl, 'getBalance', [ACCOUNT])).result.value, 0, 'nothing was written');
+    assert.equal(typeof (await call(gw.url.replace(TEST_KEY, admin), 'requestAirdrop', [ACCOUNT, 5])).result, 'string');
   } finally {
     await gw.stop();
   }
