@@ -1,7 +1,9 @@
 // Whether an IP address is one a server may fetch from on a caller's behalf: not loopback, private,
 // link-local, shared (CGNAT), multicast, unspecified, broadcast, documentation or reserved space,
-// in IPv4, IPv6, IPv4-mapped and NAT64 forms. What an attacker-chosen URL must not reach
-// (server-side request forgery): this machine, its network, its cloud's metadata service.
+// in IPv4, IPv6, and every IPv6 form that carries an IPv4 address (mapped, translated, compatible,
+// NAT64 well-known and local-use, 6to4, Teredo), each judged by the IPv4 it carries. What an
+// attacker-chosen URL must not reach (server-side request forgery): this machine, its network, its
+// cloud's metadata service.
 import { isIP } from 'node:net';
 
 // [first address as a number, prefix length]
@@ -56,8 +58,22 @@ function publicV6(ip: string): boolean {
   if (zeros(8)) return false; // :: unspecified
   if (zeros(7) && g[7] === 1) return false; // ::1 loopback
   if (zeros(5) && g[5] === 0xffff) return publicV4(embeddedV4); // ::ffff:a.b.c.d mapped
+  if (zeros(4) && g[4] === 0xffff && g[5] === 0) return publicV4(embeddedV4); // ::ffff:0:a.b.c.d translated (SIIT)
   if (zeros(6)) return publicV4(embeddedV4); // ::a.b.c.d compatible (deprecated)
   if (g[0] === 0x64 && g[1] === 0xff9b && g.slice(2, 6).every((x) => x === 0)) return publicV4(embeddedV4); // NAT64
+  if (g[0] === 0x64 && g[1] === 0xff9b && g[2] === 1) {
+    // 64:ff9b:1::/48, NAT64 for local use (RFC 8215), with a prefix of /48 to /96: the IPv4
+    // address is where RFC 6052 puts it for /48 (around the reserved octet) or at the end (/96);
+    // public only if both readings are.
+    const at48 = g[3]! * 0x10000 + (g[4]! & 0xff) * 0x100 + (g[5]! >>> 8);
+    return publicV4(at48) && publicV4(embeddedV4);
+  }
+  if (g[0] === 0x2002) return publicV4(g[1]! * 0x10000 + g[2]!); // 2002::/16 6to4: the IPv4 after the prefix
+  if (g[0] === 0x2001 && g[1] === 0) {
+    // 2001::/32 Teredo: the server's IPv4, and the client's (its bits inverted) at the end.
+    const server = g[2]! * 0x10000 + g[3]!;
+    return publicV4(server) && publicV4((~embeddedV4 >>> 0) & 0xffffffff);
+  }
   if ((g[0]! & 0xfe00) === 0xfc00) return false; // fc00::/7 unique local
   if ((g[0]! & 0xffc0) === 0xfe80) return false; // fe80::/10 link-local
   if ((g[0]! & 0xffc0) === 0xfec0) return false; // fec0::/10 site-local (deprecated)

@@ -70,6 +70,15 @@ test('public and non-public addresses: IPv4, IPv6, mapped and NAT64 forms', () =
     '::ffff:7f00:1',
     '::ffff:10.0.0.1',
     '64:ff9b::a9fe:a9fe',
+    // Every IPv6 form that carries an IPv4 address is judged by it.
+    '::ffff:0:127.0.0.1',
+    '::ffff:0:a9fe:a9fe',
+    '64:ff9b:1::7f00:1',
+    '64:ff9b:1:7f00:0:100::',
+    '2002:7f00:1::1',
+    '2002:a9fe:a9fe::',
+    '2001:0:7f00:1::808:808',
+    '2001:0:808:808::80ff:fffe',
     'fc00::1',
     'fd12:3456::1',
     'fe80::1',
@@ -87,6 +96,10 @@ test('public and non-public addresses: IPv4, IPv6, mapped and NAT64 forms', () =
     '2606:4700::1111',
     '::ffff:8.8.8.8',
     '64:ff9b::808:808',
+    '::ffff:0:8.8.8.8',
+    '64:ff9b:1:808:8:800:808:808',
+    '2002:808:808::1',
+    '2001:0:808:808::f7f7:f7f7',
   ];
   for (const a of allowed) assert.equal(isPublicAddress(a), true, a);
 });
