@@ -58,6 +58,7 @@ export interface Config {
   role: Role;
   provePort: number;
   proverApiKey: string;
+  proveCorsOrigins: string[];
   proverThreads: number;
   proverCurveThreads: number;
   proverBackend: ProverBackendChoice;
@@ -327,6 +328,12 @@ export const OPTIONS: readonly OptionSpec[] = [
     kind: 'string',
     default: '',
     help: 'when set, POST /prove needs it as X-API-Key or Authorization: Bearer (as Light does)',
+  },
+  {
+    key: 'proveCorsOrigins',
+    kind: 'list',
+    default: [],
+    help: "web page origins (e.g. http://localhost:3000) whose scripts may call Light's /prove API; a request from any other page (an Origin header) is refused, so that no page in a browser can drive a local prover",
   },
   { key: 'proverThreads', kind: 'count', default: 0, help: 'prover worker threads (0 = one per core)' },
   {

@@ -524,6 +524,7 @@ export async function startGateway({
         port: config.provePort,
         prove: (req, run) => queued.prove(req, explicitShape(req), run),
         apiKey: config.proverApiKey,
+        corsOrigins: config.proveCorsOrigins,
         timeoutMs: config.proofTimeoutMs,
         log,
         jobs: queue,

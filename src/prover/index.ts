@@ -243,6 +243,7 @@ export async function startProver(
           },
           warmUpState: () => service.warmUpState(),
           apiKey: config.proverApiKey,
+          corsOrigins: config.proveCorsOrigins,
           timeoutMs: config.proofTimeoutMs,
           keyBuildWaitMs: config.keyBuildWaitMs,
           log,

@@ -107,6 +107,8 @@ export interface LightHttpOptions {
   host: string;
   port: number;
   apiKey: string;
+  /** Web page origins whose scripts may call this API (CORS); a request from any other page is refused. */
+  corsOrigins?: readonly string[];
   timeoutMs: number;
   /** How long a proof may wait for its key's build (the local prover's; 0: not at all). */
   keyBuildWaitMs?: number;
@@ -131,14 +133,45 @@ export async function startLightHttp(opts: LightHttpOptions): Promise<LightHttpS
   const { log, jobs } = opts;
   const keyDigest = opts.apiKey ? digest(opts.apiKey) : undefined;
 
+  const corsOrigins = new Set(opts.corsOrigins ?? []);
+  /** The CORS headers of an allowed page's request; none for other callers. */
+  const cors = (res: ServerResponse): Record<string, string> => {
+    const origin = (res.req as IncomingMessage | undefined)?.headers.origin;
+    return origin && corsOrigins.has(origin) ? { 'access-control-allow-origin': origin, vary: 'origin' } : {};
+  };
+
   const send = (res: ServerResponse, status: number, body: unknown) => {
     const text = JSON.stringify(body);
     res.writeHead(status, {
       'content-type': 'application/json',
       'content-length': Buffer.byteLength(text),
-      'access-control-allow-origin': '*',
+      ...cors(res),
     });
     res.end(text);
+  };
+
+  /**
+   * Why a request may not start work, if it may not: one from a web page whose origin is not
+   * allowed (a page in the developer's browser must not drive a local prover, whose loopback
+   * API needs no key), or a proof request that is not JSON (a page's plain-text "simple request"
+   * needs no preflight).
+   */
+  const refusal = (req: IncomingMessage, route: string): [number, string, string] | undefined => {
+    const origin = req.headers.origin;
+    if (origin !== undefined && !corsOrigins.has(origin))
+      return [
+        403,
+        'forbidden_origin',
+        `requests from web pages are refused (Origin ${JSON.stringify(origin.slice(0, 200))}); allow a page's origin with --prove-cors-origins`,
+      ];
+    const type = (req.headers['content-type'] ?? '').split(';')[0]!.trim().toLowerCase();
+    if (route === 'prove' && type !== 'application/json')
+      return [
+        415,
+        'unsupported_media_type',
+        `Content-Type ${type ? JSON.stringify(type) : '(none)'}: send the proof request as application/json`,
+      ];
+    return undefined;
   };
 
   const authorized = (req: IncomingMessage): boolean => {
@@ -319,8 +352,12 @@ export async function startLightHttp(opts: LightHttpOptions): Promise<LightHttpS
   const handle = async (req: IncomingMessage, res: ServerResponse) => {
     const url = new URL(req.url ?? '/', 'http://x');
     if (req.method === 'OPTIONS') {
+      // A preflight: answered for the allowed pages only.
+      const origin = req.headers.origin;
+      if (origin === undefined || !corsOrigins.has(origin))
+        return send(res, 403, { code: 'forbidden_origin', message: 'no CORS for this origin (--prove-cors-origins)' });
       res.writeHead(204, {
-        'access-control-allow-origin': '*',
+        ...cors(res),
         'access-control-allow-methods': 'GET, POST, OPTIONS',
         'access-control-allow-headers': 'content-type, authorization, x-api-key, x-async, x-sync',
       });
@@ -347,6 +384,11 @@ export async function startLightHttp(opts: LightHttpOptions): Promise<LightHttpS
     const method = route === 'prove' ? 'POST' : 'GET';
     if (req.method !== method)
       return send(res, 405, { code: 'method_not_allowed', message: `${method} ${url.pathname}` });
+    const refused = refusal(req, route);
+    if (refused) {
+      req.resume();
+      return send(res, refused[0], { code: refused[1], message: refused[2] });
+    }
     if (!authorized(req)) return unauthorized(res);
     const started = Date.now();
     try {

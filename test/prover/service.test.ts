@@ -408,13 +408,16 @@ describe('roles', () => {
   });
 });
 
+/** The one web page origin the /prove tests allow (--prove-cors-origins). */
+const PAGE = 'http://localhost:5173';
+
 describe("Light's prover HTTP API", () => {
   let gw: ProverGateway;
   let store: TreeStore;
   let body: Record<string, unknown>;
   let publics: bigint[];
   before(async () => {
-    gw = await startProverGateway({ proverApiKey: 'light-secret' });
+    gw = await startProverGateway({ proverApiKey: 'light-secret', proveCorsOrigins: [PAGE] });
     // Witnesses from an independent tree holding the same leaves as smt1 would.
     store = await TreeStore.open(tempDir());
     store.registerTree({ pubkey: SMT1, kind: 'state', version: 1 });
@@ -460,6 +463,40 @@ describe("Light's prover HTTP API", () => {
     const res = await prove(old, { authorization: 'Bearer light-secret' });
     assert.equal(res.status, 200, res.text);
     await assertVerifies(await keys.verificationKey('v1_inclusion_26_1'), publics, fromRaw(JSON.parse(res.text)));
+  });
+
+  test('no web page may drive the prover: plain text and foreign origins are refused before any work; CORS for the configured origin only', async () => {
+    const proofs = () => gw.logs.filter((l) => l.includes('"msg":"proof"')).length;
+    const before = proofs();
+    const url = `http://127.0.0.1:${gw.gateway.provePort}/prove`;
+    // A page's "simple request" (no preflight): text/plain, with its origin.
+    const plain = await httpRequest(url, {
+      headers: { 'content-type': 'text/plain', 'x-api-key': 'light-secret' },
+      body: JSON.stringify(body),
+    });
+    assert.equal(plain.status, 415);
+    assert.deepEqual(JSON.parse(plain.text), {
+      code: 'unsupported_media_type',
+      message: 'Content-Type "text/plain": send the proof request as application/json',
+    });
+    const foreign = await prove(body, { 'x-api-key': 'light-secret', origin: 'http://evil.example' });
+    assert.equal(foreign.status, 403);
+    assert.equal(JSON.parse(foreign.text).code, 'forbidden_origin');
+    assert.equal(foreign.headers['access-control-allow-origin'], undefined);
+    const preflight = await httpRequest(url, { method: 'OPTIONS', headers: { origin: 'http://evil.example' } });
+    assert.equal(preflight.status, 403);
+    assert.equal(preflight.headers['access-control-allow-origin'], undefined);
+    assert.equal(proofs(), before, 'nothing was proved');
+    // The configured page: its preflight and its proof, with CORS headers naming it (never "*").
+    const ok = await httpRequest(url, { method: 'OPTIONS', headers: { origin: PAGE } });
+    assert.equal(ok.status, 204);
+    assert.equal(ok.headers['access-control-allow-origin'], PAGE);
+    const res = await prove(body, { 'x-api-key': 'light-secret', origin: PAGE });
+    assert.equal(res.status, 200, res.text);
+    assert.equal(res.headers['access-control-allow-origin'], PAGE);
+    await assertVerifies(await keys.verificationKey('v1_inclusion_26_1'), publics, fromRaw(JSON.parse(res.text)));
+    // A client that is no page (no Origin: Photon, Light's CLI) needs no CORS and gets none.
+    assert.equal((await prove(body)).headers['access-control-allow-origin'], undefined);
   });
 
   test('errors use Light codes', async () => {
