@@ -37,6 +37,7 @@ import {
   type VerifierProgram,
 } from './ledger/index.js';
 import { writeFileAtomicSync } from './util/atomic-file.js';
+import { isLoopback } from './util/loopback.js';
 import {
   alignRegistryEpochs,
   foresterGenesisAccounts,
@@ -58,6 +59,8 @@ import {
 } from './zk/index.js';
 import {
   BalancedProverClient,
+  buildOnDemandShapes,
+  encodeBuildRight,
   ProverClient,
   RemoteWitnessProver,
   explicitShape,
@@ -70,7 +73,16 @@ import {
   type WitnessProving,
 } from './prover/index.js';
 import { AssetIndex, AssetQueries, AssetSignatures, getAsset, MetadataFetcher, PriceSource } from './das/index.js';
-import { HOST_ACCEPTS, hostJobProver, JobQueue, QueueMonitor, QueueProver, QueueWorker, reap } from './queue/index.js';
+import {
+  HOST_INTAKE,
+  HOST_KINDS,
+  hostJobProver,
+  JobQueue,
+  QueueMonitor,
+  QueueProver,
+  QueueWorker,
+  reap,
+} from './queue/index.js';
 import { compressProof, type CompressedProof } from './zk/proof-format.js';
 import type { GetAssetParams } from './rpc/methods/get-asset.js';
 import { BundleSimulator } from './sim/index.js';
@@ -405,6 +417,17 @@ export async function startGateway({
 }: GatewayOptions): Promise<Gateway> {
   await mkdir(config.dataDir, { recursive: true });
   const keys = await loadApiKeys(config.apiKeys, config.dataDir, config.adminKeys);
+  // What a client's request that comes in here may have built (--build-on-demand, by where this
+  // process is reachable): carried to whichever prover proves it, gRPC or queue host, which builds
+  // no more than that (a prover on loopback behind a public front never decides by its own address).
+  const frontLoopback = isLoopback(config.host) && isLoopback(config.proverHost || config.host);
+  let requestBuilds: ReadonlySet<string>;
+  try {
+    requestBuilds = buildOnDemandShapes(config.buildOnDemand, frontLoopback);
+  } catch (e) {
+    throw new ConfigError(`--build-on-demand: ${(e as Error).message}`);
+  }
+  const buildRight = encodeBuildRight(config.buildOnDemand, frontLoopback);
   const registry = new MetricsRegistry();
   registerProcessMetrics(registry);
 
@@ -495,8 +518,11 @@ export async function startGateway({
     queue && prover
       ? new QueueWorker({
           queue,
-          host: `${hostname()}:${process.pid}`,
-          accept: HOST_ACCEPTS,
+          // The machine's name: per-host counts and metric series stay one per host across restarts
+          // (each claim holds its own lease token).
+          host: hostname(),
+          kinds: HOST_KINDS,
+          ...(queue.lightLists ? { intake: HOST_INTAKE } : {}),
           slots: config.queueSlots || prover.pool.threads + 1,
           prove: hostJobProver(prover.service, queue, config.proofTimeoutMs),
           log,
@@ -504,7 +530,10 @@ export async function startGateway({
           leaseMs: config.queueLeaseMs,
         })
       : undefined;
-  const queued = queue && !prover ? new QueueProver(queue, config.proofTimeoutMs) : undefined;
+  const queued =
+    queue && !prover
+      ? new QueueProver(queue, config.proofTimeoutMs, (shape) => requestBuilds.has(shape.name))
+      : undefined;
   let reaper: NodeJS.Timeout | undefined;
   let frontHttp: Awaited<ReturnType<typeof startLightHttp>> | undefined;
   if (queue && queued) {
@@ -523,6 +552,7 @@ export async function startGateway({
         host: proverHost,
         port: config.provePort,
         prove: (req, run) => queued.prove(req, explicitShape(req), run),
+        mayBuild: (shape) => requestBuilds.has(shape),
         apiKey: config.proverApiKey,
         corsOrigins: config.proveCorsOrigins,
         timeoutMs: config.proofTimeoutMs,
@@ -541,7 +571,7 @@ export async function startGateway({
   const proverAddress = remotes[0] ?? `${connectHost(proverHost)}:${grpc.port}`;
   // A call's deadline covers a wait for its key's build, the proof and the transport.
   const clientOf = (address: string) =>
-    new ProverClient(address, config.keyBuildWaitMs + config.proofTimeoutMs + 1000, channel);
+    new ProverClient(address, config.keyBuildWaitMs + config.proofTimeoutMs + 1000, channel, buildRight);
   let balancer: BalancedProverClient | undefined;
   if (remotes.length > 1 && !given.validityProof) {
     // The provers' own trees are not kept alike: only proofs of witnesses built here may go to any.

@@ -66,3 +66,33 @@ export function buildAtStartShapes(list: readonly string[], buildable: ReadonlyS
 /** Why a request may not build `shape`'s key: the one message every surface gives. */
 export const buildRefusal = (shape: Shape): string =>
   `no proving key for ${shape.name} yet, and a request may not start its build (--build-on-demand): build it with \`zkgate keys build ${shape.name}\`, preload it (--preload-circuits), or allow it with --build-on-demand`;
+
+/**
+ * What a request may build, as it travels from where it came in to the prover (gRPC metadata, a
+ * queued job's flag): the front's --build-on-demand list and whether the front is on loopback. A
+ * prover behind a public front, or a queue host, so builds for a request no more than its front
+ * would: it never decides from its own bind address alone.
+ */
+export const encodeBuildRight = (list: readonly string[], loopback: boolean): string =>
+  `${loopback ? 'loopback' : 'exposed'};${list.join(',')}`;
+
+const decoded = new Map<string, ReadonlySet<string>>();
+
+/** The shapes a carried build right names; none when no right was carried or it does not parse. */
+export function decodeBuildRight(text: string | undefined): ReadonlySet<string> {
+  if (!text) return new Set();
+  let set = decoded.get(text);
+  if (!set) {
+    const [where, list = ''] = text.split(';');
+    try {
+      set = buildOnDemandShapes(
+        list.split(',').filter((x) => x.length > 0),
+        where === 'loopback',
+      );
+    } catch {
+      set = new Set();
+    }
+    if (decoded.size < 64) decoded.set(text, set);
+  }
+  return set;
+}

@@ -11,6 +11,7 @@ import { bytesToBigInt } from '../zk/field.js';
 import { encodeBase58 } from '../zk/base58.js';
 import { GRPC_STATUS, KIND_TRAILER } from './grpc-status.js';
 import {
+  BUILD_METADATA,
   CALLER_METADATA,
   PROVER_PROTO,
   PROVER_SERVICE,
@@ -107,6 +108,11 @@ export class ProverClient {
     private readonly timeoutMs = 11_000,
     /** TLS and the token to send; default: plaintext, no token. */
     security?: ChannelSecurity,
+    /**
+     * What the requests this client makes may build (build-policy.ts encodeBuildRight: the front's
+     * own policy); none sent, the prover builds nothing for them.
+     */
+    private readonly buildRight?: string,
   ) {
     const creds = security?.credentials ?? grpc.credentials.createInsecure();
     const opts = { 'grpc.max_receive_message_length': 16 * 1024 * 1024, ...security?.options };
@@ -127,6 +133,7 @@ export class ProverClient {
   ): Promise<T> {
     const meta = callMetadata(this.token);
     if (caller) meta.set(CALLER_METADATA, caller);
+    if (this.buildRight) meta.set(BUILD_METADATA, this.buildRight);
     return new Promise<T>((resolve, reject) => {
       client[method]!.call(client, req, meta, { deadline: Date.now() + timeoutMs }, (err, res) =>
         err ? reject(fromGrpcError(err, this.address)) : resolve(res as T),

@@ -6,6 +6,7 @@ import type { Logger } from '../obs/log.js';
 import { StateError, type TreeInfo, type TreeStore } from '../state/index.js';
 import { FR } from '../zk/field.js';
 import type { CircuitFamily } from '../zk/shapes.js';
+import { decodeBuildRight } from './build-policy.js';
 import { ProverError } from './errors.js';
 import { toGrpcError } from './grpc-status.js';
 import type { RunOptions } from './pool.js';
@@ -35,6 +36,8 @@ import {
 
 /** gRPC metadata naming the client a proof is for (the JSON-RPC side's API key id). */
 export const CALLER_METADATA = 'zkgate-caller';
+/** The build right of the request a call carries (build-policy.ts); a call without one may build nothing. */
+export const BUILD_METADATA = 'zkgate-build';
 
 export const PROVER_PROTO = 'zkgate/prover/v1/prover.proto';
 export const PROVER_SERVICE = 'zkgate.prover.v1.Prover';
@@ -68,10 +71,13 @@ function runOptions(call: Call<unknown>, timeoutMs: number, keyWaitMs: number): 
   const theirs = d instanceof Date ? d.getTime() : Number.isFinite(d) ? Number(d) : Infinity;
   const ac = new AbortController();
   call.on('cancelled', () => ac.abort());
+  const right = call.metadata.get(BUILD_METADATA)[0];
+  const buildable = decodeBuildRight(typeof right === 'string' ? right : undefined);
   return {
     deadline: Math.min(own, theirs),
     signal: ac.signal,
     caller: callerOf(call),
+    mayBuild: (shape) => buildable.has(shape.name),
     ...(keyWaitMs > 0 ? { keyWait: { ms: keyWaitMs, until: theirs } } : {}),
   };
 }

@@ -42,6 +42,7 @@ export { explicitRequest, lightProveBody, parseProveBody } from './light-json.js
 export { RemoteWitnessProver, grpcWitnessProving, type WitnessProving } from './remote-witness.js';
 export { BalancedProverClient, type ProvingClient } from './balancer.js';
 export { ProverPool } from './pool.js';
+export { buildOnDemandShapes, encodeBuildRight } from './build-policy.js';
 export { readGenesisTrees, type GenesisTree } from '../ledger/light-accounts.js';
 export { allowedCounts } from './witness.js';
 export type * from './types.js';
@@ -242,6 +243,8 @@ export async function startProver(
             return { raw: r.proof.raw, circuit: r.circuit };
           },
           warmUpState: () => service.warmUpState(),
+          // A request that comes in here, at the prover's own port, may build what its policy says.
+          mayBuild: (shape) => buildable.has(shape),
           apiKey: config.proverApiKey,
           corsOrigins: config.proveCorsOrigins,
           timeoutMs: config.proofTimeoutMs,

@@ -76,10 +76,11 @@ export interface LightJobs {
   /** Light's list names (zk_update_queue, …) rather than zkgate's: Light's batch bodies may be queued for its workers. */
   readonly lightLists: boolean;
   submit(
-    kind: 'prove',
+    kind: 'prove' | 'light',
     payload: string,
     circuitType: string,
     circuit: string,
+    opts: { waitMs: number; mayBuild?: boolean },
   ): Promise<{ id: string; deduplicated: boolean; queue: string }>;
   status(id: string): Promise<
     | {
@@ -112,6 +113,11 @@ export interface LightHttpOptions {
   timeoutMs: number;
   /** How long a proof may wait for its key's build (the local prover's; 0: not at all). */
   keyBuildWaitMs?: number;
+  /**
+   * Which shapes a request arriving here may have its key built for (--build-on-demand, by where
+   * this server is reachable): carried with the request to the prover, or with its queued job.
+   */
+  mayBuild?: (shape: string) => boolean;
   log: Logger;
   /** A synchronous proof: the local service's, or, on a front, one through the queue. */
   prove(req: ExplicitProveRequest, run: RunOptions): Promise<{ raw: RawProof; circuit: string }>;
@@ -120,6 +126,9 @@ export interface LightHttpOptions {
   /** The job queue: the asynchronous API is served only with one, as Light's is. */
   jobs?: LightJobs;
 }
+
+/** How long an asynchronous job is wanted: Light's later workers drop jobs older than 10 minutes. */
+const ASYNC_JOB_WAIT_MS = 10 * 60_000;
 
 /** Go's JSON of a map: keys sorted. */
 const sorted = (o: Record<string, unknown>): Record<string, unknown> =>
@@ -284,7 +293,12 @@ export async function startLightHttp(opts: LightHttpOptions): Promise<LightHttpS
 
   /** POST /prove with X-Async: the job queued (or joined, for inputs already queued or proved). */
   const enqueue = async (res: ServerResponse, q: LightJobs, payload: string, circuitType: string, circuit: string) => {
-    const job = await q.submit('prove', payload, circuitType, circuit);
+    const light = LIGHT_BATCH.has(circuitType);
+    // Polled for by its client, not waited on: wanted as long as Light's later workers keep a job.
+    const job = await q.submit(light ? 'light' : 'prove', payload, circuitType, circuit, {
+      waitMs: ASYNC_JOB_WAIT_MS,
+      ...(light ? {} : { mayBuild: opts.mayBuild?.(circuit) ?? false }),
+    });
     if (job.deduplicated)
       return send(
         res,
@@ -343,6 +357,7 @@ export async function startLightHttp(opts: LightHttpOptions): Promise<LightHttpS
       deadline: started + opts.timeoutMs,
       signal: ac.signal,
       caller: `prove:${req.socket.remoteAddress ?? 'unknown'}`,
+      mayBuild: (shape) => opts.mayBuild?.(shape.name) ?? false,
       ...(opts.keyBuildWaitMs ? { keyWait: { ms: opts.keyBuildWaitMs, until: Infinity } } : {}),
     });
     send(res, 200, r.raw);

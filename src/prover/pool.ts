@@ -5,6 +5,7 @@
 import { availableParallelism } from 'node:os';
 import { Piscina } from 'piscina';
 import type { MetricsRegistry } from '../obs/metrics.js';
+import type { Shape } from '../zk/shapes.js';
 import { PISCINA_EXEC_ARGV, workerUrl } from '../util/worker-url.js';
 import { loadNativeAddon } from '../zk/native-addon.js';
 import type {
@@ -55,6 +56,12 @@ export interface RunOptions {
    * Without it the key must be there by the deadline.
    */
   keyWait?: { ms: number; until: number };
+  /**
+   * Which shapes this client's request may have a key built for, decided where it came in (the
+   * front's --build-on-demand and exposure), and carried here; the prover's own policy applies too.
+   * Without it, the prover's own policy alone.
+   */
+  mayBuild?: (shape: Shape) => boolean;
 }
 
 /** A client request's place in the queue's counts while it prepares its inputs (ProverPool.hold). */

@@ -126,7 +126,7 @@ export class ProverService {
     if (!p) {
       const build = this.o.keys.willBuild(shape);
       if (build && !this.builds.has(shape.name)) {
-        if (priority === 'client' && this.o.mayBuild && !this.o.mayBuild(shape))
+        if (priority === 'client' && !this.mayBuild(shape, run))
           throw new ProverError('key_not_built', buildRefusal(shape));
         // Whether it fits the machine at all; beside other builds, the queue waits for room.
         const refusal = this.o.buildRefusal?.(shape, { vars: 0, memoryBytes: 0, diskBytes: 0, ms: 0 });
@@ -180,6 +180,11 @@ export class ProverService {
     } finally {
       clearTimeout(timer);
     }
+  }
+
+  /** Whether a client's request may have `shape`'s key built: this prover's policy, and the request's own right. */
+  private mayBuild(shape: Shape, run: RunOptions): boolean {
+    return (this.o.mayBuild?.(shape) ?? true) && (run.mayBuild?.(shape) ?? true);
   }
 
   /**

@@ -9,8 +9,8 @@ import type { ClaimedJob, JobQueue } from './job-queue.js';
 import { ZKGATE_BATCH_TYPE } from './layout.js';
 import type { ProvedJob } from './worker.js';
 
-/** The circuit types a zkgate host claims: what its /prove parses, and zkgate's batch jobs. */
-export const HOST_ACCEPTS = ['inclusion', 'non-inclusion', 'combined', ZKGATE_BATCH_TYPE] as const;
+/** The circuit types of the jobs Light's processes wrote that a zkgate host takes in: what its /prove parses. */
+export const HOST_INTAKE = ['inclusion', 'non-inclusion', 'combined'] as const;
 
 export function hostJobProver(
   service: ProverService,
@@ -27,7 +27,12 @@ export function hostJobProver(
       const proof = await service.proveBatch(p.circuit, p.inputs as CircuitInputs);
       proved = { raw: proof.raw, circuit: p.circuit, keySha256: proof.keySha256 };
     } else {
-      const r = await service.prove(parseProveBody(p), { deadline: Date.now() + proofTimeoutMs, caller: 'queue' });
+      // Within the job's own deadline; building its key only if the front it came in at allowed it.
+      const r = await service.prove(parseProveBody(p), {
+        deadline: Date.now() + Math.max(0, Math.min(proofTimeoutMs, job.msLeft)),
+        caller: 'queue',
+        mayBuild: () => job.mayBuild,
+      });
       proved = { raw: r.proof.raw, circuit: r.circuit, keySha256: r.proof.keySha256 };
     }
     const id = `${proved.circuit}:${proved.keySha256}`;

@@ -2,18 +2,21 @@
 // claim, prove and complete them. Every change of a job's place is one Lua script (scripts.ts), so
 // nothing is lost between two commands: a claim moves the entry and starts a lease in one step; a
 // host that dies leaves a lease that runs out, and any process's reaper puts the job back (or, after
-// --queue-attempts, into the failed list with why). Identical inputs share one job while it is
-// queued, running or done; results live --queue-result-ttl seconds.
+// --queue-attempts or past its deadline, into the failed list with why). A job carries the time its
+// client waits for it: past it, it is not proved. Identical inputs share one job while it is wanted
+// or done; results live --queue-result-ttl seconds.
 //
 // Redis unreachable: every call fails at once with prover_unavailable naming the queue (no offline
 // buffering, no hang), and waiters keep looking until their deadline, so a restart of Redis under
 // load loses nothing that Redis kept.
 import { createHash, randomUUID } from 'node:crypto';
 import { Redis } from 'ioredis';
+import { AppError } from '../errors.js';
 import { ProverError, type ProverErrorKind } from '../prover/errors.js';
 import type { Logger } from '../obs/log.js';
 import {
   FAILED_LIST_MAX,
+  JOB_KINDS,
   KEYS,
   layoutOf,
   listsOf,
@@ -21,7 +24,7 @@ import {
   type JobKind,
   type QueueFormat,
 } from './layout.js';
-import { CLAIM, COMPLETE, FAIL, REAP, RENEW, SUBMIT } from './scripts.js';
+import { CLAIM, COMPLETE, FAIL, INTAKE, REAP, RENEW, SUBMIT } from './scripts.js';
 
 export interface QueueOptions {
   url: string;
@@ -68,6 +71,22 @@ export interface ClaimedJob {
   entry: string;
   payload: unknown;
   attempts: number;
+  /** This claim's lease: renew, complete and fail name it (a slot's, not the host's). */
+  token: string;
+  /** How long until the job's deadline, ms, at the claim (Redis's clock). */
+  msLeft: number;
+  /** Whether the front the request came in at let it have its key built (--build-on-demand there). */
+  mayBuild: boolean;
+}
+
+/** What a submitter says of a job beyond its body. */
+export interface SubmitOptions {
+  /** How long the job is wanted, ms: past it, no host proves it and equal inputs no longer join it. */
+  waitMs: number;
+  /** Whether the request may have its key built (decided at the front it came in at). */
+  mayBuild?: boolean;
+  /** Join a job of equal payload (default true). */
+  dedup?: boolean;
 }
 
 export interface QueueStats {
@@ -80,12 +99,25 @@ export interface QueueStats {
   retries: number;
   completed: number;
   failed: number;
+  /** Jobs no host took before their deadline (dropped unproved). */
+  expired: number;
+  /** Jobs Light's own processes wrote that zkgate hosts took in (--queue-format light). */
+  takenIn: number;
   /** Jobs completed by each host, since the queue's counters began. */
   hosts: Record<string, number>;
 }
 
-/** The job state's lifetime while it is not finished (bounded even if a foreign worker drops it). */
-const STATE_TTL_S = 24 * 3600;
+/** How long a job's state outlives its deadline (what `/prove/status` answers meanwhile). */
+const STATE_TTL_S = 3600;
+
+/** How long a job Light's processes wrote is wanted (Light's later workers drop older ones). */
+const FOREIGN_WAIT_MS = 10 * 60_000;
+
+/** The largest pending entry taken in from Light's list: validity bodies are far smaller. */
+const INTAKE_MAX_BYTES = 256 * 1024;
+
+/** Ids a claim looks at, at the most (dropping those of jobs gone or past their deadline). */
+const CLAIM_SCAN = 32;
 
 /** How a URL is shown: without its password. */
 export function redactRedisUrl(url: string): string {
@@ -124,8 +156,35 @@ export class JobQueue {
     this.redis.on('error', () => {
       /* reported by the calls and /health */
     });
-    for (const [name, lua] of Object.entries({ SUBMIT, CLAIM, RENEW, COMPLETE, FAIL, REAP }))
+    for (const [name, lua] of Object.entries({ SUBMIT, CLAIM, INTAKE, RENEW, COMPLETE, FAIL, REAP }))
       this.redis.defineCommand(`zk${name}`, { lua });
+    this.redis.on('ready', () => void this.checkServer().catch(() => undefined));
+  }
+
+  /** Why this Redis may not hold the queue (a cluster), found at its connection. */
+  private refused?: string;
+
+  /**
+   * A cluster is refused (the scripts touch keys derived from ids that they do not declare, and no
+   * key has a hash tag: standalone Redis only); an eviction policy other than noeviction is warned
+   * about (Redis would drop jobs and results under memory pressure).
+   */
+  private async checkServer(): Promise<void> {
+    const info = await this.redis.info();
+    const field = (name: string) => new RegExp(`^${name}:(.*)$`, 'm').exec(info)?.[1]?.trim();
+    if (field('cluster_enabled') === '1') {
+      this.refused = `job queue ${this.where} is a Redis Cluster: zkgate's queue needs a standalone Redis (or a primary with replicas)`;
+      this.o.log.error('job queue refused', { queue: this.where, reason: this.refused });
+      return;
+    }
+    this.refused = undefined;
+    const policy = field('maxmemory_policy');
+    if (policy && policy !== 'noeviction')
+      this.o.log.warn('job queue: Redis may evict jobs and results under memory pressure', {
+        queue: this.where,
+        maxmemoryPolicy: policy,
+        advice: 'set maxmemory-policy noeviction',
+      });
   }
 
   /** Light's list names (--queue-format light). */
@@ -136,9 +195,20 @@ export class JobQueue {
   /** Connects (waiting up to 2 s; an unreachable Redis is reported by /health and retried). */
   static async open(o: QueueOptions): Promise<JobQueue> {
     const q = new JobQueue(o);
-    await q.redis
-      .connect()
-      .catch((e: Error) => o.log.warn('job queue not reachable yet', { queue: q.where, error: e.message }));
+    const connected = await q.redis.connect().then(
+      () => true,
+      (e: Error) => {
+        o.log.warn('job queue not reachable yet', { queue: q.where, error: e.message });
+        return false;
+      },
+    );
+    if (connected) {
+      await q.checkServer().catch(() => undefined);
+      if (q.refused) {
+        q.close();
+        throw new QueueRefusedError(q.refused);
+      }
+    }
     return q;
   }
 
@@ -148,6 +218,7 @@ export class JobQueue {
 
   /** A Redis call, its failure turned into the prover's error naming the queue. */
   private async call<T>(fn: () => Promise<T>): Promise<T> {
+    if (this.refused) throw new ProverError('prover_unavailable', this.refused);
     try {
       return await fn();
     } catch (e) {
@@ -166,21 +237,28 @@ export class JobQueue {
 
   /**
    * Adds a job. `payload` is the JSON text stored as the entry's payload (Light's /prove body,
-   * compacted); with `dedup`, a job of the same payload queued, running or completed within the
-   * result TTL is returned instead.
+   * compacted); with `dedup`, a job of the same payload still wanted, or completed within the
+   * result TTL, is returned instead.
    */
-  async submit(kind: JobKind, payload: string, circuitType: string, circuit: string, dedup = true): Promise<Submitted> {
+  async submit(
+    kind: JobKind,
+    payload: string,
+    circuitType: string,
+    circuit: string,
+    opts: SubmitOptions,
+  ): Promise<Submitted> {
     const id = randomUUID();
     const queue = this.layout.route(kind, circuitType);
     const createdAt = new Date().toISOString();
     const entry = `{"id":${JSON.stringify(id)},"type":"zk_proof","payload":${payload},"created_at":"${createdAt}"}`;
-    const hash = dedup ? createHash('sha256').update(payload).digest('hex') : '';
+    const hash = opts.dedup !== false ? createHash('sha256').update(payload).digest('hex') : '';
     const [jobId, code] = (await this.call(() =>
       this.script('SUBMIT')(
-        3,
+        4,
         queue,
         KEYS.job(id),
         hash ? KEYS.dedup(hash) : KEYS.dedup('-'),
+        KEYS.ready(kind),
         id,
         entry,
         createdAt,
@@ -191,6 +269,9 @@ export class JobQueue {
         KEYS.job(''),
         hash,
         circuitType,
+        kind,
+        Math.max(1, Math.round(opts.waitMs)),
+        opts.mayBuild ? '1' : '0',
       ),
     )) as [string, number];
     if (code === 2)
@@ -287,56 +368,98 @@ export class JobQueue {
     await sub.subscribe(KEYS.ended, KEYS.added).catch(() => undefined);
   }
 
-  /** Takes the first waiting job of an accepted circuit type; undefined when there is none. */
-  async claim(host: string, accept: readonly string[], scan = 100): Promise<ClaimedJob | undefined> {
-    const lists = this.layout.pending.flatMap((p) => [p, this.layout.processing(p)]);
+  /**
+   * Takes the next job still wanted of these kinds, in this order (the worker rotates it, so that
+   * no kind waits behind another for good); undefined when there is none. O(1) in Redis whatever
+   * the lists hold.
+   */
+  async claim(host: string, kinds: readonly JobKind[]): Promise<ClaimedJob | undefined> {
+    const token = randomUUID();
     const r = (await this.call(() =>
       this.script('CLAIM')(
-        3 + lists.length,
+        3 + kinds.length,
         KEYS.leases,
         KEYS.leased,
-        KEYS.attempts,
-        ...lists,
-        Date.now(),
+        KEYS.stats,
+        ...kinds.map((k) => KEYS.ready(k)),
         this.o.leaseMs,
         host,
-        `,${accept.join(',')},`,
-        scan,
+        token,
         new Date().toISOString(),
         KEYS.job(''),
-        STATE_TTL_S,
+        CLAIM_SCAN,
+        this.layout.failed,
+        new Date().toISOString(),
+        Math.max(STATE_TTL_S, this.o.resultTtlS),
+        KEYS.dedup(''),
+        KEYS.ended,
+        FAILED_LIST_MAX,
+        process.pid,
       ),
-    )) as [string, number] | null;
+    )) as [string, number, number, string, string] | null;
     if (!r) return undefined;
-    const job = JSON.parse(r[0]) as { id: string; payload: unknown };
-    return { id: job.id, entry: r[0], payload: job.payload, attempts: r[1] };
+    const [entry, attempts, msLeft, mayBuild, id] = r;
+    const job = JSON.parse(entry) as { payload: unknown };
+    return { id, entry, payload: job.payload, attempts, token, msLeft, mayBuild: mayBuild === '1' };
   }
 
-  /** Extends a lease; false when it is no longer this host's (it expired and was reaped). */
-  async renew(id: string, host: string): Promise<boolean> {
+  /**
+   * Light's lists: a job Light's own processes wrote at the head of Light's list, of a circuit type
+   * these hosts prove, taken in as a job of zkgate's (then claimed as one). True when one was.
+   */
+  async intake(accept: readonly string[]): Promise<boolean> {
+    if (!this.lightLists) return false;
     const r = await this.call(() =>
-      this.script('RENEW')(2, KEYS.leases, KEYS.leased, id, host, Date.now() + this.o.leaseMs),
+      this.script('INTAKE')(
+        3,
+        this.layout.route('prove', 'inclusion'),
+        KEYS.ready('prove'),
+        KEYS.stats,
+        KEYS.job(''),
+        `,${accept.join(',')},`,
+        INTAKE_MAX_BYTES,
+        STATE_TTL_S,
+        FOREIGN_WAIT_MS,
+      ),
     );
     return r === 1;
   }
 
-  /** Stores a result; false when another host's result for this job came first. */
-  async complete(id: string, host: string, result: string, circuit: string, keySha256: string): Promise<boolean> {
+  /**
+   * Extends a lease; false when it is no longer this claim's (it expired and was reaped) or the
+   * job's deadline has passed (the proof is for nobody: the lease runs out and the job ends).
+   */
+  async renew(id: string, token: string): Promise<boolean> {
+    const r = await this.call(() =>
+      this.script('RENEW')(3, KEYS.leases, KEYS.leased, KEYS.job(id), id, token, this.o.leaseMs, 0),
+    );
+    return r === 1;
+  }
+
+  /** Stores a result; false when another result came first, or the job has ended without it. */
+  async complete(
+    id: string,
+    token: string,
+    host: string,
+    result: string,
+    circuit: string,
+    keySha256: string,
+  ): Promise<boolean> {
     const resultsEntry = this.layout.resultsList
       ? `{"id":${JSON.stringify(id)},"type":"result","payload":${result},"created_at":"${new Date().toISOString()}"}`
       : '';
     const r = await this.call(() =>
       this.script('COMPLETE')(
-        8,
+        7,
         KEYS.leases,
         KEYS.leased,
-        KEYS.attempts,
         this.layout.resultKey(id),
         KEYS.job(id),
         KEYS.stats,
         KEYS.hostJobs,
         this.layout.resultsList ?? KEYS.stats,
         id,
+        token,
         host,
         result,
         this.o.resultTtlS,
@@ -353,56 +476,60 @@ export class JobQueue {
   }
 
   /**
-   * Ends a claim in failure: a retryable one goes back to its list while attempts remain;
-   * otherwise the job fails with `error`. 'lost': the lease was no longer this host's.
+   * Ends a claim in failure: a retryable one goes back to its list while attempts remain and the
+   * job is still wanted; otherwise the job fails with `error`. 'lost': the lease was no longer this
+   * claim's; 'done': the job had been completed meanwhile (it is left as it is).
    */
   async fail(
     id: string,
-    host: string,
+    token: string,
     error: string,
     kind: string,
     retryable: boolean,
-  ): Promise<'retried' | 'failed' | 'lost'> {
+  ): Promise<'retried' | 'failed' | 'lost' | 'done'> {
     const r = await this.call(() =>
       this.script('FAIL')(
         5,
         KEYS.leases,
         KEYS.leased,
-        KEYS.attempts,
         this.layout.failed,
         KEYS.stats,
+        KEYS.job(id),
         id,
-        host,
+        token,
         error,
         kind,
         new Date().toISOString(),
         this.o.maxAttempts,
         retryable ? '1' : '0',
-        ...this.failing(),
+        Math.max(STATE_TTL_S, this.o.resultTtlS),
+        KEYS.dedup(''),
+        KEYS.ended,
+        KEYS.added,
+        FAILED_LIST_MAX,
       ),
     );
-    return r === 1 ? 'retried' : r === 2 ? 'failed' : 'lost';
+    return r === 1 ? 'retried' : r === 2 ? 'failed' : r === 3 ? 'done' : 'lost';
   }
 
-  /** The arguments FAIL and REAP end with: what a failed job leaves behind, and whom it tells. */
-  private failing(): (string | number)[] {
-    return [this.o.resultTtlS, KEYS.job(''), KEYS.dedup(''), KEYS.ended, KEYS.added, FAILED_LIST_MAX];
-  }
-
-  /** Takes back every expired lease (safe from any number of processes at once). */
+  /** Takes back every expired lease, and ends the queued jobs past their deadline (safe from any number of processes at once). */
   async reap(): Promise<{ requeued: number; failed: number }> {
     const [requeued, failed] = (await this.call(() =>
       this.script('REAP')(
-        5,
+        4 + JOB_KINDS.length,
         KEYS.leases,
         KEYS.leased,
-        KEYS.attempts,
         this.layout.failed,
         KEYS.stats,
-        Date.now(),
+        ...JOB_KINDS.map((k) => KEYS.ready(k)),
         this.o.maxAttempts,
         new Date().toISOString(),
-        ...this.failing(),
+        Math.max(STATE_TTL_S, this.o.resultTtlS),
+        KEYS.job(''),
+        KEYS.dedup(''),
+        KEYS.ended,
+        KEYS.added,
+        FAILED_LIST_MAX,
       ),
     )) as [number, number];
     return { requeued, failed };
@@ -438,6 +565,8 @@ export class JobQueue {
       retries: num(counters.retries),
       completed: num(counters.completed),
       failed: num(counters.failed),
+      expired: num(counters.expired),
+      takenIn: num(counters.taken_in),
       hosts: Object.fromEntries(Object.entries(hosts).map(([h, n]) => [h, Number(n)])),
     };
   }
@@ -470,6 +599,11 @@ export class JobQueue {
     this.sub?.disconnect();
     this.redis.disconnect();
   }
+}
+
+/** A Redis this queue may not use (a cluster): refused at start. */
+export class QueueRefusedError extends AppError {
+  readonly kind = 'queue_refused';
 }
 
 function statusOf(id: string, h: Record<string, string>): JobStatus {

@@ -2,13 +2,20 @@
 // (`{"id","type","payload","created_at"}`, docs/light-queue-formats.md §2), so one set of scripts
 // serves them; `light` uses Light's own list and key names, so a zkgate host can pull from a Light
 // prover deployment's Redis, and `zkgate` keeps its own names so the two never meet by accident.
-// What Light has no place for (leases, attempt counts, per-job state, de-duplication, statistics,
-// verifying keys) lives under `zkgate:` in both: Light's processes never read those keys.
+// What Light has no place for (the ids hosts claim, leases, per-job state and attempts,
+// de-duplication, statistics, verifying keys) lives under `zkgate:` in both: Light's processes
+// never read those keys.
 
 export type QueueFormat = 'zkgate' | 'light';
 
-/** A job's kind: a proof from explicit witnesses (Light's /prove body) or one of the forester's batches. */
-export type JobKind = 'prove' | 'batch';
+/**
+ * A job's kind: a proof from explicit witnesses (Light's /prove body), one of zkgate's forester's
+ * batches, or one of Light's batch bodies queued for Light's workers (no zkgate host takes those).
+ */
+export type JobKind = 'prove' | 'batch' | 'light';
+export const JOB_KINDS: readonly JobKind[] = ['prove', 'batch', 'light'];
+/** The kinds zkgate's hosts prove. */
+export const HOST_KINDS: readonly JobKind[] = ['prove', 'batch'];
 
 /** Light's circuit types that go to its batch lists; zkgate's /prove does not parse their bodies. */
 export const LIGHT_BATCH_TYPES = ['update', 'append-with-proofs', 'append', 'address-append'] as const;
@@ -26,7 +33,7 @@ export interface QueueLayout {
   /** Light's list of results (bounded here to RESULTS_LIST_MAX); none in zkgate's format. */
   resultsList?: string;
   resultKey(id: string): string;
-  /** The pending list a job goes to. */
+  /** The pending list a job goes to ('light' jobs exist with Light's lists only). */
   route(kind: JobKind, circuitType: string): string;
 }
 
@@ -36,7 +43,8 @@ const ZK = 'zkgate:';
 export const KEYS = {
   leases: `${ZK}leases`,
   leased: `${ZK}leased`,
-  attempts: `${ZK}attempts`,
+  /** The ids of a kind's queued jobs, in order: what hosts claim from (scripts.ts). */
+  ready: (kind: JobKind) => `${ZK}ready:${kind}`,
   stats: `${ZK}stats`,
   hostJobs: `${ZK}host_jobs`,
   job: (id: string) => `${ZK}job:${id}`,

@@ -30,6 +30,11 @@ export class QueueProver implements WitnessProving {
     private readonly queue: JobQueue,
     /** How long a front waits for a client's proof. */
     private readonly timeoutMs: number,
+    /**
+     * Which shapes a client's request may have a key built for, decided here at the front (its
+     * --build-on-demand and exposure): the job carries it, and a host builds for no job without it.
+     */
+    private readonly mayBuild: (shape: Shape) => boolean = () => false,
     /** How long the forester waits for a batch proof (they take about a minute each on CPU). */
     private readonly batchTimeoutMs = 30 * 60_000,
   ) {}
@@ -45,8 +50,13 @@ export class QueueProver implements WitnessProving {
     shape: Shape,
     run: { deadline?: number; signal?: AbortSignal } = {},
   ): Promise<QueuedProof> {
-    const job = await this.queue.submit('prove', lightProveBody(req), req.circuitType, shape.name);
-    const s = await this.queue.wait(job.id, run.deadline ?? Date.now() + this.timeoutMs, run.signal);
+    const deadline = run.deadline ?? Date.now() + this.timeoutMs;
+    // The job is wanted as long as its client waits: past that, no host proves it.
+    const job = await this.queue.submit('prove', lightProveBody(req), req.circuitType, shape.name, {
+      waitMs: deadline - Date.now(),
+      mayBuild: this.mayBuild(shape),
+    });
+    const s = await this.queue.wait(job.id, deadline, run.signal);
     return this.result(s, shape.name);
   }
 
@@ -66,7 +76,11 @@ export class QueueProver implements WitnessProving {
   /** One of the forester's batch proofs. */
   async proveBatch(circuit: string, inputs: CircuitInputs): Promise<QueuedProof> {
     shapeByName(circuit);
-    const job = await this.queue.submit('batch', batchPayload(circuit, inputs), ZKGATE_BATCH_TYPE, circuit);
+    // The forester's (the operator's): a host may build its key.
+    const job = await this.queue.submit('batch', batchPayload(circuit, inputs), ZKGATE_BATCH_TYPE, circuit, {
+      waitMs: this.batchTimeoutMs,
+      mayBuild: true,
+    });
     return this.result(await this.queue.wait(job.id, Date.now() + this.batchTimeoutMs), circuit);
   }
 

@@ -1,11 +1,17 @@
 // A prover host's side of the queue (--role prover --queue): `slots` loops, each claiming the next
-// job this host can prove, holding its lease while it proves, then completing or failing it. The
-// slots feed the same worker pool the gRPC and HTTP callers use, so a GPU backend batches the
-// queue's jobs with the rest. Every process with a queue also reaps expired leases.
+// job this host can prove, holding its lease (the claim's own token) while it proves, then
+// completing or failing it. The slots feed the same worker pool the gRPC and HTTP callers use, so a
+// GPU backend batches the queue's jobs with the rest. Every process with a queue also reaps expired
+// leases. The kinds take turns being looked at first (client proofs three times in four), so
+// neither waits behind the other for good.
 import type { Logger } from '../obs/log.js';
 import type { MetricsRegistry } from '../obs/metrics.js';
 import { AppError } from '../errors.js';
 import type { ClaimedJob, JobQueue } from './job-queue.js';
+import type { JobKind } from './layout.js';
+
+/** How often a host process looks at the head of Light's list for a job Light's processes wrote. */
+const INTAKE_MS = 2000;
 
 export interface ProvedJob {
   /** The result's JSON text: the proof as Light's /prove answers it. */
@@ -24,8 +30,10 @@ export interface QueueWorkerOptions {
   queue: JobQueue;
   /** This host's name in leases, logs and per-host counts. */
   host: string;
-  /** Circuit types this host claims (Light's `circuitType` strings, and zkgate's batch type). */
-  accept: readonly string[];
+  /** The kinds of job this host proves. */
+  kinds: readonly JobKind[];
+  /** Light's lists: the circuit types of the jobs Light's own processes wrote that it takes in. */
+  intake?: readonly string[];
   slots: number;
   prove(job: ClaimedJob): Promise<ProvedJob>;
   log: Logger;
@@ -40,6 +48,9 @@ export class QueueWorker {
   private readonly reaper: NodeJS.Timeout;
   private readonly jobs?: ReturnType<MetricsRegistry['counter']>;
   private unreachableSince = 0;
+  private turn = 0;
+  /** When this process last looked at the head of Light's list (at most every INTAKE_MS). */
+  private intakeAt = 0;
 
   constructor(private readonly o: QueueWorkerOptions) {
     this.jobs = o.metrics?.counter('zkgate_queue_host_jobs_total', "This host's queue jobs, by outcome", ['outcome']);
@@ -53,7 +64,11 @@ export class QueueWorker {
     while (!this.stopped) {
       let job: ClaimedJob | undefined;
       try {
-        job = await queue.claim(host, this.o.accept);
+        job = await queue.claim(host, this.order());
+        if (!job && this.o.intake && Date.now() - this.intakeAt >= INTAKE_MS) {
+          this.intakeAt = Date.now();
+          if (await queue.intake(this.o.intake)) job = await queue.claim(host, this.order());
+        }
         if (this.unreachableSince) {
           log.info('job queue reachable again', { queue: queue.where });
           this.unreachableSince = 0;
@@ -74,25 +89,43 @@ export class QueueWorker {
     }
   }
 
+  /** The kinds in the order to look at them this time: client proofs first three times in four. */
+  private order(): JobKind[] {
+    const kinds = [...this.o.kinds];
+    if (++this.turn % 4 === 0) kinds.reverse();
+    return kinds;
+  }
+
   private async run(job: ClaimedJob): Promise<void> {
     const { queue, host, log } = this.o;
     const started = Date.now();
+    let held = true;
     const renew = setInterval(
-      () => void queue.renew(job.id, host).catch(() => undefined),
+      () =>
+        void queue.renew(job.id, job.token).then(
+          (ok) => {
+            // Reaped, or past the job's deadline: the proof is for nobody now; its result is refused.
+            if (!ok && held) log.warn('queue job: lease lost', { job: job.id, ms: Date.now() - started });
+            held &&= ok;
+          },
+          () => undefined,
+        ),
       Math.max(100, this.o.leaseMs / 3),
     );
     try {
       const r = await this.o.prove(job);
-      const first = await queue.complete(job.id, host, r.result, r.circuit, r.keySha256);
+      const first = await queue.complete(job.id, job.token, host, r.result, r.circuit, r.keySha256);
       this.jobs?.inc([first ? 'completed' : 'duplicate']);
       log.info('queue job done', { job: job.id, circuit: r.circuit, ms: Date.now() - started, first });
     } catch (e) {
       const kind = e instanceof AppError ? e.kind : 'prover_internal';
       const message = e instanceof AppError ? e.message : `Internal error: ${String((e as Error)?.message ?? e)}`;
       const outcome = await queue
-        .fail(job.id, host, message, kind, !PERMANENT.has(kind))
+        .fail(job.id, job.token, message, kind, !PERMANENT.has(kind))
         .catch((err: Error) => `unrecorded (${err.message})`);
-      this.jobs?.inc([outcome === 'failed' ? 'failed' : outcome === 'retried' ? 'retried' : 'lost']);
+      this.jobs?.inc([
+        outcome === 'failed' ? 'failed' : outcome === 'retried' ? 'retried' : outcome === 'done' ? 'duplicate' : 'lost',
+      ]);
       log.warn('queue job failed', { job: job.id, kind, error: message, outcome, attempts: job.attempts });
     } finally {
       clearInterval(renew);

@@ -24,7 +24,8 @@ const freePort = (): Promise<number> =>
     });
   });
 
-export async function startRedis(): Promise<TestRedis> {
+/** `args`: more redis-server options (e.g. `--cluster-enabled yes`). */
+export async function startRedis(args: readonly string[] = []): Promise<TestRedis> {
   const dir = tempDir('zkgate-redis-');
   const port = await freePort();
   let proc: ChildProcess | undefined;
@@ -32,7 +33,7 @@ export async function startRedis(): Promise<TestRedis> {
     new Promise<void>((resolve, reject) => {
       const p = spawn(
         'redis-server',
-        ['--port', String(port), '--bind', '127.0.0.1', '--dir', dir, '--save', '', '--appendonly', 'yes'],
+        ['--port', String(port), '--bind', '127.0.0.1', '--dir', dir, '--save', '', '--appendonly', 'yes', ...args],
         { stdio: ['ignore', 'pipe', 'pipe'] },
       );
       proc = p;

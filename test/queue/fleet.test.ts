@@ -301,12 +301,12 @@ test('a host killed -9 mid-job: its jobs come back when the lease runs out; ever
   // The first host seen holding a lease is frozen, checked to hold it still, then killed.
   let victim: { proc: CliProcess } | undefined;
   while (!victim) {
-    const held = Object.values(await raw.hgetall('zkgate:leased')).map((v) => JSON.parse(v).host as string);
-    victim = hosts.find((h) => held.some((x) => x.endsWith(`:${h.proc.child.pid}`)));
+    const held = Object.values(await raw.hgetall('zkgate:leased')).map((v) => JSON.parse(v).pid as string);
+    victim = hosts.find((h) => held.includes(String(h.proc.child.pid)));
     if (victim) {
       victim.proc.child.kill('SIGSTOP');
-      const still = Object.values(await raw.hgetall('zkgate:leased')).map((v) => JSON.parse(v).host as string);
-      if (!still.some((x) => x.endsWith(`:${victim!.proc.child.pid}`))) {
+      const still = Object.values(await raw.hgetall('zkgate:leased')).map((v) => JSON.parse(v).pid as string);
+      if (!still.includes(String(victim.proc.child.pid))) {
         victim.proc.child.kill('SIGCONT');
         victim = undefined;
       }

@@ -1,6 +1,8 @@
 // The job queue's state changes on a real Redis server, without proofs: claims, leases that run
 // out, retries and the failed list, de-duplication, bounded depth, Light's list entries, and a
-// Redis that stops and comes back.
+// Redis that stops and comes back; and the faults a review found (issue 49): claims that read
+// queued bodies, a completed job queued again, hosts' clocks, jobs nobody waits for, dedup joining
+// a dead job, a cluster, one slot releasing another's lease.
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import { Redis } from 'ioredis';
@@ -43,23 +45,24 @@ const open = async (o: { format?: QueueFormat; leaseMs?: number; maxAttempts?: n
 let n = 0;
 const body = (circuitType = 'inclusion') =>
   JSON.stringify({ circuitType, stateTreeHeight: 26, inputCompressedAccounts: [{ leaf: `0x${(++n).toString(16)}` }] });
-const ACCEPT = ['inclusion', 'non-inclusion', 'combined'];
+const PROVE = ['prove'] as const;
+const WANTED = { waitMs: 60_000 };
 
 test('a job goes queued → processing → completed, its result kept with a TTL', async () => {
   const q = await open();
-  const job = await q.submit('prove', body(), 'inclusion', 'v1_inclusion_26_1');
+  const job = await q.submit('prove', body(), 'inclusion', 'v1_inclusion_26_1', WANTED);
   assert.equal(job.deduplicated, false);
   assert.equal(job.queue, 'zkgate:proof_queue');
   assert.equal((await q.status(job.id))?.status, 'queued');
-  const claimed = await q.claim('host-a', ACCEPT);
+  const claimed = await q.claim('host-a', PROVE);
   assert.equal(claimed?.id, job.id);
   assert.equal(claimed?.attempts, 1);
   const s = await q.status(job.id);
   assert.equal(s?.status, 'processing');
   assert.equal(s?.host, 'host-a');
   assert.equal(await raw.llen('zkgate:proof_processing_queue'), 1);
-  assert.equal(await q.claim('host-b', ACCEPT), undefined, 'one job, one claim');
-  assert.equal(await q.complete(job.id, 'host-a', '{"ar":["0x1"]}', 'v1_inclusion_26_1', 'abc'), true);
+  assert.equal(await q.claim('host-b', PROVE), undefined, 'one job, one claim');
+  assert.equal(await q.complete(job.id, claimed!.token, 'host-a', '{"ar":["0x1"]}', 'v1_inclusion_26_1', 'abc'), true);
   const done = await q.wait(job.id, Date.now() + 1000);
   assert.equal(done.status, 'completed');
   assert.equal(done.result, '{"ar":["0x1"]}');
@@ -73,43 +76,44 @@ test('a job goes queued → processing → completed, its result kept with a TTL
 test('identical inputs share one job while it is queued or done; after a failure they are tried again', async () => {
   const q = await open();
   const b = body();
-  const first = await q.submit('prove', b, 'inclusion', 'v1_inclusion_26_1');
-  const again = await q.submit('prove', b, 'inclusion', 'v1_inclusion_26_1');
+  const first = await q.submit('prove', b, 'inclusion', 'v1_inclusion_26_1', WANTED);
+  const again = await q.submit('prove', b, 'inclusion', 'v1_inclusion_26_1', WANTED);
   assert.deepEqual(again, { id: first.id, deduplicated: true, queue: first.queue });
-  const claimed = await q.claim('host-a', ACCEPT);
+  const claimed = await q.claim('host-a', PROVE);
   assert.equal(claimed?.id, first.id);
-  assert.equal(await q.fail(first.id, 'host-a', 'bad root', 'proof_failed', false), 'failed');
-  const third = await q.submit('prove', b, 'inclusion', 'v1_inclusion_26_1');
+  assert.equal(await q.fail(first.id, claimed!.token, 'bad root', 'proof_failed', false), 'failed');
+  const third = await q.submit('prove', b, 'inclusion', 'v1_inclusion_26_1', WANTED);
   assert.notEqual(third.id, first.id);
   assert.equal(third.deduplicated, false);
-  await q.claim('host-a', ACCEPT);
-  await q.complete(third.id, 'host-a', '{}', 'v1_inclusion_26_1', 'k');
-  assert.equal((await q.submit('prove', b, 'inclusion', 'v1_inclusion_26_1')).id, third.id);
+  const c3 = await q.claim('host-a', PROVE);
+  await q.complete(third.id, c3!.token, 'host-a', '{}', 'v1_inclusion_26_1', 'k');
+  assert.equal((await q.submit('prove', b, 'inclusion', 'v1_inclusion_26_1', WANTED)).id, third.id);
 });
 
 test('a lease that runs out puts the job back; the first result wins; attempts end in the failed list', async () => {
   const q = await open({ leaseMs: 1000, maxAttempts: 2 });
-  const job = await q.submit('prove', body(), 'inclusion', 'v1_inclusion_26_1');
-  assert.equal((await q.claim('host-a', ACCEPT))?.id, job.id);
+  const job = await q.submit('prove', body(), 'inclusion', 'v1_inclusion_26_1', WANTED);
+  const a = await q.claim('host-a', PROVE);
+  assert.equal(a?.id, job.id);
   assert.deepEqual(await q.reap(), { requeued: 0, failed: 0 }, 'not expired yet');
   await new Promise((r) => setTimeout(r, 1100));
   assert.deepEqual(await q.reap(), { requeued: 1, failed: 0 });
   assert.equal((await q.status(job.id))?.status, 'queued');
   assert.equal(await raw.llen('zkgate:proof_processing_queue'), 0, "the dead host's processing entry is gone");
-  assert.equal(await q.renew(job.id, 'host-a'), false, 'the lease is no longer host-a’s');
-  const again = await q.claim('host-b', ACCEPT);
+  assert.equal(await q.renew(job.id, a!.token), false, 'the lease is no longer host-a’s');
+  const again = await q.claim('host-b', PROVE);
   assert.equal(again?.id, job.id);
   assert.equal(again?.attempts, 2);
   // host-a finishes late: its result is the job's; host-b's later one is dropped.
-  assert.equal(await q.complete(job.id, 'host-a', '{"by":"a"}', 'c', 'k'), true);
-  assert.equal(await q.complete(job.id, 'host-b', '{"by":"b"}', 'c', 'k'), false);
+  assert.equal(await q.complete(job.id, a!.token, 'host-a', '{"by":"a"}', 'c', 'k'), true);
+  assert.equal(await q.complete(job.id, again!.token, 'host-b', '{"by":"b"}', 'c', 'k'), false);
   assert.equal((await q.status(job.id))?.result, '{"by":"a"}');
   assert.equal(await raw.zcard(KEYS.leases), 0);
 
   // Two expiries with maxAttempts 2: failed, naming the last host.
-  const doomed = await q.submit('prove', body(), 'inclusion', 'v1_inclusion_26_1');
+  const doomed = await q.submit('prove', body(), 'inclusion', 'v1_inclusion_26_1', WANTED);
   for (const host of ['host-a', 'host-b']) {
-    assert.equal((await q.claim(host, ACCEPT))?.id, doomed.id);
+    assert.equal((await q.claim(host, PROVE))?.id, doomed.id);
     await new Promise((r) => setTimeout(r, 1100));
     await q.reap();
   }
@@ -131,50 +135,57 @@ test('a lease that runs out puts the job back; the first result wins; attempts e
 
 test('retryable failures go back until the attempts run out; permanent ones fail at once', async () => {
   const q = await open({ maxAttempts: 3 });
-  const job = await q.submit('prove', body(), 'inclusion', 'v1_inclusion_26_1');
+  const job = await q.submit('prove', body(), 'inclusion', 'v1_inclusion_26_1', WANTED);
   for (let i = 1; i <= 3; i++) {
-    const c = await q.claim(`host-${i}`, ACCEPT);
+    const c = await q.claim(`host-${i}`, PROVE);
     assert.equal(c?.attempts, i);
-    const outcome = await q.fail(job.id, `host-${i}`, 'no key for v1_inclusion_26_1 here', 'key_not_built', true);
+    const outcome = await q.fail(job.id, c!.token, 'no key for v1_inclusion_26_1 here', 'key_not_built', true);
     assert.equal(outcome, i < 3 ? 'retried' : 'failed');
   }
   const s = await q.status(job.id);
   assert.equal(s?.status, 'failed');
   assert.equal(s?.errorKind, 'key_not_built');
   await assert.rejects(q.wait(job.id, Date.now() + 1000), { kind: 'key_not_built' });
-  const bad = await q.submit('prove', body(), 'inclusion', 'v1_inclusion_26_1');
-  await q.claim('host-1', ACCEPT);
-  assert.equal(await q.fail(bad.id, 'host-1', 'root mismatch', 'proof_failed', false), 'failed');
-  assert.equal(await q.fail(bad.id, 'host-1', 'again', 'proof_failed', false), 'lost', 'nothing of host-1’s left');
+  const bad = await q.submit('prove', body(), 'inclusion', 'v1_inclusion_26_1', WANTED);
+  const held = await q.claim('host-1', PROVE);
+  assert.equal(await q.fail(bad.id, held!.token, 'root mismatch', 'proof_failed', false), 'failed');
+  assert.equal(await q.fail(bad.id, held!.token, 'again', 'proof_failed', false), 'lost', 'nothing of host-1’s left');
 });
 
 test('a full list refuses new jobs as busy', async () => {
-  await raw.del('zkgate:proof_queue');
+  await raw.del('zkgate:proof_queue', 'zkgate:ready:prove');
   const q = await open({ maxDepth: 2 });
-  await q.submit('prove', body(), 'inclusion', 'x');
-  await q.submit('prove', body(), 'inclusion', 'x');
-  await assert.rejects(q.submit('prove', body(), 'inclusion', 'x'), {
+  await q.submit('prove', body(), 'inclusion', 'x', WANTED);
+  await q.submit('prove', body(), 'inclusion', 'x', WANTED);
+  await assert.rejects(q.submit('prove', body(), 'inclusion', 'x', WANTED), {
     kind: 'prover_busy',
     message: 'Prover busy: the job queue zkgate:proof_queue holds 2 jobs (--queue-max-jobs); retry later',
   });
-  await raw.del('zkgate:proof_queue');
+  await raw.del('zkgate:proof_queue', 'zkgate:ready:prove');
 });
 
-test("Light's lists: a zkgate host claims Light's entries it can prove, leaves batch ones, answers in Light's keys", async () => {
+test("Light's lists: a job Light's processes wrote at the head is taken in and claimed; batch bodies are left, and so is a job behind one", async () => {
   const q = await open({ format: 'light' });
   const id = '0b0c5a4e-6f53-4b7e-9d55-3c1f4a0e2a11';
   const batchId = '7d1d4d7e-2b1a-4c8f-8d8e-5a0b9c3e4f21';
+  const behindId = '5e6f7a8b-1c2d-4e3f-8a9b-0c1d2e3f4a5b';
   // As Light's server writes them (Go: struct field order, RFC 3339 with nanoseconds).
   const batch = `{"id":"${batchId}","type":"zk_proof","payload":{"circuitType":"update","batchSize":10},"created_at":"2026-11-28T12:00:00.123456789Z"}`;
   const entry = `{"id":"${id}","type":"zk_proof","payload":{"circuitType":"inclusion","stateTreeHeight":26,"inputCompressedAccounts":[]},"created_at":"2026-11-28T12:00:01.5Z"}`;
-  await raw.rpush('zk_update_queue', batch, entry);
-  const c = await q.claim('host-a', ACCEPT);
+  const behind = entry.replaceAll(id, behindId);
+  await raw.rpush('zk_update_queue', entry, batch, behind);
+  assert.equal(await q.claim('host-a', PROVE), undefined, "nothing of zkgate's own to claim");
+  assert.equal(await q.intake(['inclusion', 'non-inclusion', 'combined']), true);
+  const c = await q.claim('host-a', PROVE);
   assert.equal(c?.id, id);
   assert.equal(c?.entry, entry);
+  assert.equal(c?.mayBuild, false, "a job Light's processes wrote carries no build right");
+  // The head is a batch body no zkgate host proves: nothing more is taken in.
+  assert.equal(await q.intake(['inclusion', 'non-inclusion', 'combined']), false);
   assert.deepEqual(
     await raw.lrange('zk_update_queue', 0, -1),
-    [batch],
-    "Light's batch job is left for Light's workers",
+    [batch, behind],
+    "Light's batch job, and the job behind it, are left for Light's workers",
   );
   const [proc] = await raw.lrange('zk_update_processing_queue', 0, -1);
   assert.match(
@@ -183,7 +194,7 @@ test("Light's lists: a zkgate host claims Light's entries it can prove, leaves b
       `^\\{"id":"${id}_processing","type":"processing","payload":\\{"circuitType":"inclusion","stateTreeHeight":26,"inputCompressedAccounts":\\[\\]\\},"created_at":"[^"]+"\\}$`,
     ),
   );
-  assert.equal(await q.complete(id, 'host-a', '{"ar":["0x1"],"bs":[["0x2"]],"krs":["0x3"]}', 'c', 'k'), true);
+  assert.equal(await q.complete(id, c!.token, 'host-a', '{"ar":["0x1"],"bs":[["0x2"]],"krs":["0x3"]}', 'c', 'k'), true);
   assert.equal(await raw.get(`zk_result_${id}`), '{"ar":["0x1"],"bs":[["0x2"]],"krs":["0x3"]}');
   const result = JSON.parse((await raw.lrange('zk_results_queue', -1, -1))[0]!);
   assert.deepEqual(
@@ -200,10 +211,10 @@ test("Light's lists: a zkgate host claims Light's entries it can prove, leaves b
 
 test('Redis stopped: calls fail at once naming the queue; restarted, the queued job is still there', async () => {
   const q = await open();
-  const job = await q.submit('prove', body(), 'inclusion', 'v1_inclusion_26_1');
+  const job = await q.submit('prove', body(), 'inclusion', 'v1_inclusion_26_1', WANTED);
   await redis.stop();
   try {
-    await assert.rejects(q.submit('prove', body(), 'inclusion', 'x'), (e: Error & { kind?: string }) => {
+    await assert.rejects(q.submit('prove', body(), 'inclusion', 'x', WANTED), (e: Error & { kind?: string }) => {
       assert.equal(e.kind, 'prover_unavailable');
       assert.match(e.message, new RegExp(`^job queue redis://127\\.0\\.0\\.1:${redis.port} unreachable: `));
       return true;
@@ -224,7 +235,7 @@ test('Redis stopped: calls fail at once naming the queue; restarted, the queued 
   )
     await new Promise((r) => setTimeout(r, 100));
   assert.equal((await q.status(job.id))?.status, 'queued');
-  assert.equal((await q.claim('host-a', ACCEPT))?.id, job.id);
+  assert.equal((await q.claim('host-a', PROVE))?.id, job.id);
 });
 
 test('--queue: config rules', () => {
