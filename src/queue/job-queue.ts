@@ -158,7 +158,6 @@ export class JobQueue {
     });
     for (const [name, lua] of Object.entries({ SUBMIT, CLAIM, INTAKE, RENEW, COMPLETE, FAIL, REAP }))
       this.redis.defineCommand(`zk${name}`, { lua });
-    this.redis.on('ready', () => void this.checkServer().catch(() => undefined));
   }
 
   /** Why this Redis may not hold the queue (a cluster), found at its connection. */
@@ -209,6 +208,8 @@ export class JobQueue {
         throw new QueueRefusedError(q.refused);
       }
     }
+    // Looked at again on each connection: the server behind the URL may change.
+    q.redis.on('ready', () => void q.checkServer().catch(() => undefined));
     return q;
   }
 

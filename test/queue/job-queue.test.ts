@@ -261,3 +261,232 @@ test('--queue: config rules', () => {
   assert.equal(resolve({ role: 'rpc', queue: 'redis://x:1', host: '0.0.0.0', proverHost: '127.0.0.1' }).role, 'rpc');
   assert.equal(redactRedisUrl('redis://:secret@h:1/0'), 'redis://:***@h:1/0');
 });
+
+// ── The faults of issue 49, each a test that failed on the code before it ──
+
+/** Calls made of each Redis command since the last reset (inside scripts too), from INFO commandstats. */
+async function commandCalls(): Promise<Record<string, number>> {
+  const info = await raw.info('commandstats');
+  return Object.fromEntries([...info.matchAll(/^cmdstat_(\w+):calls=(\d+)/gm)].map((m) => [m[1]!, Number(m[2])]));
+}
+
+test("a claim reads no queued body: a job behind 150 of Light's 200 KB batch bodies is claimed, with no range read", async () => {
+  const q = await open({ format: 'light' });
+  const blob = 'f'.repeat(200_000);
+  const pipe = raw.pipeline();
+  for (let i = 0; i < 150; i++)
+    pipe.rpush(
+      'zk_update_queue',
+      `{"id":"u-${i}","type":"zk_proof","payload":{"circuitType":"update","blob":"${blob}"},"created_at":"2026-12-01T00:00:00Z"}`,
+    );
+  for (let i = 0; i < 10_000; i++)
+    pipe.rpush(
+      i % 2 ? 'zk_append_queue' : 'zk_address_append_queue',
+      `{"id":"a-${i}","type":"zk_proof","payload":{"circuitType":"address-append"},"created_at":"2026-12-01T00:00:00Z"}`,
+    );
+  await pipe.exec();
+  try {
+    const job = await q.submit('prove', body(), 'inclusion', 'v1_inclusion_26_1', WANTED);
+    await raw.config('RESETSTAT');
+    const c = await q.claim('host-a', PROVE);
+    assert.equal(c?.id, job.id, 'found behind the batch bodies (a claim once looked at the first 100 only)');
+    const calls = await commandCalls();
+    for (const read of ['lrange', 'lindex', 'lpos'])
+      assert.equal(calls[read] ?? 0, 0, `a claim ran ${read} (it decoded queued bodies)`);
+    assert.equal(await raw.llen('zk_update_queue'), 150, "Light's bodies are all still there for Light's workers");
+  } finally {
+    await raw.del('zk_update_queue', 'zk_append_queue', 'zk_address_append_queue', 'zk_update_processing_queue');
+  }
+});
+
+test('no kind waits for good: with client proofs always queued, the forester’s batch jobs are taken too', async () => {
+  const q = await open();
+  for (let i = 0; i < 12; i++) await q.submit('prove', body(), 'inclusion', 'v1_inclusion_26_1', WANTED);
+  const batch = await q.submit('batch', body('zkgate-batch'), 'zkgate-batch', 'batch_append_32_10', WANTED);
+  const order: string[] = [];
+  const { QueueWorker } = await import('../../src/queue/worker.js');
+  const w = new QueueWorker({
+    queue: q,
+    host: 'host-a',
+    kinds: ['prove', 'batch'],
+    slots: 1,
+    prove: async (job) => {
+      order.push(job.id);
+      return { result: '{}', circuit: 'c', keySha256: 'k' };
+    },
+    log,
+    leaseMs: 30_000,
+  });
+  while (!order.includes(batch.id) && order.length < 13) await new Promise((r) => setTimeout(r, 10));
+  await w.stop();
+  // The proofs it did not take are no other test's.
+  await raw.del('zkgate:proof_queue', 'zkgate:batch_queue', KEYS.ready('prove'), KEYS.ready('batch'));
+  assert.ok(order.indexOf(batch.id) >= 0 && order.indexOf(batch.id) < 4, `batch taken at ${order.indexOf(batch.id)}`);
+});
+
+test('a completed job is never queued or failed again, and every key it made expires', async () => {
+  const q = await open({ leaseMs: 600, maxAttempts: 5 });
+  const job = await q.submit('prove', body(), 'inclusion', 'v1_inclusion_26_1', WANTED);
+  const a = await q.claim('host-a', PROVE);
+  await new Promise((r) => setTimeout(r, 700));
+  assert.deepEqual(await q.reap(), { requeued: 1, failed: 0 }, "a's lease ran out");
+  const b = await q.claim('host-b', PROVE);
+  assert.equal(b?.id, job.id);
+  // a finishes late: its result is the job's.
+  assert.equal(await q.complete(job.id, a!.token, 'host-a', '{"by":"a"}', 'c', 'k'), true);
+  // b's lease runs out: the reaper leaves the completed job as it is (it once queued it again).
+  await new Promise((r) => setTimeout(r, 700));
+  assert.deepEqual(await q.reap(), { requeued: 0, failed: 0 });
+  assert.equal((await q.status(job.id))?.status, 'completed');
+  assert.equal(await q.claim('host-c', PROVE), undefined, 'nothing to prove a third time');
+  // A late failure of b's changes nothing either (it once failed the job, counted, in the failed list).
+  const failedBefore = (await q.stats()).failed;
+  assert.equal(await q.fail(job.id, b!.token, 'late', 'prover_internal', false), 'lost');
+  assert.equal((await q.stats()).failed, failedBefore);
+  assert.equal((await q.status(job.id))?.result, '{"by":"a"}');
+  // Every key of the job expires.
+  for (const key of await raw.keys(`*${job.id}*`)) assert.ok((await raw.ttl(key)) > 0, `${key} has no TTL`);
+  assert.equal(await raw.hexists(KEYS.leased, job.id), 0);
+  assert.equal(await raw.zscore(KEYS.leases, job.id), null);
+
+  // The variant: b's claim fails for good after a completed: the job stays completed.
+  const two = await q.submit('prove', body(), 'inclusion', 'v1_inclusion_26_1', WANTED);
+  const a2 = await q.claim('host-a', PROVE);
+  await new Promise((r) => setTimeout(r, 700));
+  await q.reap();
+  const b2 = await q.claim('host-b', PROVE);
+  assert.equal(await q.complete(two.id, a2!.token, 'host-a', '{}', 'c', 'k'), true);
+  assert.equal(await q.fail(two.id, b2!.token, 'bad', 'proof_failed', false), 'done');
+  assert.equal((await q.status(two.id))?.status, 'completed');
+  assert.equal((await q.stats()).failed, failedBefore, 'not counted as failed');
+});
+
+test("leases run on Redis's clock: a process whose clock is 20 s ahead reaps no live lease", async () => {
+  const q = await open({ leaseMs: 10_000 });
+  const job = await q.submit('prove', body(), 'inclusion', 'v1_inclusion_26_1', WANTED);
+  const c = await q.claim('host-a', PROVE);
+  const now = Date.now;
+  Date.now = () => now() + 20_000;
+  try {
+    assert.deepEqual(await q.reap(), { requeued: 0, failed: 0 }, 'the lease still has ~10 s');
+    assert.equal(await q.renew(job.id, c!.token), true);
+  } finally {
+    Date.now = now;
+  }
+  assert.equal((await q.status(job.id))?.status, 'processing');
+  await q.complete(job.id, c!.token, 'host-a', '{}', 'c', 'k');
+});
+
+test('a job nobody waits for any more is not proved: dropped at its claim, counted; a proof past its deadline loses its lease', async () => {
+  const q = await open({ leaseMs: 400 });
+  const stale = await q.submit('prove', body(), 'inclusion', 'v1_inclusion_26_1', { waitMs: 200 });
+  const waiting = q.wait(stale.id, Date.now() + 5000);
+  await new Promise((r) => setTimeout(r, 300));
+  const before = (await q.stats()).expired;
+  assert.equal(await q.claim('host-a', PROVE), undefined, 'past its deadline: not claimed');
+  assert.equal((await q.stats()).expired, before + 1);
+  await assert.rejects(waiting, (e: Error & { kind?: string }) => e.kind === 'prover_timeout');
+  assert.equal(await raw.llen('zkgate:proof_queue'), 0, 'its entry is gone');
+  // Claimed in time, then outlived: renewal is refused, the reaper ends the job.
+  const slow = await q.submit('prove', body(), 'inclusion', 'v1_inclusion_26_1', { waitMs: 300 });
+  const c = await q.claim('host-a', PROVE);
+  assert.ok(c && c.msLeft > 0 && c.msLeft <= 300, String(c?.msLeft));
+  await new Promise((r) => setTimeout(r, 350));
+  assert.equal(await q.renew(slow.id, c!.token), false);
+  await new Promise((r) => setTimeout(r, 450));
+  assert.deepEqual(await q.reap(), { requeued: 0, failed: 1 });
+  const s = await q.status(slow.id);
+  assert.equal(s?.errorKind, 'prover_timeout');
+  assert.equal(await q.complete(slow.id, c!.token, 'host-a', '{}', 'c', 'k'), false, 'a result for nobody is refused');
+  // A queued job past its deadline with no host to take it ends at the reaper's next pass.
+  const idle = await q.submit('prove', body(), 'inclusion', 'v1_inclusion_26_1', { waitMs: 100 });
+  await new Promise((r) => setTimeout(r, 200));
+  await q.reap();
+  assert.equal((await q.status(idle.id))?.status, 'failed');
+  assert.equal(await raw.llen(KEYS.ready('prove')), 0);
+});
+
+test("Light's lists: a job a Light worker took and lost holds its inputs only until its deadline", async () => {
+  const q = await open({ format: 'light' });
+  const b = body();
+  const first = await q.submit('prove', b, 'inclusion', 'v1_inclusion_26_1', { waitMs: 300 });
+  // A Light worker pops it (BLPOP on Light's list) and dies: zkgate's record is never told.
+  assert.match((await raw.lpop('zk_update_queue'))!, new RegExp(first.id));
+  assert.equal(
+    (await q.submit('prove', b, 'inclusion', 'v1_inclusion_26_1', WANTED)).id,
+    first.id,
+    'joined while wanted',
+  );
+  await new Promise((r) => setTimeout(r, 400));
+  const again = await q.submit('prove', b, 'inclusion', 'v1_inclusion_26_1', WANTED);
+  assert.notEqual(again.id, first.id, 'a new job once the first is past its deadline (it joined for a day)');
+  assert.equal((await q.claim('host-a', PROVE))?.id, again.id, "the lost job's id is dropped");
+  await raw.del('zk_update_queue', 'zk_update_processing_queue');
+});
+
+test('one claim cannot release or fail another, even of the same host', async () => {
+  const q = await open();
+  const j1 = await q.submit('prove', body(), 'inclusion', 'v1_inclusion_26_1', WANTED);
+  const j2 = await q.submit('prove', body(), 'inclusion', 'v1_inclusion_26_1', WANTED);
+  const c1 = await q.claim('host-a', PROVE);
+  const c2 = await q.claim('host-a', PROVE);
+  assert.deepEqual([c1?.id, c2?.id], [j1.id, j2.id]);
+  assert.notEqual(c1!.token, c2!.token);
+  assert.equal(await q.fail(j1.id, c2!.token, 'wrong slot', 'proof_failed', false), 'lost');
+  assert.equal(await q.renew(j1.id, c2!.token), false);
+  assert.equal((await q.status(j1.id))?.status, 'processing', 'j1 is still c1’s');
+  assert.ok((await raw.zscore(KEYS.leases, j1.id)) !== null);
+  assert.equal(await q.complete(j1.id, c1!.token, 'host-a', '{}', 'c', 'k'), true);
+  assert.equal(await q.complete(j2.id, c2!.token, 'host-a', '{}', 'c', 'k'), true);
+  for (const id of [j1.id, j2.id]) assert.equal(await raw.hexists(KEYS.leased, id), 0);
+});
+
+test('a Redis Cluster is refused at start, naming why; an eviction policy is warned about', async () => {
+  const cluster = await startRedis(['--cluster-enabled', 'yes']);
+  try {
+    await assert.rejects(
+      JobQueue.open({
+        url: cluster.url,
+        format: 'zkgate',
+        leaseMs: 1000,
+        maxAttempts: 1,
+        resultTtlS: 1,
+        maxDepth: 1,
+        log,
+      }),
+      (e: Error) => {
+        assert.equal(
+          e.message,
+          `job queue ${cluster.url} is a Redis Cluster: zkgate's queue needs a standalone Redis (or a primary with replicas)`,
+        );
+        return true;
+      },
+    );
+  } finally {
+    await cluster.close();
+  }
+  const lru = await startRedis(['--maxmemory-policy', 'allkeys-lru']);
+  const lines: string[] = [];
+  const warnings = createLogger('warn', (c) => lines.push(c));
+  try {
+    const q = await JobQueue.open({
+      url: lru.url,
+      format: 'zkgate',
+      leaseMs: 1000,
+      maxAttempts: 1,
+      resultTtlS: 1,
+      maxDepth: 1,
+      log: warnings,
+    });
+    q.close();
+    warnings.flush();
+    assert.ok(
+      lines.some(
+        (l) => l.includes('Redis may evict jobs and results') && l.includes('"maxmemoryPolicy":"allkeys-lru"'),
+      ),
+      lines.join(''),
+    );
+  } finally {
+    await lru.close();
+  }
+});
