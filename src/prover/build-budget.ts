@@ -11,7 +11,7 @@ import { isStructuredShape } from '../zk/structured/registry.js';
 
 /** Variables per proved account / new address (V1, V2) and per batch leaf, from the dev keys' headers. */
 const VARS = {
-  inclusion: { 1: 6_320, 2: 8_018 },
+  inclusion: { 1: 6_320, 2: 8_028 },
   nonInclusion: { 1: 7_078, 2: 10_698 },
   'batch-append': 3_747,
   'batch-update': 16_016,

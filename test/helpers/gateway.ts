@@ -24,13 +24,21 @@ export interface TestGateway {
   stop(): Promise<void>;
 }
 
-/** A gRPC client of a test gateway's prover, carrying the token the gateway requires. */
-export function proverClientOf(g: Gateway, timeoutMs = 11_000): ProverClient {
-  return new ProverClient(g.grpcAddress, timeoutMs, {
-    credentials: grpcCredentials.createInsecure(),
-    options: {},
-    ...(g.grpcToken ? { token: g.grpcToken } : {}),
-  });
+/**
+ * A gRPC client of a test gateway's prover, carrying the token the gateway requires and, where
+ * given, a request's build right (build-policy.ts encodeBuildRight: what a front would send).
+ */
+export function proverClientOf(g: Gateway, timeoutMs = 11_000, buildRight?: string): ProverClient {
+  return new ProverClient(
+    g.grpcAddress,
+    timeoutMs,
+    {
+      credentials: grpcCredentials.createInsecure(),
+      options: {},
+      ...(g.grpcToken ? { token: g.grpcToken } : {}),
+    },
+    buildRight,
+  );
 }
 
 export function tempDir(prefix = 'zkgate-test-'): string {

@@ -7,7 +7,7 @@ import { existsSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, test } from 'node:test';
 import { budgetRefusal, estimateBuild } from '../../src/prover/build-budget.js';
-import { buildOnDemandShapes } from '../../src/prover/build-policy.js';
+import { buildOnDemandShapes, encodeBuildRight } from '../../src/prover/build-policy.js';
 import { demoAddress } from '../../src/prover/demo-data.js';
 import { RemoteProverError } from '../../src/prover/index.js';
 import { bigIntToBase58, shapeByName } from '../../src/zk/index.js';
@@ -116,7 +116,8 @@ test('a build over --build-memory-mb is refused before it starts, through JSON-R
       },
       id: 1,
     });
-    const client = proverClientOf(tight.gateway);
+    // As a front on loopback with --build-on-demand all would ask.
+    const client = proverClientOf(tight.gateway, 11_000, encodeBuildRight(['all'], true));
     try {
       await assert.rejects(client.verifyingKey('v2_inclusion_32_3'), (e: RemoteProverError) => {
         assert.equal(e.kind, 'key_not_built');
@@ -134,5 +135,48 @@ test('a build over --build-memory-mb is refused before it starts, through JSON-R
     assert.equal(existsSync(join(tight.dataDir, 'circuits', 'v1_non-inclusion_26_1')), false, 'not even compiled');
   } finally {
     await tight.stop();
+  }
+});
+
+test('what a request may build is carried from where it came in: a prover on loopback builds nothing for a request without that right', async () => {
+  // A prover whose own policy would build V1 keys (loopback, auto); a key build answers at once
+  // with its time left (--key-build-wait-ms 1), so a request that may build shows it by that answer.
+  const prover = await startTestGateway({ keyBuildWaitMs: 1 }, {}, { prover: true, linkKeys: false });
+  const { ProverClient } = await import('../../src/prover/index.js');
+  const { credentials } = await import('@grpc/grpc-js');
+  const as = (right: string | undefined) =>
+    new ProverClient(
+      prover.gateway.grpcAddress,
+      5000,
+      { credentials: credentials.createInsecure(), options: {}, token: prover.gateway.grpcToken! },
+      right,
+    );
+  const builds = prover.gateway.prover!.service.builds;
+  const shape = 'v1_inclusion_26_3';
+  try {
+    // No right carried (a direct caller, or a front of an older kind): nothing is built.
+    for (const right of [undefined, encodeBuildRight(['auto'], false)]) {
+      const c = as(right);
+      try {
+        await assert.rejects(c.verifyingKey(shape), (e: RemoteProverError) => {
+          assert.equal(e.kind, 'key_not_built', String(right));
+          assert.equal(e.message, refusal(shape));
+          return true;
+        });
+      } finally {
+        c.close();
+      }
+      assert.equal(builds.has(shape), false, `no build for ${right ?? 'a request without a right'}`);
+    }
+    // A front on loopback (a developer's chain) carries the right: its request starts the build.
+    const c = as(encodeBuildRight(['auto'], true));
+    try {
+      await assert.rejects(c.verifyingKey(shape), (e: RemoteProverError) => e.kind === 'circuit_warming_up');
+    } finally {
+      c.close();
+    }
+    assert.equal(builds.has(shape), true);
+  } finally {
+    await prover.stop();
   }
 });

@@ -13,7 +13,7 @@ import { appendInputs, emptyNodes } from '../../src/forester/batch-inputs.js';
 import { createLogger } from '../../src/obs/log.js';
 import { demoAccountHashes } from '../../src/prover/demo-data.js';
 import { JobQueue, QueueProver } from '../../src/queue/index.js';
-import { loadPoseidon, poseidon } from '../../src/zk/index.js';
+import { loadPoseidon, poseidon, shapeByName } from '../../src/zk/index.js';
 import { TreeStore } from '../../src/state/index.js';
 import { fromRaw, type RawProof } from '../../src/zk/proof-format.js';
 import { runCli, type CliProcess } from '../helpers/cli.js';
@@ -248,6 +248,44 @@ test('a poisoned job ends in the failed list with its error', async () => {
   const again = JSON.parse((await post(JSON.stringify(bad))).text);
   assert.notEqual(again.job_id, id);
   assert.equal((await statusUntilDone(again.job_id)).json.status, 'failed');
+});
+
+test('a host builds no key for a job whose front did not allow it: refused with key_not_built, nothing built', async () => {
+  // A shape the suite never builds; the hosts on loopback would build V1 keys for their own callers.
+  const shape = 'v1_inclusion_26_3';
+  const accounts = [0, 1, 2].map(() => store.stateTree(SMT1).proofByIndex(nextLeaf++));
+  const body = JSON.stringify({
+    circuitType: 'inclusion',
+    stateTreeHeight: 26,
+    inputCompressedAccounts: accounts.map((p) => ({
+      root: toHex(p.root),
+      pathIndex: p.leafIndex,
+      pathElements: p.pathElements.map(toHex),
+      leaf: toHex(p.leaf),
+    })),
+  });
+  const queue = await JobQueue.open({
+    url: redis.url,
+    format: 'zkgate',
+    leaseMs: LEASE_MS,
+    maxAttempts: 3,
+    resultTtlS: 600,
+    maxDepth: 100,
+    log: createLogger('error'),
+  });
+  try {
+    // As a front bound off loopback submits it: the job carries no build right.
+    const job = await queue.submit('prove', body, 'inclusion', shape, { waitMs: 60_000, mayBuild: false });
+    await assert.rejects(queue.wait(job.id, Date.now() + 60_000), (e: Error & { kind?: string }) => {
+      assert.equal(e.kind, 'key_not_built');
+      assert.match(e.message, new RegExp(`^no proving key for ${shape} yet, and a request may not start its build`));
+      return true;
+    });
+  } finally {
+    queue.close();
+  }
+  for (const h of hosts) assert.ok(!h.proc.stdout().includes(`"circuit":"${shape}","priority"`), 'no host built it');
+  assert.equal(keys.status(shapeByName(shape)), 'missing', 'no key in the cache the hosts share');
 });
 
 test("the forester's batch proofs through the queue: proved by a host, its verifying key published", async () => {
