@@ -517,11 +517,12 @@ export class JobQueue {
   async reap(): Promise<{ requeued: number; failed: number }> {
     const [requeued, failed] = (await this.call(() =>
       this.script('REAP')(
-        4 + JOB_KINDS.length,
+        5 + JOB_KINDS.length,
         KEYS.leases,
         KEYS.leased,
         this.layout.failed,
         KEYS.stats,
+        KEYS.reapedAt,
         ...JOB_KINDS.map((k) => KEYS.ready(k)),
         this.o.maxAttempts,
         new Date().toISOString(),
@@ -531,6 +532,7 @@ export class JobQueue {
         KEYS.ended,
         KEYS.added,
         FAILED_LIST_MAX,
+        this.o.leaseMs,
       ),
     )) as [number, number];
     return { requeued, failed };

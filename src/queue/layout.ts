@@ -46,6 +46,8 @@ export const KEYS = {
   /** The ids of a kind's queued jobs, in order: what hosts claim from (scripts.ts). */
   ready: (kind: JobKind) => `${ZK}ready:${kind}`,
   stats: `${ZK}stats`,
+  /** When a reaper last ran (Redis's clock): a long gap is a stall, not dead hosts (scripts.ts REAP). */
+  reapedAt: `${ZK}reaped_at`,
   hostJobs: `${ZK}host_jobs`,
   job: (id: string) => `${ZK}job:${id}`,
   dedup: (hash: string) => `${ZK}dedup:${hash}`,

@@ -264,8 +264,11 @@ return 2
 `;
 
 /**
- * KEYS: leases, leased, failed, stats, then the ready lists; ARGV: maxAttempts, failedAt, ttl,
- * jobPrefix, dedupPrefix, endedCh, addedCh, failedMax.
+ * KEYS: leases, leased, failed, stats, reapedAt, then the ready lists; ARGV: maxAttempts, failedAt,
+ * ttl, jobPrefix, dedupPrefix, endedCh, addedCh, failedMax, leaseMs.
+ * When no reaper has run for two leases (Redis stalled, or every process was away), every lease
+ * is first given one more lease's time and nothing is reaped: leases that ran out only because
+ * their holders could not reach Redis are renewed by them, not proved a second time elsewhere.
  * Every lease past its end (Redis's clock): the job goes back to the head of its list (it waited
  * longest), or, after maxAttempts or past its deadline, fails naming the last host. A job completed
  * meanwhile is left as it is. Then the jobs at the head of each ready list whose deadline passed
@@ -277,6 +280,17 @@ export const REAP =
   `
 local requeued, failed = 0, 0
 local now = nowMs()
+local lease = tonumber(ARGV[9])
+local last = tonumber(redis.call('GET', KEYS[5]) or '0')
+redis.call('SET', KEYS[5], now, 'PX', 10 * lease)
+if last > 0 and now - last > 2 * lease then
+  local held = redis.call('ZRANGE', KEYS[1], 0, -1)
+  for _, id in ipairs(held) do
+    if tonumber(redis.call('ZSCORE', KEYS[1], id)) < now + lease then redis.call('ZADD', KEYS[1], now + lease, id) end
+  end
+  redis.call('HINCRBY', KEYS[4], 'stall_graces', 1)
+  return {0, 0}
+end
 for _, id in ipairs(redis.call('ZRANGEBYSCORE', KEYS[1], '-inf', now, 'LIMIT', 0, 100)) do
   local raw = redis.call('HGET', KEYS[2], id)
   redis.call('ZREM', KEYS[1], id)
@@ -304,7 +318,7 @@ for _, id in ipairs(redis.call('ZRANGEBYSCORE', KEYS[1], '-inf', now, 'LIMIT', 0
     end
   end
 end
-for i = 5, #KEYS do
+for i = 6, #KEYS do
   for _ = 1, 100 do
     local id = redis.call('LINDEX', KEYS[i], 0)
     if not id then break end

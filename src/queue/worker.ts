@@ -7,6 +7,7 @@
 import type { Logger } from '../obs/log.js';
 import type { MetricsRegistry } from '../obs/metrics.js';
 import { AppError } from '../errors.js';
+import { ProverError } from '../prover/errors.js';
 import type { ClaimedJob, JobQueue } from './job-queue.js';
 import type { JobKind } from './layout.js';
 
@@ -112,17 +113,22 @@ export class QueueWorker {
         ),
       Math.max(100, this.o.leaseMs / 3),
     );
+    // Until the job's deadline, a result or failure waits out Redis being away: lost, the job would
+    // be proved again elsewhere once its lease ran out.
+    const until = started + Math.max(0, job.msLeft);
     try {
       const r = await this.o.prove(job);
-      const first = await queue.complete(job.id, job.token, host, r.result, r.circuit, r.keySha256);
+      const first = await whileUnreachable(until, () =>
+        queue.complete(job.id, job.token, host, r.result, r.circuit, r.keySha256),
+      );
       this.jobs?.inc([first ? 'completed' : 'duplicate']);
       log.info('queue job done', { job: job.id, circuit: r.circuit, ms: Date.now() - started, first });
     } catch (e) {
       const kind = e instanceof AppError ? e.kind : 'prover_internal';
       const message = e instanceof AppError ? e.message : `Internal error: ${String((e as Error)?.message ?? e)}`;
-      const outcome = await queue
-        .fail(job.id, job.token, message, kind, !PERMANENT.has(kind))
-        .catch((err: Error) => `unrecorded (${err.message})`);
+      const outcome = await whileUnreachable(until, () =>
+        queue.fail(job.id, job.token, message, kind, !PERMANENT.has(kind)),
+      ).catch((err: Error) => `unrecorded (${err.message})`);
       this.jobs?.inc([
         outcome === 'failed' ? 'failed' : outcome === 'retried' ? 'retried' : outcome === 'done' ? 'duplicate' : 'lost',
       ]);
@@ -137,6 +143,18 @@ export class QueueWorker {
     this.stopped = true;
     clearInterval(this.reaper);
     await Promise.all(this.loops);
+  }
+}
+
+/** `call`, tried again every half second while Redis is unreachable, until `until` (ms). */
+async function whileUnreachable<T>(until: number, call: () => Promise<T>): Promise<T> {
+  for (;;) {
+    try {
+      return await call();
+    } catch (e) {
+      if (!(e instanceof ProverError && e.kind === 'prover_unavailable') || Date.now() >= until) throw e;
+      await new Promise((r) => setTimeout(r, 500));
+    }
   }
 }
 

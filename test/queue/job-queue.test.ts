@@ -264,6 +264,22 @@ test('--queue: config rules', () => {
 
 // ── The faults of issue 49, each a test that failed on the code before it ──
 
+/**
+ * Lets `ms` pass as a fleet would, a reaper running every half lease (a long gap between reaps
+ * reads as a Redis stall, which reaps nothing: scripts.ts REAP); what the reaps took back, summed.
+ */
+async function reaping(q: JobQueue, ms: number, leaseMs: number): Promise<{ requeued: number; failed: number }> {
+  // A pass first, as the fleet's reapers would have made one lately.
+  const sum = { ...(await q.reap()) };
+  for (const end = Date.now() + ms; Date.now() < end;) {
+    await new Promise((r) => setTimeout(r, Math.min(leaseMs / 2, Math.max(1, end - Date.now()))));
+    const r = await q.reap();
+    sum.requeued += r.requeued;
+    sum.failed += r.failed;
+  }
+  return sum;
+}
+
 /** Calls made of each Redis command since the last reset (inside scripts too), from INFO commandstats. */
 async function commandCalls(): Promise<Record<string, number>> {
   const info = await raw.info('commandstats');
@@ -328,15 +344,13 @@ test('a completed job is never queued or failed again, and every key it made exp
   const q = await open({ leaseMs: 600, maxAttempts: 5 });
   const job = await q.submit('prove', body(), 'inclusion', 'v1_inclusion_26_1', WANTED);
   const a = await q.claim('host-a', PROVE);
-  await new Promise((r) => setTimeout(r, 700));
-  assert.deepEqual(await q.reap(), { requeued: 1, failed: 0 }, "a's lease ran out");
+  assert.deepEqual(await reaping(q, 800, 600), { requeued: 1, failed: 0 }, "a's lease ran out");
   const b = await q.claim('host-b', PROVE);
   assert.equal(b?.id, job.id);
   // a finishes late: its result is the job's.
   assert.equal(await q.complete(job.id, a!.token, 'host-a', '{"by":"a"}', 'c', 'k'), true);
   // b's lease runs out: the reaper leaves the completed job as it is (it once queued it again).
-  await new Promise((r) => setTimeout(r, 700));
-  assert.deepEqual(await q.reap(), { requeued: 0, failed: 0 });
+  assert.deepEqual(await reaping(q, 800, 600), { requeued: 0, failed: 0 });
   assert.equal((await q.status(job.id))?.status, 'completed');
   assert.equal(await q.claim('host-c', PROVE), undefined, 'nothing to prove a third time');
   // A late failure of b's changes nothing either (it once failed the job, counted, in the failed list).
@@ -352,8 +366,7 @@ test('a completed job is never queued or failed again, and every key it made exp
   // The variant: b's claim fails for good after a completed: the job stays completed.
   const two = await q.submit('prove', body(), 'inclusion', 'v1_inclusion_26_1', WANTED);
   const a2 = await q.claim('host-a', PROVE);
-  await new Promise((r) => setTimeout(r, 700));
-  await q.reap();
+  await reaping(q, 800, 600);
   const b2 = await q.claim('host-b', PROVE);
   assert.equal(await q.complete(two.id, a2!.token, 'host-a', '{}', 'c', 'k'), true);
   assert.equal(await q.fail(two.id, b2!.token, 'bad', 'proof_failed', false), 'done');
@@ -393,15 +406,13 @@ test('a job nobody waits for any more is not proved: dropped at its claim, count
   assert.ok(c && c.msLeft > 0 && c.msLeft <= 300, String(c?.msLeft));
   await new Promise((r) => setTimeout(r, 350));
   assert.equal(await q.renew(slow.id, c!.token), false);
-  await new Promise((r) => setTimeout(r, 450));
-  assert.deepEqual(await q.reap(), { requeued: 0, failed: 1 });
+  assert.deepEqual(await reaping(q, 900, 400), { requeued: 0, failed: 1 });
   const s = await q.status(slow.id);
   assert.equal(s?.errorKind, 'prover_timeout');
   assert.equal(await q.complete(slow.id, c!.token, 'host-a', '{}', 'c', 'k'), false, 'a result for nobody is refused');
   // A queued job past its deadline with no host to take it ends at the reaper's next pass.
   const idle = await q.submit('prove', body(), 'inclusion', 'v1_inclusion_26_1', { waitMs: 100 });
-  await new Promise((r) => setTimeout(r, 200));
-  await q.reap();
+  await reaping(q, 200, 400);
   assert.equal((await q.status(idle.id))?.status, 'failed');
   assert.equal(await raw.llen(KEYS.ready('prove')), 0);
 });
@@ -489,4 +500,24 @@ test('a Redis Cluster is refused at start, naming why; an eviction policy is war
   } finally {
     await lru.close();
   }
+});
+
+test('Redis stalled for several leases: the holders keep their jobs, none is proved twice', async () => {
+  const q = await open({ leaseMs: 500 });
+  const ids = new Set<string>();
+  for (let i = 0; i < 4; i++) ids.add((await q.submit('prove', body(), 'inclusion', 'v1_inclusion_26_1', WANTED)).id);
+  const held = [];
+  for (let i = 0; i < 4; i++) held.push((await q.claim('host-a', PROVE))!);
+  await reaping(q, 200, 500);
+  // The server stops answering for 2 s (four leases): no lease can be renewed meanwhile.
+  const pauser = new Redis(redis.url);
+  await pauser.call('CLIENT', 'PAUSE', '2000', 'ALL');
+  pauser.disconnect();
+  // The first reaper pass after it gives every lease another lease's time instead of taking them all.
+  assert.deepEqual(await q.reap(), { requeued: 0, failed: 0 });
+  for (const c of held) assert.equal(await q.renew(c.id, c.token), true, 'still its holder’s');
+  assert.equal(await q.claim('host-b', PROVE), undefined, 'nothing for a second host to prove');
+  for (const c of held) assert.equal(await q.complete(c.id, c.token, 'host-a', '{}', 'c', 'k'), true);
+  assert.ok((await q.stats()).completed >= 4);
+  assert.deepEqual(new Set(held.map((c) => c.id)), ids);
 });
