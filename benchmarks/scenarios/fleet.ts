@@ -10,7 +10,13 @@
 // queue, Light's /prove requests of distinct inputs (equal ones would be answered from the
 // queue's cache). Measured against the same run's direct /prove on one host: the queue's cost per
 // job (p50/p99 at concurrency 1), and proofs/s at concurrency 4 with 1, 2 and 3 hosts.
-// BENCH_FLEET_SIZES selects the sizes, BENCH_FLEET_PARTS the parts (balancer, queue).
+//
+// The queue's own cost under abuse and faults (issue 49), no proving: Redis's latency (PING from a
+// second connection, p50/p99) and a claim's time while jobs flow, with no foreign body queued (the
+// baseline) and with 10,000 of Light's batch bodies of 20 KB plus 100 of 200 KB ahead of them
+// (Light's lists); then jobs proved more than once by hosts (in process, 300 ms "proofs") across a
+// 25 s DEBUG SLEEP of Redis.
+// BENCH_FLEET_SIZES selects the sizes, BENCH_FLEET_PARTS the parts (balancer, queue, redis).
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -20,14 +26,17 @@ import { explicitRequest, lightProveBody } from '../../src/prover/index.js';
 import { demoAccountHashes } from '../../src/prover/demo-data.js';
 import { TreeStore } from '../../src/state/index.js';
 import { inclusionWitness, KeyStore, shapeByName } from '../../src/zk/index.js';
+import { Redis } from 'ioredis';
 import { startRedis } from '../../test/helpers/redis.js';
+import { createLogger } from '../../src/obs/log.js';
+import { JobQueue, QueueWorker } from '../../src/queue/index.js';
 import { BENCH_CACHE as CACHE, benchDataDir, BENCH_GRPC_TOKEN, BENCH_KEY as KEY, ROOT as root } from '../lib/paths.js';
 import { percentile } from '../lib/stats.js';
 import { startProcess, type Started } from '../lib/processes.js';
 import { envList, table } from '../lib/table.js';
 
 const SIZES = envList(process.env.BENCH_FLEET_SIZES, ['1', '2', '3']).map(Number);
-const PARTS = envList(process.env.BENCH_FLEET_PARTS, ['balancer', 'queue']);
+const PARTS = envList(process.env.BENCH_FLEET_PARTS, ['balancer', 'queue', 'redis']);
 const SHAPE = 'v1_inclusion_26_1';
 
 async function startProver(queue?: string): Promise<{ gw: Started; address: string; dir: string; prove: string }> {
@@ -192,9 +201,12 @@ async function compressedAccount(url: string): Promise<string> {
 
 export const fleetScenario = {
   name: 'fleet',
-  describe: 'a --role rpc front balancing 1, 2 and 3 prover processes, and the same through a Redis queue',
+  describe:
+    "a --role rpc front balancing 1, 2 and 3 prover processes, the same through a Redis queue, and the queue's cost under foreign bodies and a Redis stall",
   explicitOnly: true,
   async run(): Promise<void> {
+    if (PARTS.includes('redis')) await redisFigures();
+    if (!PARTS.includes('balancer') && !PARTS.includes('queue')) return;
     await new KeyStore(CACHE).ensure(SHAPE);
     if (PARTS.includes('balancer')) await balancerFigures();
     if (PARTS.includes('queue')) await queueFigures();
@@ -247,5 +259,136 @@ async function balancerFigures(): Promise<void> {
     }
     console.log(`\n${SHAPE} through the front (ms; proofs/s at concurrency 4; ratios to one prover)`);
     table(['provers', 'p50 c=1', 'p99 c=1', 'proofs/s c=4', 'p50 / rate vs 1'], rows);
+  }
+}
+
+/** Light's batch bodies, as Light's server queues them, `bytes` long each. */
+async function foreignBodies(redis: Redis, n: number, bytes: number): Promise<void> {
+  const blob = 'f'.repeat(bytes);
+  for (let i = 0; i < n; i += 500) {
+    const p = redis.pipeline();
+    for (let j = i; j < Math.min(n, i + 500); j++)
+      p.rpush(
+        'zk_update_queue',
+        `{"id":"f-${bytes}-${j}","type":"zk_proof","payload":{"circuitType":"update","blob":"${blob}"},"created_at":"2026-12-01T00:00:00Z"}`,
+      );
+    await p.exec();
+  }
+}
+
+async function redisFigures(): Promise<void> {
+  const redis = await startRedis(['--enable-debug-command', 'yes']);
+  const raw = new Redis(redis.url);
+  const log = createLogger('error');
+  const open = (format: 'zkgate' | 'light', leaseMs: number) =>
+    JobQueue.open({ url: redis.url, format, leaseMs, maxAttempts: 3, resultTtlS: 600, maxDepth: 10_000, log });
+  try {
+    const rows: string[][] = [];
+    for (const foreign of [0, 10_000]) {
+      await raw.flushall();
+      if (foreign) {
+        await foreignBodies(raw, 100, 200_000);
+        await foreignBodies(raw, foreign, 20_000);
+      }
+      const q = await open('light', 30_000);
+      const pings: number[] = [];
+      let pinging = true;
+      const pinger = (async () => {
+        while (pinging) {
+          const t = performance.now();
+          await raw.ping();
+          pings.push(performance.now() - t);
+          await new Promise((r) => setTimeout(r, 2));
+        }
+      })();
+      const claims: number[] = [];
+      // 1000 jobs, four claimers at once, each job completed as soon as it is claimed.
+      for (let i = 0; i < 1000; i++)
+        await q.submit('prove', `{"circuitType":"inclusion","n":${i}}`, 'inclusion', SHAPE, { waitMs: 60_000 });
+      await Promise.all(
+        Array.from({ length: 4 }, async (_, w) => {
+          for (;;) {
+            const t = performance.now();
+            const job = await q.claim(`host-${w}`, ['prove']);
+            claims.push(performance.now() - t);
+            if (!job) return;
+            await q.complete(job.id, job.token, `host-${w}`, '{}', SHAPE, 'k');
+          }
+        }),
+      );
+      pinging = false;
+      await pinger;
+      q.close();
+      rows.push([
+        foreign ? `${foreign.toLocaleString('en-US')} × 20 KB + 100 × 200 KB` : 'none (baseline)',
+        percentile(claims, 50).toFixed(2),
+        percentile(claims, 99).toFixed(2),
+        percentile(pings, 50).toFixed(2),
+        percentile(pings, 99).toFixed(2),
+        String(claims.length - 4),
+      ]);
+    }
+    console.log(
+      "\nLight's lists, 1,000 jobs claimed and completed by 4 claimers, PING from a second connection meanwhile",
+    );
+    table(['foreign bodies queued', 'claim p50 ms', 'claim p99 ms', 'PING p50 ms', 'PING p99 ms', 'jobs'], rows);
+
+    // A 25 s stall of Redis with jobs in flight: how many are proved more than once.
+    await raw.flushall();
+    const leaseMs = 3000;
+    const q = await open('zkgate', leaseMs);
+    const proved = new Map<string, number>();
+    const workers = await Promise.all(
+      ['host-a', 'host-b'].map(async (host) => {
+        const hq = await open('zkgate', leaseMs);
+        const w = new QueueWorker({
+          queue: hq,
+          host,
+          kinds: ['prove'],
+          slots: 2,
+          prove: async (job) => {
+            proved.set(job.id, (proved.get(job.id) ?? 0) + 1);
+            await new Promise((r) => setTimeout(r, 300));
+            return { result: '{}', circuit: SHAPE, keySha256: 'k' };
+          },
+          log,
+          leaseMs,
+        });
+        return { hq, w };
+      }),
+    );
+    const ids: string[] = [];
+    for (let i = 0; i < 40; i++)
+      ids.push(
+        (await q.submit('prove', `{"circuitType":"inclusion","stall":${i}}`, 'inclusion', SHAPE, { waitMs: 300_000 }))
+          .id,
+      );
+    await new Promise((r) => setTimeout(r, 1000));
+    const sleeper = new Redis(redis.url);
+    const t0 = performance.now();
+    await sleeper.call('DEBUG', 'SLEEP', '25');
+    sleeper.disconnect();
+    const stalled = performance.now() - t0;
+    for (;;) {
+      const states = await Promise.all(ids.map((id) => q.status(id)));
+      if (states.every((s) => s?.status === 'completed' || s?.status === 'failed')) break;
+      await new Promise((r) => setTimeout(r, 200));
+    }
+    const states = await Promise.all(ids.map((id) => q.status(id)));
+    for (const { hq, w } of workers) {
+      await w.stop();
+      hq.close();
+    }
+    const stats = await q.stats();
+    q.close();
+    const twice = [...proved.values()].filter((n) => n > 1).length;
+    console.log(
+      `\nRedis stalled ${(stalled / 1000).toFixed(1)} s (DEBUG SLEEP 25) with 40 jobs in flight on 2 hosts × 2 slots, lease ${leaseMs} ms: ` +
+        `${states.filter((s) => s?.status === 'completed').length} completed, ${states.filter((s) => s?.status === 'failed').length} failed, ` +
+        `${twice} proved more than once; lease expiries ${stats.leaseExpiries}, retries ${stats.retries}`,
+    );
+  } finally {
+    raw.disconnect();
+    await redis.close();
   }
 }

@@ -413,7 +413,7 @@ export class JobQueue {
     const r = await this.call(() =>
       this.script('INTAKE')(
         3,
-        this.layout.route('prove', 'inclusion'),
+        this.layout.route('light', 'inclusion'),
         KEYS.ready('prove'),
         KEYS.stats,
         KEYS.job(''),

@@ -62,20 +62,27 @@ export const FAILED_LIST_MAX = 10_000;
 
 const LIGHT: QueueLayout = {
   format: 'light',
-  pending: ['zk_update_queue', 'zk_append_queue', 'zk_address_append_queue', `${ZK}batch_queue`],
+  // zkgate's own jobs stay in zkgate's lists: in Light's, a claim had to find them past every body
+  // queued ahead (10,000 of Light's batch bodies made each claim block Redis for milliseconds).
+  // Light's lists hold Light's bodies: the batch bodies a front queues for Light's workers, and
+  // the jobs Light's own processes write, which zkgate hosts take in from the head.
+  pending: [`${ZK}proof_queue`, 'zk_update_queue', 'zk_append_queue', 'zk_address_append_queue', `${ZK}batch_queue`],
   processing: (list) => list.replace(/_queue$/, '_processing_queue'),
   failed: 'zk_failed_queue',
   resultsList: 'zk_results_queue',
   resultKey: (id) => `zk_result_${id}`,
-  // As Light routes (A:server.go:676-687): every non-batch circuit shares the update list.
+  // Light's bodies as Light routes them (A:server.go:676-687): every non-batch circuit shares the
+  // update list.
   route: (kind, circuitType) =>
     kind === 'batch'
       ? `${ZK}batch_queue`
-      : circuitType === 'append-with-proofs' || circuitType === 'append'
-        ? 'zk_append_queue'
-        : circuitType === 'address-append'
-          ? 'zk_address_append_queue'
-          : 'zk_update_queue',
+      : kind === 'prove'
+        ? `${ZK}proof_queue`
+        : circuitType === 'append-with-proofs' || circuitType === 'append'
+          ? 'zk_append_queue'
+          : circuitType === 'address-append'
+            ? 'zk_address_append_queue'
+            : 'zk_update_queue',
 };
 
 const NATIVE: QueueLayout = {

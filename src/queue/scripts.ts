@@ -38,6 +38,14 @@ local function releaseLease(id, info, leases, leased)
   redis.call('ZREM', leases, id)
   redis.call('HDEL', leased, id)
 end
+-- Takes a job's pending entry out of its list; false when it is not there. zkgate's own lists hold
+-- entries in the order of their ready ids, so the entry is found at the head. In Light's lists a
+-- Light worker may have popped it, and thousands of Light's bodies may follow: looked for near the
+-- head only (where a taken-in job sits), never scanned through.
+local function takeEntry(queue, entry)
+  if string.sub(queue, 1, 7) ~= 'zkgate:' and not redis.call('LPOS', queue, entry, 'MAXLEN', 16) then return false end
+  return redis.call('LREM', queue, 1, entry) > 0
+end
 -- Puts a job back where hosts take it: its pending entry and its id, at the head or the tail.
 local function requeue(jobKey, id, head)
   local queue, ready, entry = unpack(redis.call('HMGET', jobKey, 'queue', 'ready', 'entry'))
@@ -113,10 +121,10 @@ for i = 4, #KEYS do
     local st, deadline, queue, entry = unpack(redis.call('HMGET', jobKey, 'status', 'deadline', 'queue', 'entry'))
     if st == 'queued' then
       if tonumber(deadline) <= now then
-        redis.call('LREM', queue, 1, entry)
+        takeEntry(queue, entry)
         failJob(id, jobKey, 'no prover host took the job before its deadline: the client stopped waiting', 'prover_timeout',
           ARGV[8], ARGV[9], ARGV[10], ARGV[7], KEYS[3], ARGV[11], tonumber(ARGV[12]), 'expired')
-      elseif redis.call('LREM', queue, 1, entry) == 0 then
+      elseif not takeEntry(queue, entry) and string.sub(queue, 1, 7) ~= 'zkgate:' then
         -- A Light worker popped it (it reads Light's lists, not zkgate's ids): the job is its.
         redis.call('HSET', jobKey, 'status', 'processing', 'host', 'a Light worker')
       else
@@ -220,7 +228,7 @@ local first = redis.call('SET', KEYS[3], ARGV[4], 'EX', ARGV[5], 'NX')
 if not first then return 0 end
 -- Put back by a reaper while its first holder finished: its pending entry goes (its id is dropped
 -- at the next claim).
-if st == 'queued' then redis.call('LREM', queue, 1, entry) end
+if st == 'queued' then takeEntry(queue, entry) end
 if ARGV[6] ~= '' then
   redis.call('RPUSH', KEYS[7], ARGV[6])
   redis.call('LTRIM', KEYS[7], -tonumber(ARGV[11]), -1)
@@ -327,7 +335,7 @@ for i = 6, #KEYS do
     if st == 'queued' and tonumber(deadline) > now then break end
     redis.call('LPOP', KEYS[i])
     if st == 'queued' then
-      redis.call('LREM', queue, 1, entry)
+      takeEntry(queue, entry)
       failJob(id, jobKey, 'no prover host took the job before its deadline: the client stopped waiting', 'prover_timeout',
         ARGV[2], ARGV[3], ARGV[5], KEYS[3], KEYS[4], ARGV[6], tonumber(ARGV[8]), 'expired')
     end

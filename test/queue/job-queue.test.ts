@@ -286,7 +286,7 @@ async function commandCalls(): Promise<Record<string, number>> {
   return Object.fromEntries([...info.matchAll(/^cmdstat_(\w+):calls=(\d+)/gm)].map((m) => [m[1]!, Number(m[2])]));
 }
 
-test("a claim reads no queued body: a job behind 150 of Light's 200 KB batch bodies is claimed, with no range read", async () => {
+test("a claim reads no queued body: with 150 of Light's 200 KB batch bodies and 10,000 more queued, a client proof is claimed with no range read", async () => {
   const q = await open({ format: 'light' });
   const blob = 'f'.repeat(200_000);
   const pipe = raw.pipeline();
@@ -305,7 +305,7 @@ test("a claim reads no queued body: a job behind 150 of Light's 200 KB batch bod
     const job = await q.submit('prove', body(), 'inclusion', 'v1_inclusion_26_1', WANTED);
     await raw.config('RESETSTAT');
     const c = await q.claim('host-a', PROVE);
-    assert.equal(c?.id, job.id, 'found behind the batch bodies (a claim once looked at the first 100 only)');
+    assert.equal(c?.id, job.id, 'found (a claim once looked at the first 100 entries of each list only)');
     const calls = await commandCalls();
     for (const read of ['lrange', 'lindex', 'lpos'])
       assert.equal(calls[read] ?? 0, 0, `a claim ran ${read} (it decoded queued bodies)`);
@@ -417,22 +417,55 @@ test('a job nobody waits for any more is not proved: dropped at its claim, count
   assert.equal(await raw.llen(KEYS.ready('prove')), 0);
 });
 
-test("Light's lists: a job a Light worker took and lost holds its inputs only until its deadline", async () => {
+test("Light's lists: a batch body a Light worker took and lost holds its inputs only until its deadline; zkgate's own jobs are not in Light's lists", async () => {
   const q = await open({ format: 'light' });
-  const b = body();
-  const first = await q.submit('prove', b, 'inclusion', 'v1_inclusion_26_1', { waitMs: 300 });
+  // What a front queues for Light's workers: one of Light's batch bodies (zkgate hosts never prove it).
+  const b = JSON.stringify({ circuitType: 'update', batchSize: 10, n: ++n });
+  const first = await q.submit('light', b, 'update', 'batch_update_32_10', { waitMs: 300 });
   // A Light worker pops it (BLPOP on Light's list) and dies: zkgate's record is never told.
   assert.match((await raw.lpop('zk_update_queue'))!, new RegExp(first.id));
   assert.equal(
-    (await q.submit('prove', b, 'inclusion', 'v1_inclusion_26_1', WANTED)).id,
+    (await q.submit('light', b, 'update', 'batch_update_32_10', WANTED)).id,
     first.id,
     'joined while wanted',
   );
   await new Promise((r) => setTimeout(r, 400));
-  const again = await q.submit('prove', b, 'inclusion', 'v1_inclusion_26_1', WANTED);
+  const again = await q.submit('light', b, 'update', 'batch_update_32_10', WANTED);
   assert.notEqual(again.id, first.id, 'a new job once the first is past its deadline (it joined for a day)');
-  assert.equal((await q.claim('host-a', PROVE))?.id, again.id, "the lost job's id is dropped");
-  await raw.del('zk_update_queue', 'zk_update_processing_queue');
+  assert.match(
+    (await raw.lindex('zk_update_queue', 0))!,
+    new RegExp(again.id),
+    "the new one is queued for Light's workers",
+  );
+  // A client proof goes to zkgate's list: no Light worker pops it, so none can lose it.
+  const own = await q.submit('prove', body(), 'inclusion', 'v1_inclusion_26_1', WANTED);
+  assert.equal(own.queue, 'zkgate:proof_queue');
+  assert.equal(await raw.llen('zk_update_queue'), 1);
+  assert.equal((await q.claim('host-a', PROVE))?.id, own.id);
+  await raw.del('zk_update_queue', 'zkgate:proof_queue', 'zkgate:proof_processing_queue', KEYS.ready('light'));
+});
+
+test("Light's lists: a taken-in job a Light worker popped meanwhile is Light's; found without scanning Light's list", async () => {
+  const q = await open({ format: 'light' });
+  const id = '3c4d5e6f-0000-4000-8000-00000000c0de';
+  const entry = `{"id":"${id}","type":"zk_proof","payload":{"circuitType":"inclusion","stateTreeHeight":26,"inputCompressedAccounts":[]},"created_at":"2026-12-02T00:00:00Z"}`;
+  await raw.rpush('zk_update_queue', entry);
+  const pipe = raw.pipeline();
+  for (let i = 0; i < 5000; i++)
+    pipe.rpush(
+      'zk_update_queue',
+      `{"id":"u-${i}","type":"zk_proof","payload":{"circuitType":"update"},"created_at":"2026-12-02T00:00:00Z"}`,
+    );
+  await pipe.exec();
+  assert.equal(await q.intake(['inclusion']), true);
+  assert.equal(await raw.lpop('zk_update_queue'), entry, 'a Light worker pops the head');
+  await raw.config('RESETSTAT');
+  assert.equal(await q.claim('host-a', PROVE), undefined, 'nothing left to claim');
+  assert.equal((await q.status(id))?.host, 'a Light worker');
+  assert.equal(await raw.llen('zk_update_queue'), 5000, "Light's bodies untouched");
+  const calls = await commandCalls();
+  assert.equal(calls.lrem ?? 0, 0, "no LREM ran through Light's list");
+  await raw.del('zk_update_queue');
 });
 
 test('one claim cannot release or fail another, even of the same host', async () => {
