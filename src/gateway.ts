@@ -60,7 +60,7 @@ import {
 import {
   BalancedProverClient,
   buildOnDemandShapes,
-  encodeBuildRight,
+  frontBuildRights,
   ProverClient,
   RemoteWitnessProver,
   explicitShape,
@@ -422,12 +422,14 @@ export async function startGateway({
   // no more than that (a prover on loopback behind a public front never decides by its own address).
   const frontLoopback = isLoopback(config.host) && isLoopback(config.proverHost || config.host);
   let requestBuilds: ReadonlySet<string>;
+  let adminBuilds: ReadonlySet<string>;
   try {
     requestBuilds = buildOnDemandShapes(config.buildOnDemand, frontLoopback);
+    adminBuilds = buildOnDemandShapes(config.buildOnDemand, true);
   } catch (e) {
     throw new ConfigError(`--build-on-demand: ${(e as Error).message}`);
   }
-  const buildRight = encodeBuildRight(config.buildOnDemand, frontLoopback);
+  const buildRights = frontBuildRights(config.buildOnDemand, frontLoopback);
   const registry = new MetricsRegistry();
   registerProcessMetrics(registry);
 
@@ -532,7 +534,9 @@ export async function startGateway({
       : undefined;
   const queued =
     queue && !prover
-      ? new QueueProver(queue, config.proofTimeoutMs, (shape) => requestBuilds.has(shape.name))
+      ? new QueueProver(queue, config.proofTimeoutMs, (shape, admin) =>
+          (admin ? adminBuilds : requestBuilds).has(shape.name),
+        )
       : undefined;
   let reaper: NodeJS.Timeout | undefined;
   let frontHttp: Awaited<ReturnType<typeof startLightHttp>> | undefined;
@@ -571,7 +575,7 @@ export async function startGateway({
   const proverAddress = remotes[0] ?? `${connectHost(proverHost)}:${grpc.port}`;
   // A call's deadline covers a wait for its key's build, the proof and the transport.
   const clientOf = (address: string) =>
-    new ProverClient(address, config.keyBuildWaitMs + config.proofTimeoutMs + 1000, channel, buildRight);
+    new ProverClient(address, config.keyBuildWaitMs + config.proofTimeoutMs + 1000, channel, buildRights);
   let balancer: BalancedProverClient | undefined;
   if (remotes.length > 1 && !given.validityProof) {
     // The provers' own trees are not kept alike: only proofs of witnesses built here may go to any.

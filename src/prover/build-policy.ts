@@ -76,6 +76,22 @@ export const buildRefusal = (shape: Shape): string =>
 export const encodeBuildRight = (list: readonly string[], loopback: boolean): string =>
   `${loopback ? 'loopback' : 'exposed'};${list.join(',')}`;
 
+/** The rights a front carries to its provers: its callers', and its admin keys' (as on loopback). */
+export interface FrontBuildRights {
+  anyone: string;
+  admin: string;
+}
+
+/**
+ * A front's rights: an admin key (--admin-keys, the operator's) may have built what a request on
+ * a loopback front may (with `auto`: V1, V2 up to 8), so an operator can warm a public gateway's
+ * keys through it; other callers get what the front's exposure allows.
+ */
+export const frontBuildRights = (list: readonly string[], loopback: boolean): FrontBuildRights => ({
+  anyone: encodeBuildRight(list, loopback),
+  admin: encodeBuildRight(list, true),
+});
+
 const decoded = new Map<string, ReadonlySet<string>>();
 
 /** The shapes a carried build right names; none when no right was carried or it does not parse. */

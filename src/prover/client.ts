@@ -9,6 +9,7 @@ import type { CompressedProof, ProofPoints } from '../zk/proof-format.js';
 import type { SnarkjsVerificationKey } from '../zk/verify.js';
 import { bytesToBigInt } from '../zk/field.js';
 import { encodeBase58 } from '../zk/base58.js';
+import type { FrontBuildRights } from './build-policy.js';
 import { GRPC_STATUS, KIND_TRAILER } from './grpc-status.js';
 import {
   BUILD_METADATA,
@@ -101,6 +102,7 @@ export class ProverClient {
   private readonly sync: grpc.Client & Record<string, Unary>;
 
   private readonly token: string | undefined;
+  private readonly rights: FrontBuildRights | undefined;
 
   constructor(
     readonly address: string,
@@ -109,11 +111,13 @@ export class ProverClient {
     /** TLS and the token to send; default: plaintext, no token. */
     security?: ChannelSecurity,
     /**
-     * What the requests this client makes may build (build-policy.ts encodeBuildRight: the front's
-     * own policy); none sent, the prover builds nothing for them.
+     * What the requests this client makes may build (build-policy.ts: the front's own policy, one
+     * for every caller or one each for its callers and its admin keys); none sent, the prover
+     * builds nothing for them.
      */
-    private readonly buildRight?: string,
+    buildRight?: string | FrontBuildRights,
   ) {
+    this.rights = typeof buildRight === 'string' ? { anyone: buildRight, admin: buildRight } : buildRight;
     const creds = security?.credentials ?? grpc.credentials.createInsecure();
     const opts = { 'grpc.max_receive_message_length': 16 * 1024 * 1024, ...security?.options };
     this.token = security?.token;
@@ -130,10 +134,12 @@ export class ProverClient {
     req: object,
     timeoutMs: number,
     caller?: string,
+    admin = false,
   ): Promise<T> {
     const meta = callMetadata(this.token);
     if (caller) meta.set(CALLER_METADATA, caller);
-    if (this.buildRight) meta.set(BUILD_METADATA, this.buildRight);
+    const right = admin ? this.rights?.admin : this.rights?.anyone;
+    if (right) meta.set(BUILD_METADATA, right);
     return new Promise<T>((resolve, reject) => {
       client[method]!.call(client, req, meta, { deadline: Date.now() + timeoutMs }, (err, res) =>
         err ? reject(fromGrpcError(err, this.address)) : resolve(res as T),
@@ -147,6 +153,8 @@ export class ProverClient {
     api: ApiVersion;
     /** Whom the proof is for (an API key id): the prover holds each caller to a share of its queue. */
     caller?: string;
+    /** The caller holds an admin key: the front's admin build right goes with the call. */
+    admin?: boolean;
   }): Promise<ClientValidityProof> {
     const res = await this.call<GetValidityProofResponseMsg>(
       this.prover,
@@ -158,6 +166,7 @@ export class ProverClient {
       },
       this.timeoutMs,
       req.caller,
+      req.admin,
     );
     return {
       ...(res.compressedProof ? { compressedProof: compressedFromMsg(res.compressedProof) } : {}),
@@ -174,6 +183,7 @@ export class ProverClient {
   async prove(
     req: object,
     caller?: string,
+    admin?: boolean,
   ): Promise<{
     compressed: CompressedProof;
     points: ProofPoints;
@@ -181,7 +191,7 @@ export class ProverClient {
     publicInputs: bigint[];
     keySha256: string;
   }> {
-    const res = await this.call<ProveResponseMsg>(this.prover, 'Prove', req, this.timeoutMs, caller);
+    const res = await this.call<ProveResponseMsg>(this.prover, 'Prove', req, this.timeoutMs, caller, admin);
     return {
       compressed: compressedFromMsg(res.compressedProof),
       points: pointsFromRawMsg(res.rawProof),

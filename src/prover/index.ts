@@ -42,7 +42,7 @@ export { explicitRequest, lightProveBody, parseProveBody } from './light-json.js
 export { RemoteWitnessProver, grpcWitnessProving, type WitnessProving } from './remote-witness.js';
 export { BalancedProverClient, type ProvingClient } from './balancer.js';
 export { ProverPool } from './pool.js';
-export { buildOnDemandShapes, encodeBuildRight } from './build-policy.js';
+export { buildOnDemandShapes, encodeBuildRight, frontBuildRights } from './build-policy.js';
 export { readGenesisTrees, type GenesisTree } from '../ledger/light-accounts.js';
 export { allowedCounts } from './witness.js';
 export type * from './types.js';
@@ -187,12 +187,17 @@ export async function startProver(
       memoryBudgetBytes: config.proverMemoryMb * 1024 * 1024,
       ...(metrics ? { metrics } : {}),
     });
+    // What a request arriving here (Light's /prove) may build, by this process's exposure; and
+    // the most any request may, whatever front it came in at: a front's admin key carries a
+    // loopback front's right (build-policy.ts frontBuildRights), which each call brings along.
     let buildable: Set<string>;
+    let mostBuildable: Set<string>;
     try {
       buildable = buildOnDemandShapes(
         config.buildOnDemand,
         isLoopback(config.host) && isLoopback(config.proverHost || config.host),
       );
+      mostBuildable = buildOnDemandShapes(config.buildOnDemand, true);
     } catch (e) {
       throw new ConfigError(`--build-on-demand: ${(e as Error).message}`);
     }
@@ -209,7 +214,7 @@ export async function startProver(
       keys,
       pool,
       log,
-      mayBuild: (shape) => buildable.has(shape.name),
+      mayBuild: (shape) => mostBuildable.has(shape.name),
       buildRefusal,
       builds: new KeyBuildQueue({
         start: (shape, nice) =>

@@ -21,6 +21,8 @@ export interface WitnessProving {
     req: ExplicitProveRequest,
     shape: Shape,
     caller?: string,
+    /** The caller holds an admin key: the build right of a loopback front (build-policy.ts). */
+    admin?: boolean,
   ): Promise<{ compressed: CompressedProof; circuit: string; publicInputs: bigint[]; keySha256: string }>;
   /** The verification key of the key a proof was made with. */
   verifyingKey(circuit: string, keySha256: string): Promise<SnarkjsVerificationKey>;
@@ -31,7 +33,7 @@ const b = (v: bigint) => Buffer.from(bigIntToBytes32(v));
 /** Explicit witnesses over gRPC's Prove (the proto message's fields). */
 export function grpcWitnessProving(client: ProvingClient): WitnessProving {
   return {
-    proveExplicit: (r, _shape, caller) =>
+    proveExplicit: (r, _shape, caller, admin) =>
       client.prove(
         {
           circuitType: `CIRCUIT_TYPE_${r.circuitType.toUpperCase().replace('-', '_')}`,
@@ -55,6 +57,7 @@ export function grpcWitnessProving(client: ProvingClient): WitnessProving {
           })),
         },
         caller,
+        admin,
       ),
     verifyingKey: async (circuit) => (await client.verifyingKey(circuit)).vk,
   };
@@ -77,6 +80,7 @@ export class RemoteWitnessProver {
     addresses: { address: bigint; tree: string }[];
     api: ApiVersion;
     caller?: string;
+    admin?: boolean;
   }): Promise<ClientValidityProof> {
     // One synchronous run of reads: every path and root from the same committed state.
     const w = buildWitnesses(this.trees, req);
@@ -86,6 +90,7 @@ export class RemoteWitnessProver {
       explicitRequest(w.shape, w.accountWitnesses, w.addressWitnesses),
       w.shape,
       req.caller,
+      req.admin,
     );
     await this.beforeReturn(r.circuit, r.keySha256, () => this.prover.verifyingKey(r.circuit, r.keySha256));
     return {

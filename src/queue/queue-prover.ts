@@ -32,9 +32,10 @@ export class QueueProver implements WitnessProving {
     private readonly timeoutMs: number,
     /**
      * Which shapes a client's request may have a key built for, decided here at the front (its
-     * --build-on-demand and exposure): the job carries it, and a host builds for no job without it.
+     * --build-on-demand and exposure, and whether the caller holds an admin key): the job carries
+     * it, and a host builds for no job without it.
      */
-    private readonly mayBuild: (shape: Shape) => boolean = () => false,
+    private readonly mayBuild: (shape: Shape, admin: boolean) => boolean = () => false,
     /** How long the forester waits for a batch proof (they take about a minute each on CPU). */
     private readonly batchTimeoutMs = 30 * 60_000,
   ) {}
@@ -48,13 +49,13 @@ export class QueueProver implements WitnessProving {
   async prove(
     req: ExplicitProveRequest,
     shape: Shape,
-    run: { deadline?: number; signal?: AbortSignal } = {},
+    run: { deadline?: number; signal?: AbortSignal; admin?: boolean } = {},
   ): Promise<QueuedProof> {
     const deadline = run.deadline ?? Date.now() + this.timeoutMs;
     // The job is wanted as long as its client waits: past that, no host proves it.
     const job = await this.queue.submit('prove', lightProveBody(req), req.circuitType, shape.name, {
       waitMs: deadline - Date.now(),
-      mayBuild: this.mayBuild(shape),
+      mayBuild: this.mayBuild(shape, run.admin ?? false),
     });
     const s = await this.queue.wait(job.id, deadline, run.signal);
     return this.result(s, shape.name);
@@ -63,8 +64,10 @@ export class QueueProver implements WitnessProving {
   async proveExplicit(
     req: ExplicitProveRequest,
     shape: Shape,
+    _caller?: string,
+    admin?: boolean,
   ): Promise<{ compressed: CompressedProof; circuit: string; publicInputs: bigint[]; keySha256: string }> {
-    const r = await this.prove(req, shape);
+    const r = await this.prove(req, shape, { admin: admin ?? false });
     return {
       compressed: compressProof(r.points),
       circuit: r.circuit,

@@ -180,3 +180,29 @@ test('what a request may build is carried from where it came in: a prover on loo
     await prover.stop();
   }
 });
+
+test("off loopback, a caller's admin key carries the build right a loopback front's callers have; other keys' requests build nothing", async () => {
+  // JSON-RPC published (host 0.0.0.0), the prover's ports private; --build-on-demand auto.
+  const ADMIN = 'operator-key-3b9e1f0d';
+  const front = await startTestGateway(
+    { host: '0.0.0.0', proverHost: '127.0.0.1', adminKeys: [ADMIN], keyBuildWaitMs: 1 },
+    {},
+    { prover: true, linkKeys: false },
+  );
+  const builds = front.gateway.prover!.service.builds;
+  const shape = 'v1_non-inclusion_26_1';
+  try {
+    const asUser = await (await newAddressProof(front.url)).json();
+    assert.deepEqual(asUser, { jsonrpc: '2.0', error: { code: -32018, message: refusal(shape) }, id: 1 });
+    assert.equal(builds.has(shape), false, "a user key's request started no build");
+    const asAdmin = (await (await newAddressProof(`${front.base}?api-key=${ADMIN}`)).json()) as {
+      error?: { code: number; message: string };
+    };
+    // The build starts and, with --key-build-wait-ms 1, the request is told how long it takes.
+    assert.equal(asAdmin.error?.code, -32013, JSON.stringify(asAdmin));
+    assert.match(asAdmin.error!.message, new RegExp(shape));
+    assert.equal(builds.has(shape), true, "the admin key's request started the build");
+  } finally {
+    await front.stop();
+  }
+});

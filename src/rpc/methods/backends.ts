@@ -19,6 +19,8 @@ export interface ValidityProofBackend {
     api: 1 | 2;
     /** The API key id the call came with: the prover holds each to a share of its queue. */
     caller?: string;
+    /** The caller holds an admin key (--admin-keys): it may have keys built as on loopback. */
+    admin?: boolean;
   }): Promise<ClientValidityProof>;
 }
 

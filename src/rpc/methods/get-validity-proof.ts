@@ -143,7 +143,15 @@ export function validityProofMethods(backends: Backends): MethodDef[] {
             'Validation Error: Cannot provide both newAddresses and newAddressesWithTree',
           );
         const addresses = legacy.length > 0 ? legacy.map((address) => ({ address, tree: ADDRESS_TREE_V1 })) : withTrees;
-        return v1Json(await backend.getValidityProof({ hashes: p.hashes ?? [], addresses, api: 1, caller: ctx.keyId }));
+        return v1Json(
+          await backend.getValidityProof({
+            hashes: p.hashes ?? [],
+            addresses,
+            api: 1,
+            caller: ctx.keyId,
+            admin: ctx.admin,
+          }),
+        );
       },
     }),
     defineMethod<unknown, unknown>({
@@ -159,6 +167,7 @@ export function validityProofMethods(backends: Backends): MethodDef[] {
           addresses: p.newAddressesWithTrees ?? [],
           api: 2,
           caller: ctx.keyId,
+          admin: ctx.admin,
         });
         return v2Json(r);
       },
