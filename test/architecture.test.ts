@@ -19,7 +19,7 @@ export const LAYERS: readonly (readonly string[])[] = [
   ['state', 'obs'],
   ['ledger', 'grpc'],
   ['compression', 'das', 'sim'],
-  ['prover'],
+  ['prover', 'ingest'],
   ['forester', 'queue'],
   ['rpc'],
   ['pubsub'],

@@ -7,6 +7,7 @@ export {
   SYSTEM_PROGRAM,
   toStored,
   type AccountIndexer,
+  type ChainTransaction,
   type CommittedTransaction,
   type InnerInstruction,
   type StoredTransaction,
@@ -24,9 +25,12 @@ export {
   withBlockhash,
   TxDecodeError,
   PACKET_DATA_SIZE,
+  assembleTransaction,
   type ParsedTransaction,
+  type TransactionParts,
 } from './tx-wire.js';
-export { solanaTxError, txError, type SolanaTxError } from './tx-error.js';
+export type { TokenBalance } from './token-balances.js';
+export { solanaTxError, txError, txErrorFromJson, type SolanaTxError } from './tx-error.js';
 export { verifySignatures } from './signatures.js';
 export type { BlockRecord, StoredAccount, TxRecord } from './store.js';
 export {

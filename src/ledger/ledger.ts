@@ -113,24 +113,32 @@ function returnDataOf(logs: string[], meta: TransactionMetadata): Pick<TxRecord,
     : {};
 }
 
-/** A transaction as transaction indexers see it: committed, inside the LMDB transaction committing it. */
-export interface CommittedTransaction {
+/**
+ * A transaction as any block source gives it (the embedded ledger, or a followed cluster's RPC:
+ * src/ingest): what indexers read of a transaction wherever it ran.
+ */
+export interface ChainTransaction {
   signature: Uint8Array;
   slot: bigint;
   /** Its place among its slot's transactions (execution order). */
   position: number;
+  /** Unix seconds; 0 where the source has none. */
   blockTime: number;
   tx: ParsedTransaction;
   /** Every key the transaction loads, in index order: static keys, lookup writables, lookup readonlys. */
   accountKeys: Uint8Array[];
   err: SolanaTxError | null;
   logs: string[];
-  /** The instructions each top-level instruction invoked, in order (read from the VM on first use). */
+  /** The instructions each top-level instruction invoked, in order (the ledger reads them from the VM on first use). */
   innerInstructions(): InnerInstruction[][];
-  /** An account as the transaction left it. */
-  account(pubkey: Uint8Array): StoredAccount | undefined;
   /** Its token accounts before, then after (the meta's pre/postTokenBalances). */
   tokenBalances: readonly TokenBalance[];
+}
+
+/** A transaction as transaction indexers see it: committed, inside the LMDB transaction committing it. */
+export interface CommittedTransaction extends ChainTransaction {
+  /** An account as the transaction left it. */
+  account(pubkey: Uint8Array): StoredAccount | undefined;
 }
 
 /**

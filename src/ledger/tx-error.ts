@@ -156,3 +156,36 @@ export const txError = (name: string): SolanaTxError => {
   const hit = TX_FIELDLESS.find(([n]) => n === name);
   return { json: name, display: hit?.[1] ?? name };
 };
+
+const displayOf = (table: readonly [string, string][], name: string) => table.find(([n]) => n === name)?.[1];
+
+/**
+ * A transaction error as an RPC node answers it (serde JSON: `"BlockhashNotFound"`,
+ * `{"InstructionError":[0,{"Custom":1}]}`, …) with its Display text, for transactions read from a
+ * cluster. Variants these tables do not name keep their JSON and show it as their text.
+ */
+export function txErrorFromJson(json: unknown): SolanaTxError {
+  if (typeof json === 'string') return { json, display: displayOf(TX_FIELDLESS, json) ?? json };
+  const o = json as Record<string, unknown> | null;
+  const ie = o?.InstructionError;
+  if (Array.isArray(ie) && ie.length === 2 && typeof ie[0] === 'number') {
+    const [index, inner] = ie as [number, unknown];
+    let display: string;
+    if (typeof inner === 'string') display = displayOf(IX_FIELDLESS, inner) ?? inner;
+    else if (typeof (inner as { Custom?: unknown })?.Custom === 'number')
+      display = `custom program error: 0x${(inner as { Custom: number }).Custom.toString(16)}`;
+    else if ((inner as { BorshIoError?: unknown })?.BorshIoError !== undefined)
+      display = 'Failed to serialize or deserialize account data';
+    else display = JSON.stringify(inner);
+    return { json, display: `Error processing Instruction ${index}: ${display}` };
+  }
+  const rent = (o?.InsufficientFundsForRent as { account_index?: unknown } | undefined)?.account_index;
+  if (typeof rent === 'number')
+    return { json, display: `Transaction results in an account (${rent}) with insufficient funds for rent` };
+  if (typeof o?.DuplicateInstruction === 'number')
+    return {
+      json,
+      display: `Transaction contains a duplicate instruction (${o.DuplicateInstruction}) that is not allowed`,
+    };
+  return { json, display: JSON.stringify(json) };
+}

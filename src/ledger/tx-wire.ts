@@ -133,3 +133,55 @@ export function parseMessage(message: Uint8Array): ParsedTransaction {
   bytes.set(message, 1 + 64 * required);
   return parseTransaction(bytes);
 }
+
+/** Solana's compact-u16 length. */
+function shortvec(n: number): number[] {
+  const out: number[] = [];
+  for (let v = n; ; ) {
+    const b = v & 0x7f;
+    v >>= 7;
+    if (v === 0) {
+      out.push(b);
+      return out;
+    }
+    out.push(b | 0x80);
+  }
+}
+
+/** The parts of a transaction that its wire form is made of (what an RPC node's `json` encoding spells out). */
+export interface TransactionParts {
+  signatures: Uint8Array[];
+  version: 'legacy' | 0;
+  numRequiredSignatures: number;
+  numReadonlySigned: number;
+  numReadonlyUnsigned: number;
+  staticKeys: Uint8Array[];
+  recentBlockhash: Uint8Array;
+  instructions: { programIdIndex: number; accounts: number[]; data: Uint8Array }[];
+  lookups: Lookup[];
+}
+
+/** A transaction's wire bytes from its parts, parsed back (so both of a node's encodings read alike). */
+export function assembleTransaction(p: TransactionParts): ParsedTransaction {
+  const parts: (Uint8Array | number[])[] = [shortvec(p.signatures.length), ...p.signatures];
+  if (p.version === 0) parts.push([0x80]);
+  parts.push([p.numRequiredSignatures, p.numReadonlySigned, p.numReadonlyUnsigned], shortvec(p.staticKeys.length));
+  parts.push(...p.staticKeys, p.recentBlockhash, shortvec(p.instructions.length));
+  for (const ix of p.instructions) {
+    if (ix.programIdIndex > 255 || ix.accounts.some((a) => a > 255))
+      throw new TxDecodeError('an account index over 255');
+    parts.push([ix.programIdIndex], shortvec(ix.accounts.length), ix.accounts, shortvec(ix.data.length), ix.data);
+  }
+  if (p.version === 0) {
+    parts.push(shortvec(p.lookups.length));
+    for (const l of p.lookups)
+      parts.push(l.table, shortvec(l.writable.length), l.writable, shortvec(l.readonly.length), l.readonly);
+  }
+  const bytes = new Uint8Array(parts.reduce((n, x) => n + x.length, 0));
+  let at = 0;
+  for (const x of parts) {
+    bytes.set(x, at);
+    at += x.length;
+  }
+  return parseTransaction(bytes);
+}

@@ -250,6 +250,18 @@ test('a poisoned job ends in the failed list with its error', async () => {
   assert.equal((await statusUntilDone(again.job_id)).json.status, 'failed');
 });
 
+/** A queue client of the fleet's Redis, as a front opens one. */
+const openQueue = () =>
+  JobQueue.open({
+    url: redis.url,
+    format: 'zkgate',
+    leaseMs: LEASE_MS,
+    maxAttempts: 3,
+    resultTtlS: 600,
+    maxDepth: 100,
+    log: createLogger('error'),
+  });
+
 test('a host builds no key for a job whose front did not allow it: refused with key_not_built, nothing built', async () => {
   // A shape the suite never builds; the hosts on loopback would build V1 keys for their own callers.
   const shape = 'v1_inclusion_26_3';
@@ -264,15 +276,7 @@ test('a host builds no key for a job whose front did not allow it: refused with 
       leaf: toHex(p.leaf),
     })),
   });
-  const queue = await JobQueue.open({
-    url: redis.url,
-    format: 'zkgate',
-    leaseMs: LEASE_MS,
-    maxAttempts: 3,
-    resultTtlS: 600,
-    maxDepth: 100,
-    log: createLogger('error'),
-  });
+  const queue = await openQueue();
   try {
     // As a front bound off loopback submits it: the job carries no build right.
     const job = await queue.submit('prove', body, 'inclusion', shape, { waitMs: 60_000, mayBuild: false });
@@ -290,15 +294,7 @@ test('a host builds no key for a job whose front did not allow it: refused with 
 
 test("the forester's batch proofs through the queue: proved by a host, its verifying key published", async () => {
   await loadPoseidon();
-  const queue = await JobQueue.open({
-    url: redis.url,
-    format: 'zkgate',
-    leaseMs: LEASE_MS,
-    maxAttempts: 3,
-    resultTtlS: 600,
-    maxDepth: 100,
-    log: createLogger('error'),
-  });
+  const queue = await openQueue();
   try {
     const batch = appendInputs(
       emptyNodes(32),

@@ -1,0 +1,190 @@
+// A cluster's blocks through its standard JSON-RPC (--cluster-rpc): which slots have blocks from
+// getBlocksWithLimit, the blocks from getBlock, fetched ahead in parallel (bounded) and handed on
+// in slot order. At the tip it polls getSlot. Every call is retried by ClusterRpc; a block the
+// node answers malformed is asked for again after a backoff, so a bad answer delays the index and
+// never puts a wrong block into it.
+import type { Logger } from '../obs/log.js';
+import type { MetricsRegistry } from '../obs/metrics.js';
+import { RelayedRpcError } from '../wire/upstream.js';
+import type { BlockSource, SourceBlock } from './block-source.js';
+import { sleep, type ClusterRpc } from './cluster-rpc.js';
+import { MalformedBlockError, readBlock } from './rpc-block.js';
+
+export type ClusterCommitment = 'finalized' | 'confirmed';
+
+/** Agave's answers for a slot that has no block: skipped, or not kept by this node. */
+const NO_BLOCK_CODES = new Set([-32007, -32009]);
+
+/** Slots listed per getBlocksWithLimit call (Agave allows far more; this bounds one answer's size). */
+const LIST_LIMIT = 500;
+
+export interface RpcBlockSourceOptions {
+  rpc: ClusterRpc;
+  commitment: ClusterCommitment;
+  /** getBlock's encoding: base64 (smaller, the default) or json. */
+  encoding?: 'base64' | 'json';
+  /** Blocks fetched ahead of the one being handed on. */
+  ahead?: number;
+  /** How often the tip is polled once caught up, ms. */
+  pollMs?: number;
+  log: Logger;
+  metrics?: MetricsRegistry;
+}
+
+const isSlot = (v: unknown): v is number => typeof v === 'number' && Number.isSafeInteger(v) && v >= 0;
+
+export class RpcBlockSource implements BlockSource {
+  readonly name: string;
+  private readonly counters;
+
+  constructor(private readonly o: RpcBlockSourceOptions) {
+    this.name = o.rpc.origin;
+    const r = o.metrics;
+    this.counters = r && {
+      blocks: r.counter('zkgate_cluster_blocks_total', 'Blocks read from the followed cluster.'),
+      noBlock: r.counter(
+        'zkgate_cluster_missing_blocks_total',
+        'Slots the cluster listed with a block that its getBlock then said it has not (skipped or not kept).',
+      ),
+      malformed: r.counter(
+        'zkgate_cluster_malformed_blocks_total',
+        'getBlock answers that did not read as a block (asked for again).',
+      ),
+      unreadable: r.counter(
+        'zkgate_cluster_unreadable_transactions_total',
+        'Transactions of a block that did not read (skipped, logged with their signature).',
+      ),
+    };
+  }
+
+  async tip(signal?: AbortSignal): Promise<bigint> {
+    const s = await this.o.rpc.call<unknown>('getSlot', [{ commitment: this.o.commitment }], signal);
+    if (!isSlot(s)) throw new MalformedBlockError(`getSlot at ${this.name} answered ${JSON.stringify(s)}, not a slot`);
+    return BigInt(s);
+  }
+
+  async firstSlot(signal?: AbortSignal): Promise<bigint> {
+    const s = await this.o.rpc.call<unknown>('getFirstAvailableBlock', [], signal);
+    if (!isSlot(s))
+      throw new MalformedBlockError(`getFirstAvailableBlock at ${this.name} answered ${JSON.stringify(s)}, not a slot`);
+    return BigInt(s);
+  }
+
+  /**
+   * The slots with a block from `from` on, up to the tip; empty when `from` is past the tip. `next`
+   * is the first slot not covered: past the last listed, or past the tip when the answer ended
+   * before its limit (the slots between are skipped).
+   */
+  private async list(from: bigint, signal: AbortSignal): Promise<{ slots: bigint[]; next: bigint }> {
+    for (;;) {
+      const tip = await this.tip(signal);
+      if (tip < from) return { slots: [], next: from };
+      const raw = await this.o.rpc.call<unknown>(
+        'getBlocksWithLimit',
+        [Number(from), LIST_LIMIT, { commitment: this.o.commitment }],
+        signal,
+      );
+      const ok =
+        Array.isArray(raw) &&
+        raw.length <= LIST_LIMIT &&
+        raw.every((s, i) => isSlot(s) && s >= Number(from) && (i === 0 || s > (raw[i - 1] as number)));
+      if (!ok) {
+        this.counters?.malformed.inc();
+        this.o.log.warn('cluster answered getBlocksWithLimit with something other than rising slots; asking again', {
+          cluster: this.name,
+          from: String(from),
+        });
+        await sleep(this.o.pollMs ?? 400, signal);
+        continue;
+      }
+      const slots = (raw as number[]).map(BigInt);
+      const last = slots.at(-1);
+      const full = slots.length === LIST_LIMIT;
+      const past = last === undefined ? from : last + 1n;
+      const next = full || past > tip ? past : tip + 1n;
+      return { slots, next };
+    }
+  }
+
+  /** One block, asked for until it reads; undefined when the node says the slot has none. */
+  private async fetch(slot: bigint, signal: AbortSignal): Promise<SourceBlock | undefined> {
+    const params = [
+      Number(slot),
+      {
+        encoding: this.o.encoding ?? 'base64',
+        transactionDetails: 'full',
+        maxSupportedTransactionVersion: 0,
+        rewards: false,
+        commitment: this.o.commitment,
+      },
+    ];
+    for (let attempt = 0; ; attempt++) {
+      let raw: unknown;
+      try {
+        raw = await this.o.rpc.call<unknown>('getBlock', params, signal);
+      } catch (e) {
+        if (e instanceof RelayedRpcError && NO_BLOCK_CODES.has(e.code)) {
+          this.counters?.noBlock.inc();
+          this.o.log.warn('cluster listed a block it then did not have', {
+            cluster: this.name,
+            slot: String(slot),
+            error: `${e.code} ${e.message}`,
+          });
+          return undefined;
+        }
+        throw e;
+      }
+      try {
+        const block = readBlock(slot, raw);
+        this.counters?.blocks.inc();
+        for (const u of block.unreadable) {
+          this.counters?.unreadable.inc();
+          this.o.log.warn('transaction skipped: it does not read', {
+            cluster: this.name,
+            slot: String(slot),
+            signature: u.signature,
+            reason: u.reason,
+          });
+        }
+        return block;
+      } catch (e) {
+        if (!(e instanceof MalformedBlockError)) throw e;
+        this.counters?.malformed.inc();
+        if (attempt === 0)
+          this.o.log.warn('cluster answered a malformed block; asking again', { cluster: this.name, error: e.message });
+        await sleep(Math.min(10_000, 250 * 2 ** Math.min(attempt, 6)), signal);
+      }
+    }
+  }
+
+  async *blocks(from: bigint, signal: AbortSignal): AsyncGenerator<SourceBlock> {
+    const ahead = Math.max(1, this.o.ahead ?? 8);
+    const listed: bigint[] = [];
+    const inflight: Promise<SourceBlock | undefined>[] = [];
+    let next = from;
+    try {
+      for (;;) {
+        if (listed.length === 0 && inflight.length < ahead) {
+          const l = await this.list(next, signal);
+          listed.push(...l.slots);
+          next = l.next;
+        }
+        while (inflight.length < ahead && listed.length > 0) {
+          const p = this.fetch(listed.shift()!, signal);
+          p.catch(() => undefined); // awaited in order below; an abort must not go unhandled meanwhile
+          inflight.push(p);
+        }
+        const first = inflight.shift();
+        if (!first) {
+          await sleep(this.o.pollMs ?? 400, signal);
+          continue;
+        }
+        const block = await first;
+        if (block) yield block;
+      }
+    } catch (e) {
+      if (signal.aborted) return;
+      throw e;
+    }
+  }
+}
