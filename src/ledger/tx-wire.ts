@@ -137,7 +137,7 @@ export function parseMessage(message: Uint8Array): ParsedTransaction {
 /** Solana's compact-u16 length. */
 function shortvec(n: number): number[] {
   const out: number[] = [];
-  for (let v = n; ; ) {
+  for (let v = n; ;) {
     const b = v & 0x7f;
     v >>= 7;
     if (v === 0) {
