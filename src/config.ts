@@ -84,6 +84,8 @@ export interface Config {
   buildConcurrency: number;
   buildAtStart: string[];
   forkUrl: string;
+  clusterRpc: string;
+  startSlot: number;
   simulateUpstream: string;
   upstreamTimeoutMs: number;
   dasUpstream: string;
@@ -496,6 +498,18 @@ export const OPTIONS: readonly OptionSpec[] = [
     help: 'Solana RPC URL to fetch accounts the ledger does not hold from (fork mode)',
   },
   {
+    key: 'clusterRpc',
+    kind: 'string',
+    default: '',
+    help: "Solana RPC URL of a cluster to follow instead of the embedded ledger: zkgate indexes its Light state itself, through that RPC's standard methods, and serves the Photon API and proofs from that index",
+  },
+  {
+    key: 'startSlot',
+    kind: 'count',
+    default: 0,
+    help: "with --cluster-rpc, the slot an empty index starts from (0: the cluster's first available block); a restart resumes from the index's checkpoint",
+  },
+  {
     key: 'simulateUpstream',
     kind: 'string',
     default: '',
@@ -731,11 +745,42 @@ export function resolveConfig(
       'option role "rpc" needs proverUrl (--prover-url host:port of a prover) or queue (--queue redis://… of a prover fleet)',
     );
   checkQueue(config);
+  checkCluster(config);
   if (config.proofTimeoutMs < 1) throw new ConfigError('option proofTimeoutMs must be at least 1');
   if (config.keyBuildWaitMs > 3_600_000)
     throw new ConfigError('option keyBuildWaitMs must be at most 3600000 (an hour)');
   checkProverExposure(config);
   return config;
+}
+
+/** --cluster-rpc: a follower has no embedded ledger, so nothing that configures one goes with it. */
+function checkCluster(config: Config): void {
+  if (!config.clusterRpc) {
+    if (config.startSlot > 0) throw new ConfigError('--start-slot goes with --cluster-rpc (the cluster to follow)');
+    return;
+  }
+  let url: URL;
+  try {
+    url = new URL(config.clusterRpc);
+  } catch {
+    throw new ConfigError(`--cluster-rpc: expected an http(s) URL, got ${JSON.stringify(config.clusterRpc)}`);
+  }
+  if (url.protocol !== 'http:' && url.protocol !== 'https:')
+    throw new ConfigError(`--cluster-rpc: expected an http(s) URL, got a ${url.protocol} one`);
+  if (config.role === 'prover')
+    throw new ConfigError('--cluster-rpc serves the index over JSON-RPC: it goes with --role all or rpc');
+  const ledgerOnly = [
+    ['forkUrl', config.forkUrl],
+    ['lightPackage', config.lightPackage],
+    ['lightSystemProgram', config.lightSystemProgram],
+    ['accountDir', config.accountDir.length > 0],
+    ['program', config.program.length > 0],
+  ] as const;
+  for (const [key, set] of ledgerOnly)
+    if (set)
+      throw new ConfigError(
+        `--${flagName(key)} configures the embedded ledger, which a follower of --cluster-rpc does not run`,
+      );
 }
 
 /**

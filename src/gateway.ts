@@ -15,6 +15,7 @@ import { loadApiKeys, type Backends, type LoadedKeys } from './rpc/index.js';
 import type { NodeEndpoints } from './rpc/methods/solana-cluster.js';
 import { assembleBackends } from './gateway/backends.js';
 import { openLedger, type EmbeddedChain } from './gateway/chain.js';
+import { openCluster } from './gateway/cluster.js';
 import { frontHealth, proverHealth } from './gateway/health.js';
 import { connectHost as connectHostOf, startProving, type ProvingSide } from './gateway/proving.js';
 import { listenFront } from './gateway/serve.js';
@@ -73,20 +74,27 @@ export async function startGateway({
   const registry = new MetricsRegistry();
   registerProcessMetrics(registry);
 
-  // Opened first: a bad fixture fails the start before any server is up.
+  // Opened first: a bad fixture fails the start before any server is up. A follower of a cluster
+  // indexes that cluster instead of running a ledger.
+  const cluster = config.clusterRpc && config.role !== 'prover' ? await openCluster(config, log, registry) : undefined;
   const chain =
-    config.role !== 'prover' && embeddedLedger && !given.chain ? await openLedger(config, log, registry) : undefined;
+    config.role !== 'prover' && embeddedLedger && !given.chain && !cluster
+      ? await openLedger(config, log, registry)
+      : undefined;
+  const trees = chain?.compression.trees ?? cluster?.index.compression.trees;
   let proving: ProvingSide;
   try {
-    proving = await startProving({ config, log, registry, chain, given, embeddedProver });
+    proving = await startProving({ config, log, registry, chain, trees, given, embeddedProver });
   } catch (e) {
     await chain?.ledger.close();
+    await cluster?.close();
     throw e;
   }
   const stopParts = async (ms: number) => {
     await proving.stop(ms);
     chain?.fetcher.close();
     await chain?.ledger.close();
+    await cluster?.close();
     closeHealthClients();
   };
   const { prover, grpc, grpcToken, proverAddress } = proving;
@@ -108,8 +116,8 @@ export async function startGateway({
   }
 
   const endpoints: NodeEndpoints = {};
-  const backends = assembleBackends({ config, version, chain, given, validity: proving.validity, endpoints });
-  const health = frontHealth(proving, backends, chain);
+  const backends = assembleBackends({ config, version, chain, cluster, given, validity: proving.validity, endpoints });
+  const health = frontHealth(proving, backends, chain, cluster);
   let front;
   try {
     front = await listenFront({

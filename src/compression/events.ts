@@ -5,7 +5,7 @@
 // instructions it invoked. Only what the two instructions say is used; bodies of outputs come from
 // the system instruction (CPI-context outputs from insert_into_queues), hashes and positions from
 // insert_into_queues.
-import type { CommittedTransaction } from '../ledger/index.js';
+import type { ChainTransaction } from '../ledger/index.js';
 import { LIGHT_IDS } from '../ledger/index.js';
 import { decodeBase58 } from '../zk/base58.js';
 import {
@@ -45,7 +45,7 @@ interface Flat {
 }
 
 /** Light events of a committed, successful transaction, in execution order. */
-export function lightEvents(t: CommittedTransaction): { events: LightEvent[]; skipped: SkippedEvent[] } {
+export function lightEvents(t: ChainTransaction): { events: LightEvent[]; skipped: SkippedEvent[] } {
   const events: LightEvent[] = [];
   const skipped: SkippedEvent[] = [];
   const keys = t.accountKeys;

@@ -5,7 +5,7 @@
 // signatures) updated. After each transaction the touched trees are checked against their ledger
 // accounts. A malformed or unexpected event is skipped (its own writes rolled back), counted and
 // logged; it never fails the ledger's transaction.
-import type { CommittedTransaction, StoredAccount, TransactionIndexer } from '../ledger/index.js';
+import type { ChainTransaction, CommittedTransaction, StoredAccount, TransactionIndexer } from '../ledger/index.js';
 import type { Logger } from '../obs/log.js';
 import type { MetricsRegistry } from '../obs/metrics.js';
 import type { TreeInfo, TreeStore } from '../state/index.js';
@@ -104,7 +104,12 @@ export class CompressionIngester implements TransactionIndexer {
     );
   }
 
-  applyTransaction(t: CommittedTransaction): void {
+  /**
+   * A transaction from either source. The embedded ledger's carries the accounts as it left them,
+   * and the trees it touched are checked against those; a followed cluster's has no such view (its
+   * trees are compared with the cluster's accounts by the consistency monitor instead).
+   */
+  applyTransaction(t: ChainTransaction | CommittedTransaction): void {
     this.stats.transactions++;
     const error = t.err ? t.err.display : null;
     // Failed transactions change no compressed state.
@@ -157,12 +162,17 @@ export class CompressionIngester implements TransactionIndexer {
   }
 
   /** Queues the self-check of the trees a transaction touched (run just after the commit). */
-  private scheduleCheck(t: CommittedTransaction, trees: Iterable<TreeInfo>, outputs: PendingCheck['outputs']): void {
+  private scheduleCheck(
+    t: ChainTransaction | CommittedTransaction,
+    trees: Iterable<TreeInfo>,
+    outputs: PendingCheck['outputs'],
+  ): void {
+    if (!('account' in t) && outputs.length === 0) return;
     this.pending.push({
       signature: t.signature,
-      trees: [...trees].map((info) => {
+      trees: [...(!('account' in t) ? [] : trees)].map((info) => {
         const keys = [info.pubkey, ...(info.version === 2 && info.kind === 'state' && info.queue ? [info.queue] : [])];
-        return { info, accounts: new Map(keys.map((k) => [k, t.account(decodeBase58(k))])) };
+        return { info, accounts: new Map(keys.map((k) => [k, (t as CommittedTransaction).account(decodeBase58(k))])) };
       }),
       outputs,
     });
@@ -226,7 +236,7 @@ export class CompressionIngester implements TransactionIndexer {
     this.counters?.divergences.inc([tree]);
   }
 
-  private skip(t: CommittedTransaction, reason: string): void {
+  private skip(t: ChainTransaction, reason: string): void {
     this.stats.skipped++;
     this.counters?.skipped.inc();
     this.log.warn('compression ingest skipped an event', { signature: encodeBase58(t.signature), reason });
@@ -239,7 +249,7 @@ export class CompressionIngester implements TransactionIndexer {
 
   private applyEvent(
     ev: LightEvent,
-    t: CommittedTransaction,
+    t: ChainTransaction,
     out: {
       opened: Uint8Array[];
       closed: Uint8Array[];
@@ -382,7 +392,7 @@ export class CompressionIngester implements TransactionIndexer {
    * program did it. The tree must land on the root the event names; the self-check then compares
    * it with the tree account.
    */
-  private applyTreeEvents(t: CommittedTransaction, events: TreeEvent[]): void {
+  private applyTreeEvents(t: ChainTransaction | CommittedTransaction, events: TreeEvent[]): void {
     const trees = new Map<string, TreeInfo>();
     for (const ev of events) {
       const tree = keyName(ev.tree);

@@ -3,7 +3,7 @@
 // updates), as the program emits them, borsh-encoded `MerkleTreeEvent`s in the data of an
 // instruction it invokes on the noop program (compression-e2e.md §6). Only noop instructions
 // account-compression itself invoked count: anyone can call the noop program directly.
-import type { CommittedTransaction } from '../ledger/index.js';
+import type { ChainTransaction } from '../ledger/index.js';
 import { LIGHT_IDS } from '../ledger/index.js';
 import { decodeBase58 } from '../zk/base58.js';
 import { bytesToBigInt } from '../zk/field.js';
@@ -140,7 +140,7 @@ export function decodeTreeEvent(data: Uint8Array): TreeEvent | undefined {
 }
 
 /** The tree events of a committed, successful transaction, in execution order. */
-export function treeEvents(t: CommittedTransaction): { events: TreeEvent[]; skipped: string[] } {
+export function treeEvents(t: ChainTransaction): { events: TreeEvent[]; skipped: string[] } {
   const events: TreeEvent[] = [];
   const skipped: string[] = [];
   const keys = t.accountKeys;

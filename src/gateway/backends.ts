@@ -12,6 +12,7 @@ import { forwardTo } from '../wire/index.js';
 import type { NodeEndpoints } from '../rpc/methods/solana-cluster.js';
 import type { Backends } from '../rpc/index.js';
 import { compressionIndex, type EmbeddedChain } from './chain.js';
+import type { FollowedCluster } from './cluster.js';
 
 /** Wrapped SOL's mint: the price source's price of SOL (Helius' nativeBalance). */
 const WRAPPED_SOL = 'So11111111111111111111111111111111111111112';
@@ -20,6 +21,7 @@ export function assembleBackends({
   config,
   version,
   chain,
+  cluster,
   given,
   validity,
   endpoints,
@@ -27,6 +29,8 @@ export function assembleBackends({
   config: Config;
   version: string;
   chain: EmbeddedChain | undefined;
+  /** A followed cluster (--cluster-rpc): Photon's methods from its index, the rest forwarded to it. */
+  cluster: FollowedCluster | undefined;
   /** Backends a caller (a test) provides: they win over the assembled ones, but the proving side's. */
   given: Backends;
   validity: Backends['validityProof'];
@@ -99,7 +103,10 @@ export function assembleBackends({
         }
       : chain
         ? { photon: { index: compressionIndex(chain) } }
-        : {}),
+        : cluster
+          ? { photon: { index: cluster.photon } }
+          : {}),
+    ...(cluster ? { cluster: cluster.forward } : {}),
     ...(chain
       ? {
           forester: {

@@ -9,6 +9,7 @@ import type { Prover, WarmUpState } from '../prover/index.js';
 import type { QueueMonitor } from '../queue/index.js';
 import type { Backends } from '../rpc/index.js';
 import type { EmbeddedChain } from './chain.js';
+import type { FollowedCluster } from './cluster.js';
 import type { ProvingSide } from './proving.js';
 
 /** The JSON-RPC process's health; its first look waits for the request path's warm run. */
@@ -16,6 +17,7 @@ export function frontHealth(
   proving: ProvingSide,
   backends: Backends,
   chain: EmbeddedChain | undefined,
+  cluster: FollowedCluster | undefined,
 ): HealthRegistry {
   const { prover, monitor, queued, balancer, proverAddress, channel } = proving;
   // The request path (the adapter's client, gRPC both ways, the service) runs once before /health
@@ -98,6 +100,7 @@ export function frontHealth(
           : `dev chain: Light's system program verifies zkgate's keys (${lightSystem.installedCount()} of ${lightSystem.shapes.length} shapes installed so far)`,
     }));
   }
+  if (cluster) health.add('cluster', () => cluster.health());
   return health;
 }
 

@@ -40,6 +40,7 @@ import {
   reap,
 } from '../queue/index.js';
 import type { Logger } from '../obs/log.js';
+import type { TreeStore } from '../state/index.js';
 import type { MetricsRegistry } from '../obs/metrics.js';
 import type { Backends } from '../rpc/index.js';
 import { admitProofs, type ProofAdmissionLimits } from '../rpc/proof-admission.js';
@@ -71,6 +72,7 @@ export async function startProving({
   log,
   registry,
   chain,
+  trees,
   given,
   embeddedProver,
 }: {
@@ -78,6 +80,8 @@ export async function startProving({
   log: Logger;
   registry: MetricsRegistry;
   chain: EmbeddedChain | undefined;
+  /** The trees proofs are for: the embedded chain's, or a followed cluster's index's. */
+  trees: TreeStore | undefined;
   given: Backends;
   embeddedProver: boolean;
 }): Promise<ProvingSide> {
@@ -113,9 +117,9 @@ export async function startProving({
             ...(chain
               ? {
                   onKey: (k) => installKey(chain, { shape: k.shape.name, sha256: k.entry.sha256, vk: k.vk }),
-                  store: chain.compression.trees,
                 }
               : {}),
+            ...(trees ? { store: trees } : {}),
           })
         : undefined;
     // Keys built in earlier runs: their shapes verify on the ledger from the start.
@@ -198,11 +202,11 @@ export async function startProving({
   if (queue && queued) {
     reaper = setInterval(() => void reap(queue, log), Math.max(250, config.queueLeaseMs / 2));
     reaper.unref();
-    if (!chain && !given.validityProof) {
+    if (!trees && !given.validityProof) {
       queue.close();
       await grpc.close(0);
       throw new ConfigError(
-        '--role rpc --queue needs the embedded ledger: its trees give the witnesses the queue proves',
+        '--role rpc --queue needs the embedded ledger (or --cluster-rpc): its trees give the witnesses the queue proves',
       );
     }
     try {
@@ -234,10 +238,10 @@ export async function startProving({
   let balancer: BalancedProverClient | undefined;
   if (remotes.length > 1 && !given.validityProof) {
     // The provers' own trees are not kept alike: only proofs of witnesses built here may go to any.
-    if (!chain) {
+    if (!trees) {
       await grpc.close(0);
       throw new ConfigError(
-        'several --prover-url need the embedded ledger: its trees give the witnesses that any of the provers may prove',
+        'several --prover-url need the embedded ledger (or --cluster-rpc): its trees give the witnesses that any of the provers may prove',
       );
     }
     balancer = new BalancedProverClient(
@@ -256,7 +260,7 @@ export async function startProving({
   const validity =
     client || (queued && !given.validityProof)
       ? admitProofs(
-          arrivingAt(prover, validityBackend(client, chain, prover, queued)),
+          arrivingAt(prover, validityBackend(client, trees, chain, prover, queued)),
           proofLimits(config, prover?.pool.threads),
           registry,
         )
@@ -289,22 +293,23 @@ export async function startProving({
 }
 
 /**
- * The prover as the adapter uses it. Here (role all) the prover reads the ledger's trees itself;
- * with a remote prover and the embedded ledger (role rpc), witnesses are built from the ledger's
- * trees and proved remotely, and the remote key's verification key is installed into the ledger's
- * Light system program before the proof is returned.
+ * The prover as the adapter uses it. Here (role all) the prover reads the trees itself; with a
+ * remote prover and trees here (role rpc), witnesses are built from these trees and proved
+ * remotely. On the embedded ledger, the remote key's verification key is installed into its Light
+ * program before the proof is returned; a followed cluster's programs hold their own keys.
  */
 function validityBackend(
   client: ProvingClient | undefined,
+  trees: TreeStore | undefined,
   chain: EmbeddedChain | undefined,
   prover: Prover | undefined,
   queued: QueueProver | undefined,
 ): NonNullable<Backends['validityProof']> {
-  if (client && (!chain || prover)) return client;
+  if (client && (!trees || prover)) return client;
   const remote: WitnessProving = queued ?? grpcWitnessProving(client!);
-  return new RemoteWitnessProver(chain!.compression.trees, remote, async (circuit, keySha256, fetchVk) => {
-    if (verifierOf(chain!, circuit).keyId(circuit) !== keySha256)
-      installKey(chain!, { shape: circuit, sha256: keySha256, vk: await fetchVk() });
+  return new RemoteWitnessProver(trees!, remote, async (circuit, keySha256, fetchVk) => {
+    if (chain && verifierOf(chain, circuit).keyId(circuit) !== keySha256)
+      installKey(chain, { shape: circuit, sha256: keySha256, vk: await fetchVk() });
   });
 }
 

@@ -27,6 +27,8 @@ export interface SourceBlock {
 export interface BlockSource {
   /** For logs and /health: where the blocks come from (an origin, never a URL with its key). */
   readonly name: string;
+  /** The newest slot as last seen (for the lag /health reports). */
+  readonly lastTip?: bigint | undefined;
   /** The newest slot the source has a block for, at its commitment. */
   tip(signal?: AbortSignal): Promise<bigint>;
   /** The oldest slot it still has blocks from. */

@@ -4,3 +4,5 @@ export type { BlockSource, SourceBlock, SourceTransaction, UnreadableTransaction
 export { ClusterRpc, CLUSTER_METHODS, clusterOrigin, type ClusterMethod, type RetryReason } from './cluster-rpc.js';
 export { MalformedBlockError, readBlock } from './rpc-block.js';
 export { RpcBlockSource, type ClusterCommitment, type RpcBlockSourceOptions } from './rpc-block-source.js';
+export { ClusterIndex, ClusterMismatchError, type Checkpoint } from './cluster-index.js';
+export { ClusterFollower, type FollowerOptions } from './follower.js';

@@ -35,6 +35,8 @@ const isSlot = (v: unknown): v is number => typeof v === 'number' && Number.isSa
 
 export class RpcBlockSource implements BlockSource {
   readonly name: string;
+  /** The cluster's newest slot at the commitment, as last asked. */
+  lastTip: bigint | undefined;
   private readonly counters;
 
   constructor(private readonly o: RpcBlockSourceOptions) {
@@ -60,7 +62,8 @@ export class RpcBlockSource implements BlockSource {
   async tip(signal?: AbortSignal): Promise<bigint> {
     const s = await this.o.rpc.call<unknown>('getSlot', [{ commitment: this.o.commitment }], signal);
     if (!isSlot(s)) throw new MalformedBlockError(`getSlot at ${this.name} answered ${JSON.stringify(s)}, not a slot`);
-    return BigInt(s);
+    this.lastTip = BigInt(s);
+    return this.lastTip;
   }
 
   async firstSlot(signal?: AbortSignal): Promise<bigint> {

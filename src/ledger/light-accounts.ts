@@ -73,56 +73,78 @@ export function parseOutputQueue(data: Buffer): { tree: string; nextIndex: numbe
   return { tree: pk(data, OQ.tree), nextIndex: Number(u64(data, OQ.nextIndex)) };
 }
 
-/** One genesis account's tree, or undefined when the account is not a Merkle tree. */
-export function parseTreeAccount(file: string, pubkey: string, data: Buffer): GenesisTree | undefined {
+/** What a tree account's metadata says (its first TREE_METADATA_BYTES): enough to register the tree. */
+export interface TreeMetadata extends TreeSpec {
+  height: number;
+  rootHistoryCapacity: number;
+  rootSeq: bigint;
+  /** Leaves (V1: appended; V2: batch-appended) and, for V2 trees, the next position of the tree's own queue. */
+  nextIndex: number;
+  queueNext?: number;
+}
+
+/** Bytes of a tree account that hold its metadata: what a follower asks a cluster for (dataSlice). */
+export const TREE_METADATA_BYTES = 352;
+
+/** Discriminators of the tree accounts (getProgramAccounts filters: base58 of these 8 bytes). */
+export const TREE_DISCRIMINATORS: readonly Buffer[] = [V1_STATE, V1_ADDRESS, V2_TREE];
+
+/** A tree account's metadata, from its first TREE_METADATA_BYTES; undefined when it is not a Merkle tree. */
+export function parseTreeMetadata(pubkey: string, data: Buffer): TreeMetadata | undefined {
   const disc = data.subarray(0, 8);
   if (disc.equals(V1_STATE) || disc.equals(V1_ADDRESS)) {
-    const height = Number(u64(data, V1.height));
-    const cap = Number(u64(data, V1.rootsCapacity));
+    if (data.length < V1.rootsCapacity + 8) return undefined;
+    return {
+      pubkey,
+      kind: disc.equals(V1_STATE) ? 'state' : 'address',
+      version: 1,
+      height: Number(u64(data, V1.height)),
+      rootHistoryCapacity: Number(u64(data, V1.rootsCapacity)),
+      queue: pk(data, V1.queue),
+      rootSeq: u64(data, V1.sequence),
+      nextIndex: Number(u64(data, V1.nextIndex)),
+    };
+  }
+  if (disc.equals(V2_TREE)) {
+    if (data.length < V2.queueNextIndex + 8) return undefined;
+    const type = Number(u64(data, V2.treeType));
+    if (type !== 3 && type !== 4) throw new GenesisError(`${pubkey}: unknown V2 tree type ${type}`);
+    const queue = pk(data, V2.queue);
+    return {
+      pubkey,
+      kind: type === 3 ? 'state' : 'address',
+      version: 2,
+      height: data.readUInt32LE(V2.height),
+      rootHistoryCapacity: data.readUInt32LE(V2.rootHistoryCapacity),
+      ...(queue ? { queue } : {}),
+      rootSeq: u64(data, V2.sequence),
+      nextIndex: Number(u64(data, V2.nextIndex)),
+      queueNext: Number(u64(data, V2.queueNextIndex)),
+    };
+  }
+  return undefined;
+}
+
+/** One genesis account's tree, or undefined when the account is not a Merkle tree. */
+export function parseTreeAccount(file: string, pubkey: string, data: Buffer): GenesisTree | undefined {
+  const meta = parseTreeMetadata(pubkey, data);
+  if (!meta) return undefined;
+  if (meta.version === 1) {
     // Roots follow the filled subtrees (32 B each) and the changelog (entries of a root and a
     // path of `height` nodes plus its index: 32·(height + 1) + 8 B).
     const rootsAt =
       V1.data +
       32 * Number(u64(data, V1.filledSubtreesCapacity)) +
-      Number(u64(data, V1.changelogCapacity)) * (32 * (height + 1) + 8);
+      Number(u64(data, V1.changelogCapacity)) * (32 * (meta.height + 1) + 8);
     const last = Number(u64(data, V1.rootsLast));
-    return {
-      file,
-      pubkey,
-      kind: disc.equals(V1_STATE) ? 'state' : 'address',
-      version: 1,
-      height,
-      rootHistoryCapacity: cap,
-      queue: pk(data, V1.queue),
-      rootSeq: u64(data, V1.sequence),
-      nextIndex: Number(u64(data, V1.nextIndex)),
-      root: bytesToBigInt(data.subarray(rootsAt + 32 * last, rootsAt + 32 * last + 32)),
-    };
+    return { ...meta, file, root: bytesToBigInt(data.subarray(rootsAt + 32 * last, rootsAt + 32 * last + 32)) };
   }
-  if (disc.equals(V2_TREE)) {
-    const type = Number(u64(data, V2.treeType));
-    if (type !== 3 && type !== 4) throw new GenesisError(`${file}: unknown V2 tree type ${type}`);
-    const cap = data.readUInt32LE(V2.rootHistoryCapacity);
-    const cur = Number(u64(data, V2.rootHistoryCurrent));
-    const len = Number(u64(data, V2.rootHistoryLength));
-    const last = cur === 0 && len === cap ? cap - 1 : (cur + cap - 1) % cap;
-    const at = V2.rootHistoryData + 32 * last;
-    const queue = pk(data, V2.queue);
-    return {
-      file,
-      pubkey,
-      kind: type === 3 ? 'state' : 'address',
-      version: 2,
-      height: data.readUInt32LE(V2.height),
-      rootHistoryCapacity: cap,
-      ...(queue ? { queue } : {}),
-      rootSeq: u64(data, V2.sequence),
-      nextIndex: Number(u64(data, V2.nextIndex)),
-      queueNext: Number(u64(data, V2.queueNextIndex)),
-      root: bytesToBigInt(data.subarray(at, at + 32)),
-    };
-  }
-  return undefined;
+  const cap = meta.rootHistoryCapacity;
+  const cur = Number(u64(data, V2.rootHistoryCurrent));
+  const len = Number(u64(data, V2.rootHistoryLength));
+  const last = cur === 0 && len === cap ? cap - 1 : (cur + cap - 1) % cap;
+  const at = V2.rootHistoryData + 32 * last;
+  return { ...meta, file, root: bytesToBigInt(data.subarray(at, at + 32)) };
 }
 
 /** The accounts folder of a Light CLI package: by default the installed @lightprotocol/zk-compression-cli. */

