@@ -61,6 +61,7 @@ const EXPECTED = {
   'test/zk/light-v014.test.ts': 12,
   'test/ingest/follow.test.ts': 30,
   'test/ingest/follow-crash.test.ts': 30,
+  'test/ingest/follow-light.test.ts': 30,
 };
 const measured = existsSync(DURATIONS_FILE) ? JSON.parse(readFileSync(DURATIONS_FILE, 'utf8')) : {};
 const seconds = (f) => measured[f] ?? EXPECTED[f] ?? 1;
