@@ -86,6 +86,7 @@ export interface Config {
   forkUrl: string;
   clusterRpc: string;
   startSlot: number;
+  clusterCheckMs: number;
   simulateUpstream: string;
   upstreamTimeoutMs: number;
   dasUpstream: string;
@@ -508,6 +509,12 @@ export const OPTIONS: readonly OptionSpec[] = [
     kind: 'count',
     default: 0,
     help: "with --cluster-rpc, the slot an empty index starts from (0: the cluster's first available block); a restart resumes from the index's checkpoint",
+  },
+  {
+    key: 'clusterCheckMs',
+    kind: 'count',
+    default: 30_000,
+    help: "with --cluster-rpc, how often, once caught up, the index's trees are compared with the cluster's tree accounts (a difference is logged and shown by /health)",
   },
   {
     key: 'simulateUpstream',

@@ -15,7 +15,7 @@ import { loadApiKeys, type Backends, type LoadedKeys } from './rpc/index.js';
 import type { NodeEndpoints } from './rpc/methods/solana-cluster.js';
 import { assembleBackends } from './gateway/backends.js';
 import { openLedger, type EmbeddedChain } from './gateway/chain.js';
-import { openCluster } from './gateway/cluster.js';
+import { openCluster, type FollowedCluster } from './gateway/cluster.js';
 import { frontHealth, proverHealth } from './gateway/health.js';
 import { connectHost as connectHostOf, startProving, type ProvingSide } from './gateway/proving.js';
 import { listenFront } from './gateway/serve.js';
@@ -53,6 +53,8 @@ export interface Gateway {
   readonly prover?: Prover;
   /** The embedded ledger with what it feeds, when this process runs it. */
   readonly chain?: EmbeddedChain;
+  /** The followed cluster's index, follower and consistency monitor (--cluster-rpc). */
+  readonly cluster?: FollowedCluster;
   /** Port of Light's /prove API when this process serves it. */
   readonly provePort?: number;
   readonly keys: LoadedKeys;
@@ -156,6 +158,7 @@ export async function startGateway({
     ...(prover ? { prover, provePort: prover.provePort! } : {}),
     ...(proving.frontHttp ? { provePort: proving.frontHttp.port } : {}),
     ...(chain ? { chain } : {}),
+    ...(cluster ? { cluster } : {}),
     keys,
     health,
     stop,

@@ -7,6 +7,7 @@ import {
   ClusterFollower,
   ClusterIndex,
   ClusterMismatchError,
+  ConsistencyMonitor,
   ClusterRpc,
   clusterOrigin,
   RpcBlockSource,
@@ -24,6 +25,7 @@ const CAUGHT_UP_SLOTS = 150n;
 export interface FollowedCluster {
   index: ClusterIndex;
   follower: ClusterFollower;
+  monitor: ConsistencyMonitor;
   /** Photon's methods over the index. */
   photon: CompressionIndex;
   /** The Solana methods the index does not hold, forwarded. */
@@ -58,6 +60,15 @@ export async function openCluster(config: Config, log: Logger, registry: Metrics
       );
     }
   }
+  const monitor = new ConsistencyMonitor({
+    rpc,
+    index,
+    follower,
+    caughtUpSlots: CAUGHT_UP_SLOTS,
+    intervalMs: Math.max(100, config.clusterCheckMs),
+    log,
+    metrics: registry,
+  });
   const started = follower.start().catch((e) => {
     follower.failure = e as Error;
     log.error('following the cluster did not start', { cluster: origin, error: (e as Error).message });
@@ -66,11 +77,12 @@ export async function openCluster(config: Config, log: Logger, registry: Metrics
   return {
     index,
     follower,
+    monitor,
     photon: {
       store: index.compression.store,
       trees: index.compression.trees,
       slot: () => (follower.indexedSlot < 0n ? 0n : follower.indexedSlot),
-      divergent: () => index.compression.ingester.divergent,
+      divergent: () => new Map([...index.compression.ingester.divergent, ...monitor.divergent]),
       transaction: (signature) =>
         forward('getTransaction', [
           encodeBase58(signature),
@@ -85,9 +97,15 @@ export async function openCluster(config: Config, log: Logger, registry: Metrics
         return { status: 'unavailable', detail: `connecting to ${origin}: nothing indexed yet` };
       const lag = follower.tipSlot - follower.indexedSlot;
       const detail = `indexed through slot ${follower.indexedSlot} of ${origin}, ${lag} slots behind its newest finalized slot`;
+      if (monitor.divergent.size > 0)
+        return {
+          status: 'degraded',
+          detail: `${detail}; indexed trees differ from the cluster's accounts: ${[...monitor.divergent].map(([t, d]) => `${t} (${d})`).join('; ')}`,
+        };
       return lag > CAUGHT_UP_SLOTS ? { status: 'degraded', detail } : { status: 'ready', detail };
     },
     async close() {
+      await monitor.stop();
       await follower.stop();
       await started;
       await index.close();

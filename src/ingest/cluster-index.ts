@@ -88,7 +88,10 @@ export class ClusterIndex {
     return this.checkpoint!;
   }
 
-  /** Registers trees not indexed yet, as they were before their first leaf. */
+  /**
+   * Registers trees not indexed yet, as they were made: empty, or with the elements an empty tree
+   * of their kind holds (an address tree's first), their queues at their first position.
+   */
   registerTrees(trees: readonly TreeMetadata[]): string[] {
     const added: string[] = [];
     this.root.transactionSync(() => {
@@ -102,8 +105,6 @@ export class ClusterIndex {
           rootHistoryCapacity: t.rootHistoryCapacity,
           ...(t.queue ? { queue: t.queue } : {}),
           ledger: true,
-          // A V2 address tree holds its first element from the start; its queue follows it.
-          ...(t.version === 2 && t.kind === 'address' ? { addressNext: 1 } : {}),
         });
         added.push(t.pubkey);
       }

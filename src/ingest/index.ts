@@ -6,3 +6,4 @@ export { MalformedBlockError, readBlock } from './rpc-block.js';
 export { RpcBlockSource, type ClusterCommitment, type RpcBlockSourceOptions } from './rpc-block-source.js';
 export { ClusterIndex, ClusterMismatchError, type Checkpoint } from './cluster-index.js';
 export { ClusterFollower, type FollowerOptions } from './follower.js';
+export { ConsistencyMonitor, type ConsistencyOptions } from './consistency.js';

@@ -62,7 +62,7 @@ before(async () => {
   a = await startTestGateway({ slotTimeMs: 100 }, {}, { prover: true, ledger: true, keys: ['v1_inclusion_26_1'] });
   linkKeyCache(bDir);
   b = await startTestGateway(
-    { clusterRpc: a.url, upstreamTimeoutMs: 5000 },
+    { clusterRpc: a.url, upstreamTimeoutMs: 5000, clusterCheckMs: 200 },
     {},
     { prover: true, dataDir: bDir, keys: ['v1_inclusion_26_1'] },
   );
@@ -135,4 +135,30 @@ test("B's Solana methods are the cluster's, forwarded; getHealth and getVersion 
   assert.equal((balanceB.result as { value: number }).value, (balanceA.result as { value: number }).value);
   assert.deepEqual((await call(b.url, 'getVersion')).result, { 'solana-core': '0.0.0-test', 'feature-set': 0 });
   assert.equal((await call(b.url, 'getHealth')).result, 'ok');
+});
+
+test("the consistency monitor compares B's trees with A's accounts; a tree that differs is named in /health and getIndexerHealth", async () => {
+  const monitor = b.gateway.cluster!.monitor;
+  await caughtUp();
+  const before = monitor.stats.compared;
+  while (monitor.stats.compared < before + 10) await new Promise((r) => setTimeout(r, 50));
+  assert.deepEqual([...monitor.divergent], [], 'every tree agrees with the cluster');
+  assert.deepEqual((await call(b.url, 'getIndexerHealth')).result, 'ok');
+  // B's copy of smt1 gets a leaf the cluster never had.
+  const smt1 = 'smt1NamzXdq4AMqS2fS2F1i5KTYPZRhoHgWx38d8WsT';
+  b.gateway.cluster!.index.compression.trees.stateTree(smt1).append([12345n]);
+  while (!monitor.divergent.has(smt1)) await new Promise((r) => setTimeout(r, 50));
+  const health = (await (await fetch(`${b.base}health`)).json()) as {
+    components: Record<string, { status: string; detail: string }>;
+  };
+  assert.equal(health.components.cluster!.status, 'degraded');
+  assert.match(
+    health.components.cluster!.detail,
+    new RegExp(
+      `indexed trees differ from the cluster's accounts: ${smt1} \\(root sequence: zkgate (\\d+), cluster (\\d+); next index: zkgate \\d+, cluster \\d+ \\(cluster at slot \\d+, index at slot \\d+\\)\\)`,
+    ),
+  );
+  const indexerHealth = await call(b.url, 'getIndexerHealth');
+  assert.ok(indexerHealth.error, JSON.stringify(indexerHealth));
+  assert.match(indexerHealth.error.message, new RegExp(smt1));
 });

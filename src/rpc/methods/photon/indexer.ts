@@ -1,5 +1,5 @@
 // The indexer's own status and queues: getIndexerSlot / getIndexerHealth (ingest is synchronous
-// with the ledger, so the indexer is never behind; health fails when the self-check found a tree
+// with the ledger, so the indexer is never behind; health fails when a check (the self-check, a cluster's consistency monitor) found a tree
 // differing from the chain), liveness / readiness, and the V2 queues (getQueueInfo,
 // getQueueLeafIndices, getQueueElements).
 import { u64 } from '../../../wire/index.js';
@@ -24,7 +24,7 @@ export function indexerMethods(backends: Backends): MethodDef[] {
       if (bad.length > 0)
         throw new PhotonError(
           'validation',
-          `Indexer state differs from the ledger for ${bad.map(([t, d]) => `${t} (${d})`).join(', ')}`,
+          `Indexer state differs from the chain for ${bad.map(([t, d]) => `${t} (${d})`).join(', ')}`,
         );
       return 'ok';
     }),
