@@ -268,6 +268,11 @@ export class Ledger {
   private timeShiftMs = 0;
   /** The ledger's time while the clock is paused (it stands still). */
   private pausedAt: number | undefined;
+  /**
+   * The current slot's time (unix seconds), as its Clock sysvar holds it: its block's time and
+   * every transaction's in it, as a validator's block time is one per block.
+   */
+  private slotUnix = 0;
   private readonly indexers: AccountIndexer[];
   /** Program → accounts and token owner / delegate → token accounts, kept with the accounts. */
   readonly indexes: AccountIndexes;
@@ -415,7 +420,7 @@ export class Ledger {
       previousBlockhash: before?.hash ?? closing.hash,
       // The last block before it: the previous slot, unless time travel skipped slots.
       parentSlot: (before?.slot ?? (this.slotValue > 0n ? this.slotValue - 1n : 0n)).toString(),
-      blockTime: Math.floor(this.now() / 1000),
+      blockTime: this.slotUnix,
     });
     if (timeMs !== undefined) this.setTime(timeMs);
     const parent = this.slotValue;
@@ -454,6 +459,7 @@ export class Ledger {
   /** The Clock sysvar programs read: the slot, its epoch and the ledger's time (the VM keeps only what it is given). */
   private syncClock(): void {
     const unix = BigInt(Math.floor(this.now() / 1000));
+    this.slotUnix = Number(unix);
     const epoch = this.slotValue / SLOTS_PER_EPOCH;
     const sinceEpochStart = ((this.slotValue % SLOTS_PER_EPOCH) * BigInt(SLOT_MS)) / 1000n;
     this.svm.setClock(new litesvm.Clock(this.slotValue, unix - sinceEpochStart, epoch, epoch + 1n, unix));
@@ -767,7 +773,7 @@ export class Ledger {
     const post = keys.map((k) => this.vm.getBalance(k) ?? 0n);
     const signature = tx.signatures[0]!;
     const logs = meta.logs();
-    const blockTime = Math.floor(this.now() / 1000);
+    const blockTime = this.slotUnix;
     let inner: InnerInstruction[][] | undefined;
     const innerInstructions = () => (inner ??= meta.innerInstructions().map((list) => list.map(lazyInnerInstruction)));
     const rec: TxRecord = {
@@ -855,7 +861,7 @@ export class Ledger {
         preBalances: [(current?.lamports ?? 0n).toString()],
         postBalances: [next.lamports.toString()],
         tx: '',
-        blockTime: Math.floor(this.now() / 1000),
+        blockTime: this.slotUnix,
       });
     });
     this.noteSignature(signature);

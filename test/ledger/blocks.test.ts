@@ -45,6 +45,11 @@ test('getBlock: the transaction in its slot, parent and previous blockhash chain
   assert.equal(block.parentSlot, slot - 1);
   assert.equal((block as unknown as { blockHeight: number }).blockHeight, slot);
   assert.ok(Math.abs(block.blockTime! - Date.now() / 1000) < 30);
+  // One time per block: its transactions' blockTime is the block's (an index built from blocks and
+  // one built from the transactions then agree).
+  const got = await conn.getTransaction(sig, { maxSupportedTransactionVersion: 0, commitment: 'confirmed' });
+  assert.equal(got!.blockTime, block.blockTime);
+  assert.equal(got!.blockTime, await conn.getBlockTime(slot));
   const parent = await conn.getBlock(slot - 1, { maxSupportedTransactionVersion: 0, commitment: 'confirmed' });
   assert.equal(block.previousBlockhash, parent!.blockhash);
   assert.notEqual(block.blockhash, parent!.blockhash);
