@@ -8,6 +8,7 @@ import {
   ClusterIndex,
   ClusterMismatchError,
   ConsistencyMonitor,
+  LIGHT_PROGRAM_IDS,
   ClusterRpc,
   clusterOrigin,
   RpcBlockSource,
@@ -18,6 +19,9 @@ import type { MetricsRegistry } from '../obs/metrics.js';
 import type { Backends, CompressionIndex } from '../rpc/index.js';
 import { forwardTo, upstreamCall } from '../wire/index.js';
 import { encodeBase58, loadPoseidon } from '../zk/index.js';
+
+/** Further behind than this (about an hour of slots), the backfill reads only blocks with Light's transactions. */
+const SPARSE_FROM_SLOTS = 9000;
 
 /** Behind the cluster by more than this (about a minute of slots), /health says degraded. */
 const CAUGHT_UP_SLOTS = 150n;
@@ -40,7 +44,13 @@ export async function openCluster(config: Config, log: Logger, registry: Metrics
   const origin = clusterOrigin(url);
   const rpc = new ClusterRpc({ url, timeoutMs: config.upstreamTimeoutMs, log, metrics: registry });
   const index = ClusterIndex.open(join(config.dataDir, 'cluster'), log, registry);
-  const source = new RpcBlockSource({ rpc, commitment: 'finalized', log, metrics: registry });
+  const source = new RpcBlockSource({
+    rpc,
+    commitment: 'finalized',
+    sparse: { programs: LIGHT_PROGRAM_IDS, sparseFromSlots: SPARSE_FROM_SLOTS },
+    log,
+    metrics: registry,
+  });
   const follower = new ClusterFollower({
     rpc,
     source,

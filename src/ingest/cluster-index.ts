@@ -37,12 +37,13 @@ export class ClusterMismatchError extends AppError {
 }
 
 /** Light's programs: a cluster's transactions that load none of them are not indexed (a cluster has millions). */
-const LIGHT_PROGRAMS = [
+export const LIGHT_PROGRAM_IDS = [
   LIGHT_IDS.system,
   LIGHT_IDS.accountCompression,
   LIGHT_IDS.compressedToken,
   LIGHT_IDS.registry,
-].map((k) => Buffer.from(decodeBase58(k)));
+] as const;
+const LIGHT_PROGRAMS = LIGHT_PROGRAM_IDS.map((k) => Buffer.from(decodeBase58(k)));
 const touchesLight = (keys: readonly Uint8Array[]) => keys.some((k) => LIGHT_PROGRAMS.some((p) => p.equals(k)));
 
 export class ClusterIndex {

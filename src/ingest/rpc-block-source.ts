@@ -15,6 +15,9 @@ export type ClusterCommitment = 'finalized' | 'confirmed';
 /** Agave's answers for a slot that has no block: skipped, or not kept by this node. */
 const NO_BLOCK_CODES = new Set([-32007, -32009]);
 
+/** Signatures per getSignaturesForAddress page (Agave's most). */
+const SIGNATURE_PAGE = 1000;
+
 /** Slots listed per getBlocksWithLimit call (Agave allows far more; this bounds one answer's size). */
 const LIST_LIMIT = 500;
 
@@ -27,6 +30,12 @@ export interface RpcBlockSourceOptions {
   ahead?: number;
   /** How often the tip is polled once caught up, ms. */
   pollMs?: number;
+  /**
+   * Backfill through these programs' signatures (getSignaturesForAddress) rather than every block:
+   * when the start is more than `sparseFromSlots` behind the tip, only the blocks holding a
+   * transaction that loads one of them are read up to that tip; from there, every block.
+   */
+  sparse?: { programs: readonly string[]; sparseFromSlots: number };
   log: Logger;
   metrics?: MetricsRegistry;
 }
@@ -160,12 +169,58 @@ export class RpcBlockSource implements BlockSource {
     }
   }
 
+  /**
+   * The slots in [from, to] of the transactions that load one of `programs`, oldest first: each
+   * program's signatures walked back from the newest, a page of 1,000 at a time.
+   */
+  async programSlots(programs: readonly string[], from: bigint, to: bigint, signal: AbortSignal): Promise<bigint[]> {
+    const slots = new Set<bigint>();
+    for (const program of programs) {
+      let before: string | undefined;
+      for (;;) {
+        const page = await this.o.rpc.call<unknown>(
+          'getSignaturesForAddress',
+          [program, { limit: SIGNATURE_PAGE, commitment: this.o.commitment, ...(before ? { before } : {}) }],
+          signal,
+        );
+        if (!Array.isArray(page)) throw new MalformedBlockError(`getSignaturesForAddress at ${this.name}: not a list`);
+        let older = false;
+        for (const e of page as { signature?: unknown; slot?: unknown }[]) {
+          if (typeof e?.signature !== 'string' || !isSlot(e.slot))
+            throw new MalformedBlockError(
+              `getSignaturesForAddress at ${this.name}: an entry without signature and slot`,
+            );
+          const slot = BigInt(e.slot);
+          if (slot < from) older = true;
+          else if (slot <= to) slots.add(slot);
+        }
+        if (older || page.length < SIGNATURE_PAGE) break;
+        before = (page.at(-1) as { signature: string }).signature;
+      }
+    }
+    return [...slots].sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
+  }
+
   async *blocks(from: bigint, signal: AbortSignal): AsyncGenerator<SourceBlock> {
     const ahead = Math.max(1, this.o.ahead ?? 8);
     const listed: bigint[] = [];
     const inflight: Promise<SourceBlock | undefined>[] = [];
     let next = from;
     try {
+      const sparse = this.o.sparse;
+      if (sparse) {
+        const tip = await this.tip(signal);
+        if (tip - from > BigInt(sparse.sparseFromSlots)) {
+          listed.push(...(await this.programSlots(sparse.programs, from, tip, signal)));
+          next = tip + 1n;
+          this.o.log.info("cluster backfill through Light programs' signatures", {
+            cluster: this.name,
+            from: String(from),
+            to: String(tip),
+            blocks: listed.length,
+          });
+        }
+      }
       for (;;) {
         if (listed.length === 0 && inflight.length < ahead) {
           const l = await this.list(next, signal);

@@ -1,6 +1,6 @@
 // Starts a real gateway in this process on ephemeral ports with its own temporary data dir.
 import { credentials as grpcCredentials } from '@grpc/grpc-js';
-import { Connection } from '@solana/web3.js';
+import { Connection, type Signer, type Transaction } from '@solana/web3.js';
 import { existsSync, mkdirSync, mkdtempSync, rmSync, symlinkSync } from 'node:fs';
 import { request } from 'node:http';
 import { tmpdir } from 'node:os';
@@ -183,4 +183,24 @@ export function web3Connection(gw: TestGateway): Connection {
 export async function stopWithConnection(gw: TestGateway | undefined, conn: Connection | undefined): Promise<void> {
   if (conn) await closeWeb3Websocket(conn);
   await gw?.stop();
+}
+
+/**
+ * Sends a transaction and waits for its status by polling (getSignatureStatuses), not by a
+ * blockhash's expiry: on a ledger with short slots under a loaded machine, web3.js's confirmation
+ * can outlast the 150 slots a blockhash lives although the ledger took the transaction at once.
+ */
+export async function sendAndPoll(conn: Connection, tx: Transaction, signers: Signer[]): Promise<string> {
+  tx.recentBlockhash = (await conn.getLatestBlockhash('confirmed')).blockhash;
+  tx.feePayer ??= signers[0]!.publicKey;
+  tx.sign(...signers);
+  const signature = await conn.sendRawTransaction(tx.serialize());
+  for (;;) {
+    const s = (await conn.getSignatureStatuses([signature])).value[0];
+    if (s?.confirmationStatus === 'confirmed' || s?.confirmationStatus === 'finalized') {
+      if (s.err) throw new Error(`${signature} failed: ${JSON.stringify(s.err)}`);
+      return signature;
+    }
+    await new Promise((r) => setTimeout(r, 20));
+  }
 }

@@ -6,10 +6,17 @@ import { spawn } from 'node:child_process';
 import { rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, test } from 'node:test';
-import { Keypair, LAMPORTS_PER_SOL, Transaction, sendAndConfirmTransaction, type Connection } from '@solana/web3.js';
+import { Keypair, LAMPORTS_PER_SOL, Transaction, type Connection } from '@solana/web3.js';
 import { LightSystemProgram, type TreeInfo } from '@lightprotocol/stateless.js';
 import { stateTrees } from '../compression/helpers.js';
-import { startTestGateway, stopWithConnection, tempDir, web3Connection, type TestGateway } from '../helpers/gateway.js';
+import {
+  sendAndPoll,
+  startTestGateway,
+  stopWithConnection,
+  tempDir,
+  web3Connection,
+  type TestGateway,
+} from '../helpers/gateway.js';
 import { LOADER, sibling } from '../helpers/paths.js';
 import { ClusterIndex } from '../../src/ingest/index.js';
 import { createLogger } from '../../src/obs/log.js';
@@ -41,7 +48,7 @@ async function compressions(n: number): Promise<void> {
       lamports: 1_000_000,
       outputStateTreeInfo: tree,
     });
-    await sendAndConfirmTransaction(conn, new Transaction().add(ix), [payer]);
+    await sendAndPoll(conn, new Transaction().add(ix), [payer]);
   }
 }
 

@@ -43,7 +43,7 @@ before(async () => {
   const pkg = await lightPackage();
   const lightKeys = [join(pkg.keys, 'mainnet_inclusion_26_1.key')];
   a = await startTestGateway(
-    { provingKeys: 'light', lightKeys, lightPackage: pkg.root, slotTimeMs: 100 },
+    { provingKeys: 'light', lightKeys, lightPackage: pkg.root, slotTimeMs: 200 },
     {},
     { prover: true, ledger: true, linkKeys: false },
   );

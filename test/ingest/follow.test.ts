@@ -59,7 +59,7 @@ async function sameAnswers(queries: [string, unknown][]): Promise<void> {
 }
 
 before(async () => {
-  a = await startTestGateway({ slotTimeMs: 100 }, {}, { prover: true, ledger: true, keys: ['v1_inclusion_26_1'] });
+  a = await startTestGateway({ slotTimeMs: 200 }, {}, { prover: true, ledger: true, keys: ['v1_inclusion_26_1'] });
   linkKeyCache(bDir);
   b = await startTestGateway(
     { clusterRpc: a.url, upstreamTimeoutMs: 5000, clusterCheckMs: 200 },

@@ -14,7 +14,6 @@ import {
   SystemProgram,
   Transaction,
   TransactionInstruction,
-  sendAndConfirmTransaction,
   type Connection,
 } from '@solana/web3.js';
 import { ClusterRpc } from '../../src/ingest/cluster-rpc.js';
@@ -23,7 +22,13 @@ import type { SourceBlock } from '../../src/ingest/block-source.js';
 import { createLogger } from '../../src/obs/log.js';
 import { MetricsRegistry } from '../../src/obs/metrics.js';
 import { encodeBase58 } from '../../src/zk/base58.js';
-import { startTestGateway, stopWithConnection, web3Connection, type TestGateway } from '../helpers/gateway.js';
+import {
+  sendAndPoll,
+  startTestGateway,
+  stopWithConnection,
+  web3Connection,
+  type TestGateway,
+} from '../helpers/gateway.js';
 
 const MEMO_PROGRAM = new PublicKey('MemoSq4gqABAXKb96qnH8TysNcWxMyWCqXgDLGmfcHr');
 let gw: TestGateway;
@@ -47,7 +52,7 @@ before(async () => {
   const bob = Keypair.generate();
   await conn.confirmTransaction(await conn.requestAirdrop(alice.publicKey, 2 * LAMPORTS_PER_SOL), 'confirmed');
   sent.ok.push(
-    await sendAndConfirmTransaction(
+    await sendAndPoll(
       conn,
       new Transaction().add(
         SystemProgram.transfer({ fromPubkey: alice.publicKey, toPubkey: bob.publicKey, lamports: 1_000_000 }),
@@ -64,7 +69,8 @@ before(async () => {
   tx.recentBlockhash = (await conn.getLatestBlockhash()).blockhash;
   tx.sign(alice, bob);
   sent.failed = await conn.sendRawTransaction(tx.serialize(), { skipPreflight: true });
-  await conn.confirmTransaction(sent.failed, 'confirmed');
+  const landed = async () => (await conn.getSignatureStatuses([sent.failed])).value[0]?.confirmationStatus;
+  while (!['confirmed', 'finalized'].includes((await landed()) ?? '')) await new Promise((r) => setTimeout(r, 20));
   // Everything sent is finalized at `end`.
   const last = BigInt(
     ((await call('getSignatureStatuses', [[sent.failed]])) as { value: [{ slot: number }] }).value[0].slot,
@@ -89,7 +95,12 @@ async function collect(source: RpcBlockSource): Promise<SourceBlock[]> {
 
 const sourceOf = (
   url: string,
-  o: { encoding?: 'base64' | 'json'; timeoutMs?: number; metrics?: MetricsRegistry } = {},
+  o: {
+    encoding?: 'base64' | 'json';
+    timeoutMs?: number;
+    metrics?: MetricsRegistry;
+    sparse?: { programs: readonly string[]; sparseFromSlots: number };
+  } = {},
 ) =>
   new RpcBlockSource({
     rpc: new ClusterRpc({
@@ -106,6 +117,7 @@ const sourceOf = (
     pollMs: 20,
     log: createLogger('silent'),
     metrics: o.metrics,
+    ...(o.sparse ? { sparse: o.sparse } : {}),
   });
 
 /** What a block says, in plain values: compared across encodings and paths. */
@@ -251,4 +263,18 @@ test('a provider that rate-limits, fails, hangs, truncates and garbles: the same
     proxy.server.closeAllConnections();
     await new Promise((r) => proxy.server.close(r));
   }
+});
+
+test("a backfill far behind the tip reads only the blocks of the programs' transactions, found by their signatures", async () => {
+  const memo = 'MemoSq4gqABAXKb96qnH8TysNcWxMyWCqXgDLGmfcHr';
+  const source = sourceOf(gw.url, { sparse: { programs: [memo], sparseFromSlots: 0 } });
+  const blocks = await collect(source);
+  // The memo program's one transaction: its block alone, as the dense source read it.
+  const memoBlocks = clean.filter((b) =>
+    b.transactions.some((t) => t.accountKeys.some((k) => encodeBase58(k) === memo)),
+  );
+  assert.equal(memoBlocks.length, 1);
+  assert.deepEqual(plain(blocks), plain(memoBlocks));
+  const ac = new AbortController();
+  assert.deepEqual(await source.programSlots([memo], await source.firstSlot(), end, ac.signal), [memoBlocks[0]!.slot]);
 });
