@@ -2,6 +2,7 @@
 // from instructions as Solana's SDKs compile it (fee payer first; signers, then writables, first)
 // and signed with ed25519.
 import { ed25519 } from '@noble/curves/ed25519.js';
+import { shortvec } from './tx-wire.js';
 
 export interface AccountMeta {
   pubkey: Uint8Array;
@@ -36,20 +37,6 @@ export function generateKeypair(): Keypair {
   secretKey.set(seed);
   secretKey.set(publicKey, 32);
   return { publicKey, secretKey };
-}
-
-function shortvec(n: number): number[] {
-  const out: number[] = [];
-  let v = n;
-  for (;;) {
-    const b = v & 0x7f;
-    v >>= 7;
-    if (v === 0) {
-      out.push(b);
-      return out;
-    }
-    out.push(b | 0x80);
-  }
 }
 
 /** The legacy message of `instructions` with `payer` paying. */

@@ -134,8 +134,8 @@ export function parseMessage(message: Uint8Array): ParsedTransaction {
   return parseTransaction(bytes);
 }
 
-/** Solana's compact-u16 length. */
-function shortvec(n: number): number[] {
+/** Solana's compact-u16 length, encoded. */
+export function shortvec(n: number): number[] {
   const out: number[] = [];
   for (let v = n; ;) {
     const b = v & 0x7f;
@@ -149,17 +149,7 @@ function shortvec(n: number): number[] {
 }
 
 /** The parts of a transaction that its wire form is made of (what an RPC node's `json` encoding spells out). */
-export interface TransactionParts {
-  signatures: Uint8Array[];
-  version: 'legacy' | 0;
-  numRequiredSignatures: number;
-  numReadonlySigned: number;
-  numReadonlyUnsigned: number;
-  staticKeys: Uint8Array[];
-  recentBlockhash: Uint8Array;
-  instructions: { programIdIndex: number; accounts: number[]; data: Uint8Array }[];
-  lookups: Lookup[];
-}
+export type TransactionParts = Omit<ParsedTransaction, 'bytes' | 'message' | 'blockhashOffset'>;
 
 /** A transaction's wire bytes from its parts, parsed back (so both of a node's encodings read alike). */
 export function assembleTransaction(p: TransactionParts): ParsedTransaction {

@@ -9,8 +9,9 @@ import { rmSync, symlinkSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, test } from 'node:test';
 import { Keypair, PublicKey } from '@solana/web3.js';
-import { compress, createRpc, merkletreePubkey, transfer, type Rpc } from '@lightprotocol/stateless.js';
-import { startTestGateway, tempDir, TEST_KEY, type TestGateway } from '../helpers/gateway.js';
+import { compress, merkletreePubkey, transfer } from '@lightprotocol/stateless.js';
+import { startTestGateway, tempDir, type TestGateway } from '../helpers/gateway.js';
+import { call, caughtUp, rpcOf } from './helpers.js';
 import { lightPackage } from '../helpers/light-package.js';
 
 let a: TestGateway;
@@ -18,26 +19,6 @@ let b: TestGateway;
 /** The owners of test 1's accounts (base58). */
 const owners: string[] = [];
 const bDir = tempDir();
-
-const call = async (url: string, method: string, params: unknown = []) => {
-  const res = await fetch(url, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json' },
-    body: JSON.stringify({ jsonrpc: '2.0', id: 1, method, params }),
-  });
-  return (await res.json()) as { result?: unknown; error?: { code: number; message: string } };
-};
-
-const rpcOf = (indexer: TestGateway): Rpc =>
-  createRpc(a.url, indexer.url, indexer.url, {
-    commitment: 'confirmed',
-    wsEndpoint: `${a.gateway.wsUrl}?api-key=${TEST_KEY}`,
-  });
-
-async function caughtUp(): Promise<void> {
-  const slot = (await call(a.url, 'getSlot', [{ commitment: 'confirmed' }])).result as number;
-  while (((await call(b.url, 'getIndexerSlot')).result as number) < slot) await new Promise((r) => setTimeout(r, 100));
-}
 
 before(async () => {
   const pkg = await lightPackage();
@@ -65,16 +46,16 @@ test(
   "B's proof with Light's key, from B's own index, lands on Light's unpatched 0.27.0 programs",
   { timeout: 600_000 },
   async () => {
-    const rpcA = rpcOf(a);
+    const rpcA = rpcOf(a, a);
     const payer = Keypair.generate();
     const bob = Keypair.generate();
     await rpcA.confirmTransaction(await rpcA.requestAirdrop(payer.publicKey, 5_000_000_000), 'confirmed');
     const smt1 = (await rpcA.getStateTreeInfos()).find((t) => t.tree.equals(new PublicKey(merkletreePubkey)))!;
     await compress(rpcA, payer, 1_000_000_000, payer.publicKey, smt1);
-    await caughtUp();
-    await transfer(rpcOf(b), payer, 300_000_000, payer, bob.publicKey);
-    await caughtUp();
-    for (const rpc of [rpcA, rpcOf(b)]) {
+    await caughtUp(a, b);
+    await transfer(rpcOf(a, b), payer, 300_000_000, payer, bob.publicKey);
+    await caughtUp(a, b);
+    for (const rpc of [rpcA, rpcOf(a, b)]) {
       assert.equal((await rpc.getCompressedBalanceByOwner(payer.publicKey)).toString(), '700000000');
       assert.equal((await rpc.getCompressedBalanceByOwner(bob.publicKey)).toString(), '300000000');
     }

@@ -7,41 +7,16 @@
 import assert from 'node:assert/strict';
 import { rmSync } from 'node:fs';
 import { after, before, test } from 'node:test';
-import { createRpc, transfer, type Rpc } from '@lightprotocol/stateless.js';
+import { transfer } from '@lightprotocol/stateless.js';
 import { Keypair } from '@solana/web3.js';
 import { compressAndSend } from '../helpers/compress-and-send.js';
-import { linkKeyCache, startTestGateway, tempDir, TEST_KEY, type TestGateway } from '../helpers/gateway.js';
+import { linkKeyCache, startTestGateway, tempDir, type TestGateway } from '../helpers/gateway.js';
+import { call, caughtUp, rpcOf } from './helpers.js';
 
 let a: TestGateway;
 let b: TestGateway;
 const bDir = tempDir();
 let owners: { payer: string; bob: string };
-
-const call = async (url: string, method: string, params: unknown = []) => {
-  const res = await fetch(url, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json' },
-    body: JSON.stringify({ jsonrpc: '2.0', id: 1, method, params }),
-  });
-  return (await res.json()) as { result?: unknown; error?: { code: number; message: string } };
-};
-
-/** stateless.js with A as the Solana RPC (its websocket too) and `indexer` as Photon and the prover. */
-const rpcOf = (indexer: TestGateway): Rpc =>
-  createRpc(a.url, indexer.url, indexer.url, {
-    commitment: 'confirmed',
-    wsEndpoint: `${a.gateway.wsUrl}?api-key=${TEST_KEY}`,
-  });
-
-/** B caught up with what A has confirmed now (B follows A's finalized blocks: it gets there once they are). */
-async function caughtUp(): Promise<void> {
-  const finalized = (await call(a.url, 'getSlot', [{ commitment: 'confirmed' }])).result as number;
-  for (;;) {
-    const r = await call(b.url, 'getIndexerSlot');
-    if (typeof r.result === 'number' && r.result >= finalized) return;
-    await new Promise((r) => setTimeout(r, 100));
-  }
-}
 
 /** An answer without the slot it was read at (the two indexes are at different slots). */
 const unslotted = (r: { result?: unknown; error?: unknown }) => {
@@ -77,10 +52,10 @@ test(
   "B indexes A's compressions and transfers itself: its Photon answers equal A's",
   { timeout: 600_000 },
   async () => {
-    const rpcA = rpcOf(a);
+    const rpcA = rpcOf(a, a);
     const { payer, bob } = await compressAndSend(rpcA);
     owners = { payer: payer.publicKey.toBase58(), bob: bob.publicKey.toBase58() };
-    await caughtUp();
+    await caughtUp(a, b);
     const accounts = (await call(a.url, 'getCompressedAccountsByOwner', { owner: owners.bob })).result as {
       value: { items: { hash: string }[] };
     };
@@ -107,16 +82,16 @@ test(
   "a transfer proved by B (createRpc(A, B, B)) is accepted by A's programs; balances exact to the lamport on both",
   { timeout: 600_000 },
   async () => {
-    const rpcA = rpcOf(a);
+    const rpcA = rpcOf(a, a);
     const { bob } = await compressAndSend(rpcA);
     const carol = Keypair.generate();
     // bob pays his own fee.
     await rpcA.confirmTransaction(await rpcA.requestAirdrop(bob.publicKey, 1_000_000_000), 'confirmed');
-    await caughtUp();
+    await caughtUp(a, b);
     // B's index gives bob's account and B proves it; A's programs verify the proof.
-    await transfer(rpcOf(b), bob, 100_000_000, bob, carol.publicKey);
-    await caughtUp();
-    for (const rpc of [rpcA, rpcOf(b)]) {
+    await transfer(rpcOf(a, b), bob, 100_000_000, bob, carol.publicKey);
+    await caughtUp(a, b);
+    for (const rpc of [rpcA, rpcOf(a, b)]) {
       assert.equal((await rpc.getCompressedBalanceByOwner(bob.publicKey)).toString(), '150000000');
       assert.equal((await rpc.getCompressedBalanceByOwner(carol.publicKey)).toString(), '100000000');
     }
@@ -139,7 +114,7 @@ test("B's Solana methods are the cluster's, forwarded; getHealth and getVersion 
 
 test("the consistency monitor compares B's trees with A's accounts; a tree that differs is named in /health and getIndexerHealth", async () => {
   const monitor = b.gateway.cluster!.monitor;
-  await caughtUp();
+  await caughtUp(a, b);
   const before = monitor.stats.compared;
   while (monitor.stats.compared < before + 10) await new Promise((r) => setTimeout(r, 50));
   assert.deepEqual([...monitor.divergent], [], 'every tree agrees with the cluster');

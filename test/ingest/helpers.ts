@@ -1,0 +1,32 @@
+// What the cluster-follow tests share: JSON-RPC calls, stateless.js pointed at A (the cluster) for
+// Solana and at an indexer for Photon and proofs, and waiting for B's index to reach A.
+import { createRpc, type Rpc } from '@lightprotocol/stateless.js';
+import { TEST_KEY, type TestGateway } from '../helpers/gateway.js';
+
+export type RpcAnswer = { result?: unknown; error?: { code: number; message: string } };
+
+export async function call(url: string, method: string, params: unknown = []): Promise<RpcAnswer> {
+  const res = await fetch(url, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ jsonrpc: '2.0', id: 1, method, params }),
+  });
+  return (await res.json()) as RpcAnswer;
+}
+
+/** stateless.js with `cluster` as the Solana RPC (its websocket too) and `indexer` as Photon and the prover. */
+export const rpcOf = (cluster: TestGateway, indexer: TestGateway): Rpc =>
+  createRpc(cluster.url, indexer.url, indexer.url, {
+    commitment: 'confirmed',
+    wsEndpoint: `${cluster.gateway.wsUrl}?api-key=${TEST_KEY}`,
+  });
+
+/** `follower` caught up with what `cluster` has confirmed now (it follows finalized blocks: it gets there once they are). */
+export async function caughtUp(cluster: TestGateway, follower: TestGateway): Promise<void> {
+  const slot = (await call(cluster.url, 'getSlot', [{ commitment: 'confirmed' }])).result as number;
+  for (;;) {
+    const r = await call(follower.url, 'getIndexerSlot');
+    if (typeof r.result === 'number' && r.result >= slot) return;
+    await new Promise((r) => setTimeout(r, 100));
+  }
+}
