@@ -118,7 +118,8 @@ export async function startGateway({
   }
 
   const endpoints: NodeEndpoints = {};
-  const backends = assembleBackends({ config, version, chain, cluster, given, validity: proving.validity, endpoints });
+  const validity = cluster ? cluster.guard(proving.validity) : proving.validity;
+  const backends = assembleBackends({ config, version, chain, cluster, given, validity, endpoints });
   const health = frontHealth(proving, backends, chain, cluster);
   let front;
   try {

@@ -65,6 +65,12 @@ export interface IngestStats {
 export class CompressionIngester implements TransactionIndexer {
   /** Trees whose state differs from their ledger account: tree → what differs. */
   readonly divergent = new Map<string, string>();
+  /**
+   * Trees whose leaves arrive past positions this index never filled (history it did not see: a
+   * follower that started after the tree was used): tree → the first slot that showed it. Their
+   * paths would be wrong, so proofs for them are refused where this is known.
+   */
+  readonly incomplete = new Map<string, bigint>();
   readonly stats: IngestStats = { transactions: 0, lightTransactions: 0, opened: 0, closed: 0, skipped: 0 };
   /** The slot of the last transaction ingested (this run). */
   lastSlot = 0n;
@@ -229,6 +235,16 @@ export class CompressionIngester implements TransactionIndexer {
     }
   }
 
+  /** Writes past a tree's (or its queue's) next position: what came before them was never ingested here. */
+  private missingHistory(tree: string, first: number, next: number, t: ChainTransaction): void {
+    if (!this.incomplete.has(tree)) this.incomplete.set(tree, t.slot);
+    this.diverged(
+      tree,
+      `positions ${next}…${first - 1} were never ingested (a transaction at slot ${t.slot} writes at ${first}): its history starts before this index`,
+      encodeBase58(t.signature),
+    );
+  }
+
   private diverged(tree: string, detail: string, signature?: string): void {
     if (this.divergent.get(tree) !== detail)
       this.log.error('compression self-check: indexed state differs from the ledger', { tree, signature, detail });
@@ -318,6 +334,8 @@ export class CompressionIngester implements TransactionIndexer {
       this.touch(out.touched, record);
     });
     for (const [tree, run] of runs) {
+      const next = run.info.version === 1 ? run.info.nextIndex : run.info.outputNext;
+      if (run.first > next) this.missingHistory(tree, run.first, next, t);
       if (run.info.version === 1) {
         if (run.first !== run.info.nextIndex)
           throw new SkipEvent(
@@ -378,6 +396,7 @@ export class CompressionIngester implements TransactionIndexer {
         perAddressTree.set(tree, k + 1);
         if (!seq) throw new SkipEvent(`address ${i}: no address sequence number for ${tree}`);
         position = Number(seq.seq) + k;
+        if (position > info.addressNext) this.missingHistory(tree, position, info.addressNext, t);
       }
       this.trees.addressTree(tree).enqueue([bytesToBigInt(a.address)], position);
       out.touched.push(['address', a.address]);

@@ -12,12 +12,14 @@ import {
   ClusterRpc,
   clusterOrigin,
   RpcBlockSource,
+  TreeIncompleteError,
 } from '../ingest/index.js';
 import type { ComponentStatus } from '../obs/health.js';
 import type { Logger } from '../obs/log.js';
 import type { MetricsRegistry } from '../obs/metrics.js';
 import type { Backends, CompressionIndex } from '../rpc/index.js';
 import { forwardTo, upstreamCall } from '../wire/index.js';
+import { bigIntToBytes32 } from '../zk/field.js';
 import { encodeBase58, loadPoseidon } from '../zk/index.js';
 
 /** Further behind than this (about an hour of slots), the backfill reads only blocks with Light's transactions. */
@@ -35,6 +37,8 @@ export interface FollowedCluster {
   /** The Solana methods the index does not hold, forwarded. */
   forward: NonNullable<Backends['cluster']>;
   health(): ComponentStatus;
+  /** getValidityProof, refused for a tree whose history starts before the index. */
+  guard(validity: Backends['validityProof']): Backends['validityProof'];
   close(): Promise<void>;
 }
 
@@ -100,6 +104,20 @@ export async function openCluster(config: Config, log: Logger, registry: Metrics
         ]),
     },
     forward: { forward },
+    guard: (validity) =>
+      validity && {
+        async getValidityProof(req) {
+          const trees = [
+            ...req.hashes.map((h) => index.compression.store.account(bigIntToBytes32(h))?.tree),
+            ...req.addresses.map((a) => a.tree),
+          ];
+          for (const tree of trees) {
+            const why = tree === undefined ? undefined : index.refusal(tree);
+            if (why) throw new TreeIncompleteError(why);
+          }
+          return validity.getValidityProof(req);
+        },
+      },
     health: () => {
       if (follower.failure)
         return { status: 'unavailable', detail: `not following ${origin}: ${follower.failure.message}` };
@@ -107,10 +125,11 @@ export async function openCluster(config: Config, log: Logger, registry: Metrics
         return { status: 'unavailable', detail: `connecting to ${origin}: nothing indexed yet` };
       const lag = follower.tipSlot - follower.indexedSlot;
       const detail = `indexed through slot ${follower.indexedSlot} of ${origin}, ${lag} slots behind its newest finalized slot`;
-      if (monitor.divergent.size > 0)
+      const bad = new Map([...index.compression.ingester.divergent, ...monitor.divergent]);
+      if (bad.size > 0)
         return {
           status: 'degraded',
-          detail: `${detail}; indexed trees differ from the cluster's accounts: ${[...monitor.divergent].map(([t, d]) => `${t} (${d})`).join('; ')}`,
+          detail: `${detail}; indexed trees differ from the cluster's accounts: ${[...bad].map(([t, d]) => `${t} (${d})`).join('; ')}`,
         };
       return lag > CAUGHT_UP_SLOTS ? { status: 'degraded', detail } : { status: 'ready', detail };
     },

@@ -31,6 +31,17 @@ interface StoredCheckpoint {
   blockhash: string;
 }
 
+/** Trees found incomplete (tree → slot), as stored. */
+const incompleteOf = (meta: Database<unknown, string>) => (meta.get('incomplete') ?? {}) as Record<string, string>;
+
+/**
+ * A proof asked for a tree whose history starts before the index (leaves it never saw): its paths
+ * would be wrong, so it is refused, naming the tree and what to do.
+ */
+export class TreeIncompleteError extends AppError {
+  readonly kind = 'tree_incomplete';
+}
+
 /** The data dir's index is another cluster's: refused at start, naming both. */
 export class ClusterMismatchError extends AppError {
   readonly kind = 'cluster_mismatch';
@@ -49,7 +60,7 @@ const touchesLight = (keys: readonly Uint8Array[]) => keys.some((k) => LIGHT_PRO
 export class ClusterIndex {
   private constructor(
     private readonly root: RootDatabase,
-    private readonly meta: Database<StoredCheckpoint, string>,
+    private readonly meta: Database<unknown, string>,
     readonly compression: Compression,
     private readonly log: Logger,
     private readonly failures?: ReturnType<MetricsRegistry['counter']>,
@@ -58,16 +69,28 @@ export class ClusterIndex {
   static open(dir: string, log: Logger, metrics?: MetricsRegistry): ClusterIndex {
     mkdirSync(dir, { recursive: true });
     const root = open({ path: dir, maxDbs: 64, compression: false });
-    const meta = root.openDB<StoredCheckpoint, string>({ name: 'cluster-meta', encoding: 'json' });
+    const meta = root.openDB<unknown, string>({ name: 'cluster-meta', encoding: 'json' });
     const failures = metrics?.counter(
       'zkgate_cluster_transactions_failed_total',
       'Transactions of a followed cluster that ingest failed on (their writes dropped, logged with the signature).',
     );
-    return new ClusterIndex(root, meta, openCompression(root, log, metrics), log, failures);
+    const index = new ClusterIndex(root, meta, openCompression(root, log, metrics), log, failures);
+    // Trees found incomplete before a restart stay so (their missing leaves never come).
+    for (const [tree, slot] of Object.entries(incompleteOf(meta)))
+      index.compression.ingester.incomplete.set(tree, BigInt(slot));
+    return index;
+  }
+
+  /** Why a proof of `tree` may not be made from this index; undefined when it may. */
+  refusal(tree: string): string | undefined {
+    const since = this.compression.ingester.incomplete.get(tree);
+    if (since === undefined) return undefined;
+    const c = this.checkpoint;
+    return `tree ${tree} holds leaves this index never saw (its history starts before slot ${c?.startSlot ?? '?'}, where this index starts; found at slot ${since}): its proofs would be wrong. Follow the cluster from an earlier --start-slot (at or before the tree's first leaf) with an empty data dir`;
   }
 
   get checkpoint(): Checkpoint | undefined {
-    const c = this.meta.get('checkpoint');
+    const c = this.meta.get('checkpoint') as StoredCheckpoint | undefined;
     return c && { ...c, startSlot: BigInt(c.startSlot), slot: BigInt(c.slot) };
   }
 
@@ -137,6 +160,9 @@ export class ClusterIndex {
           });
         }
       }
+      const incomplete = this.compression.ingester.incomplete;
+      if (incomplete.size !== Object.keys(incompleteOf(this.meta)).length)
+        this.meta.put('incomplete', Object.fromEntries([...incomplete].map(([t, s]) => [t, String(s)])));
       this.meta.put('checkpoint', {
         genesisHash: c.genesisHash,
         startSlot: String(c.startSlot),

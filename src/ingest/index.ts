@@ -4,6 +4,12 @@ export type { BlockSource, SourceBlock, SourceTransaction, UnreadableTransaction
 export { ClusterRpc, CLUSTER_METHODS, clusterOrigin, type ClusterMethod, type RetryReason } from './cluster-rpc.js';
 export { MalformedBlockError, readBlock } from './rpc-block.js';
 export { RpcBlockSource, type ClusterCommitment, type RpcBlockSourceOptions } from './rpc-block-source.js';
-export { ClusterIndex, ClusterMismatchError, LIGHT_PROGRAM_IDS, type Checkpoint } from './cluster-index.js';
+export {
+  ClusterIndex,
+  ClusterMismatchError,
+  LIGHT_PROGRAM_IDS,
+  TreeIncompleteError,
+  type Checkpoint,
+} from './cluster-index.js';
 export { ClusterFollower, type FollowerOptions } from './follower.js';
 export { ConsistencyMonitor, type ConsistencyOptions } from './consistency.js';

@@ -135,6 +135,8 @@ export const ERROR_CODES = {
   prover_internal: { code: -32000, http: 200 },
   // --proving-keys light without Light's key for the shape a request needs (Light: "no proving system").
   key_missing: { code: -32000, http: 200 },
+  // A followed cluster's tree whose history starts before the index: its proofs would be wrong.
+  tree_incomplete: { code: -32000, http: 200 },
   // Capacity and availability of the prover, where Photon only says "Internal server error".
   prover_busy: { code: -32011, http: 200 },
   prover_timeout: { code: -32012, http: 200 },

@@ -137,3 +137,41 @@ test("the consistency monitor compares B's trees with A's accounts; a tree that 
   assert.ok(indexerHealth.error, JSON.stringify(indexerHealth));
   assert.match(indexerHealth.error.message, new RegExp(smt1));
 });
+
+test('a follower started after a tree was used knows its history is incomplete: /health names it, and proofs for it are refused naming the tree', async () => {
+  // smt1 used before C starts following.
+  await compressAndSend(rpcOf(a, a));
+  const startSlot = (await call(a.url, 'getSlot', [{ commitment: 'confirmed' }])).result as number;
+  const cDir = tempDir();
+  linkKeyCache(cDir);
+  const c = await startTestGateway(
+    { clusterRpc: a.url, upstreamTimeoutMs: 5000, startSlot, clusterCheckMs: 3_600_000 },
+    {},
+    { prover: true, dataDir: cDir },
+  );
+  try {
+    // smt1 has leaves from before startSlot; its next output lands past what C has.
+    await compressAndSend(rpcOf(a, a));
+    await caughtUp(a, c);
+    const smt1 = 'smt1NamzXdq4AMqS2fS2F1i5KTYPZRhoHgWx38d8WsT';
+    const health = (await call(c.url, 'getIndexerHealth')).error;
+    assert.ok(health);
+    assert.match(health.message, new RegExp(`${smt1} \\(positions 0…\\d+ were never ingested`));
+    const status = (await (await fetch(`${c.base}health`)).json()) as {
+      components: Record<string, { status: string; detail: string }>;
+    };
+    assert.equal(status.components.cluster!.status, 'degraded');
+    assert.match(status.components.cluster!.detail, new RegExp(`${smt1} \\(positions 0…\\d+ were never ingested`));
+    const refused = await call(c.url, 'getValidityProof', {
+      newAddressesWithTrees: [{ address: '12nCKqGG85jHxbTeA8i2Z7D4vnNUUrQ4r5e8dv2o16X', tree: smt1 }],
+    });
+    assert.equal(refused.error?.code, -32000);
+    assert.equal(
+      refused.error?.message,
+      `tree ${smt1} holds leaves this index never saw (its history starts before slot ${startSlot}, where this index starts; found at slot ${refused.error!.message.match(/found at slot (\d+)/)![1]}): its proofs would be wrong. Follow the cluster from an earlier --start-slot (at or before the tree's first leaf) with an empty data dir`,
+    );
+  } finally {
+    await c.stop();
+    rmSync(cDir, { recursive: true, force: true });
+  }
+});
