@@ -59,9 +59,9 @@ const EXPECTED = {
   'test/prover/light-keys.test.ts': 35,
   'test/compression/light-unpatched.test.ts': 25,
   'test/zk/light-v014.test.ts': 12,
-  'test/ingest/follow.test.ts': 30,
+  'test/ingest/follow.test.ts': 90,
   'test/ingest/follow-crash.test.ts': 30,
-  'test/ingest/follow-light.test.ts': 30,
+  'test/ingest/follow-light.test.ts': 55,
 };
 const measured = existsSync(DURATIONS_FILE) ? JSON.parse(readFileSync(DURATIONS_FILE, 'utf8')) : {};
 const seconds = (f) => measured[f] ?? EXPECTED[f] ?? 1;
