@@ -85,6 +85,7 @@ export interface Config {
   buildAtStart: string[];
   forkUrl: string;
   clusterRpc: string;
+  clusterWs: string;
   startSlot: number;
   clusterCheckMs: number;
   simulateUpstream: string;
@@ -505,6 +506,12 @@ export const OPTIONS: readonly OptionSpec[] = [
     help: "Solana RPC URL of a cluster to follow instead of the embedded ledger: zkgate indexes its Light state itself, through that RPC's standard methods, and serves the Photon API and proofs from that index",
   },
   {
+    key: 'clusterWs',
+    kind: 'string',
+    default: '',
+    help: "with --cluster-rpc, the cluster's websocket, which clients' subscriptions are relayed to (default: as web3.js derives it from the RPC URL: ws(s), port + 1)",
+  },
+  {
     key: 'startSlot',
     kind: 'count',
     default: 0,
@@ -764,8 +771,11 @@ export function resolveConfig(
 function checkCluster(config: Config): void {
   if (!config.clusterRpc) {
     if (config.startSlot > 0) throw new ConfigError('--start-slot goes with --cluster-rpc (the cluster to follow)');
+    if (config.clusterWs) throw new ConfigError('--cluster-ws goes with --cluster-rpc (the cluster to follow)');
     return;
   }
+  if (config.clusterWs && !/^wss?:\/\//.test(config.clusterWs))
+    throw new ConfigError(`--cluster-ws: expected a ws(s) URL, got ${JSON.stringify(config.clusterWs)}`);
   let url: URL;
   try {
     url = new URL(config.clusterRpc);

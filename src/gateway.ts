@@ -132,6 +132,7 @@ export async function startGateway({
       health,
       version,
       ledger: chain?.ledger,
+      clusterWs: cluster?.ws,
       endpoints,
     });
   } catch (e) {
@@ -152,7 +153,8 @@ export async function startGateway({
   return {
     rpcUrl: front.rpcUrl,
     rpcPort: front.rpcPort,
-    ...(pubsub ? { wsUrl: `ws://${connectHostOf(config.host)}:${pubsub.port}/`, pubsub: pubsub.hub } : {}),
+    ...(pubsub ? { wsUrl: `ws://${connectHostOf(config.host)}:${pubsub.port}/` } : {}),
+    ...(pubsub?.hub ? { pubsub: pubsub.hub } : {}),
     grpcAddress: grpc.address,
     ...(grpcToken ? { grpcToken } : {}),
     proverAddress,

@@ -29,6 +29,8 @@ const SPARSE_FROM_SLOTS = 9000;
 const CAUGHT_UP_SLOTS = 150n;
 
 export interface FollowedCluster {
+  /** The cluster's websocket, which clients' subscriptions are relayed to. */
+  ws: string;
   index: ClusterIndex;
   follower: ClusterFollower;
   monitor: ConsistencyMonitor;
@@ -89,6 +91,7 @@ export async function openCluster(config: Config, log: Logger, registry: Metrics
   });
   const forward = (method: string, params: unknown[]) => forwardTo(url, method, config.upstreamTimeoutMs)(params);
   return {
+    ws: config.clusterWs || websocketOf(url),
     index,
     follower,
     monitor,
@@ -140,4 +143,12 @@ export async function openCluster(config: Config, log: Logger, registry: Metrics
       await index.close();
     },
   };
+}
+
+/** The websocket of an RPC URL as web3.js derives it: ws(s), the port + 1 where one is given. */
+export function websocketOf(rpc: string): string {
+  const u = new URL(rpc);
+  u.protocol = u.protocol === 'https:' ? 'wss:' : 'ws:';
+  if (u.port) u.port = String(Number(u.port) + 1);
+  return u.toString();
 }

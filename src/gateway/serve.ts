@@ -22,7 +22,7 @@ import { connectHost } from './proving.js';
 export interface FrontServers {
   rpcUrl: string;
   rpcPort: number;
-  pubsub?: { hub: Hub; server: PubSubServer; port: number };
+  pubsub?: { hub?: Hub; server: PubSubServer; port: number };
   /** Stops accepting and lets in-flight requests finish within `ms`; true when they all did. */
   close(ms: number): Promise<boolean>;
 }
@@ -37,6 +37,7 @@ export async function listenFront({
   health,
   version,
   ledger,
+  clusterWs,
   endpoints,
 }: {
   config: Config;
@@ -47,6 +48,8 @@ export async function listenFront({
   health: HealthRegistry;
   version: string;
   ledger: Ledger | undefined;
+  /** Without a ledger: the followed cluster's websocket, relayed to clients. */
+  clusterWs: string | undefined;
   endpoints: NodeEndpoints;
 }): Promise<FrontServers> {
   const metrics = createRpcMetrics(registry);
@@ -76,18 +79,22 @@ export async function listenFront({
   endpoints.rpc = `${connectHost(config.host)}:${addr.port}`;
 
   // Websocket PubSub on the RPC port + 1, as validators: what clients' confirmation strategies use.
-  let pubsub: { hub: Hub; server: PubSubServer; port: number } | undefined;
-  if (ledger) {
+  let pubsub: { hub?: Hub; server: PubSubServer; port: number } | undefined;
+  // The ledger's subscriptions, or a followed cluster's websocket relayed.
+  const relayTo = ledger ? undefined : clusterWs;
+  if (ledger || relayTo) {
     const subscriptions = registry.gauge('zkgate_ws_subscriptions', 'open websocket subscriptions, by method', [
       'method',
     ]);
-    const hub = new Hub(
-      ledger,
-      { perConnection: config.wsMaxSubscriptionsPerConnection, perKey: config.wsMaxSubscriptionsPerKey },
-      { subscribed: (method, delta) => subscriptions.inc([method], delta) },
-    );
+    const hub = ledger
+      ? new Hub(
+          ledger,
+          { perConnection: config.wsMaxSubscriptionsPerConnection, perKey: config.wsMaxSubscriptionsPerKey },
+          { subscribed: (method, delta) => subscriptions.inc([method], delta) },
+        )
+      : undefined;
     const ps = new PubSubServer({
-      hub,
+      ...(hub ? { hub } : { relayTo: relayTo! }),
       keys: keys.keys,
       maxBufferedBytes: config.wsMaxBufferedBytes,
       maxMessageBytes: config.wsMaxMessageBytes,
@@ -98,10 +105,10 @@ export async function listenFront({
     });
     const wsPort = config.wsPort ?? (config.rpcPort === 0 ? 0 : addr.port + 1);
     try {
-      pubsub = { hub, server: ps, port: (await ps.listen(wsPort, config.host)).port };
+      pubsub = { ...(hub ? { hub } : {}), server: ps, port: (await ps.listen(wsPort, config.host)).port };
       endpoints.pubsub = `${connectHost(config.host)}:${pubsub.port}`;
     } catch (e) {
-      hub.close();
+      hub?.close();
       await ps.close();
       await server.close(0);
       throw new Error(`cannot listen for websockets on ${config.host}:${wsPort} (--ws-port): ${(e as Error).message}`);
@@ -114,7 +121,7 @@ export async function listenFront({
     ...(pubsub ? { pubsub } : {}),
     async close(ms: number) {
       const finished = await server.close(ms);
-      pubsub?.hub.close();
+      pubsub?.hub?.close();
       await pubsub?.server.close();
       return finished;
     },

@@ -4,7 +4,7 @@
 // slowly is disconnected) and ping/pong keep-alive.
 import { createServer, type IncomingMessage, type Server } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
-import { WebSocketServer, type WebSocket } from 'ws';
+import { WebSocket, WebSocketServer } from 'ws';
 import type { Logger } from '../obs/log.js';
 import type { MetricsRegistry } from '../obs/metrics.js';
 import type { ApiKeys } from '../rpc/api-keys.js';
@@ -24,7 +24,13 @@ import { SUBSCRIBE_METHODS, subscriptionId } from './params.js';
 /** The HTTP edge's defaults: what subscribe params could need is far below them. */
 const PARAM_LIMITS = { maxDepth: 64, maxStringLength: 16 * 1024 };
 export interface PubSubOptions {
-  hub: Hub;
+  /** The subscriptions this server answers (the embedded ledger's). */
+  hub?: Hub;
+  /**
+   * Or a followed cluster's websocket, which this server relays each client to (--cluster-rpc):
+   * the same key rule, message and connection limits and slow-reader cut-off; the cluster answers.
+   */
+  relayTo?: string;
   keys: ApiKeys;
   maxBufferedBytes: number;
   maxMessageBytes: number;
@@ -42,7 +48,13 @@ const MAX_BATCH = 100;
 interface Connection extends Client {
   ws: WebSocket;
   alive: boolean;
+  /** Relayed: the connection to the cluster's websocket, and what the client sent before it opened. */
+  upstream?: WebSocket;
+  pending?: Buffer[];
 }
+
+/** Messages a relayed client may send before the cluster's websocket is open. */
+const MAX_PENDING = 64;
 
 export class PubSubServer {
   private readonly http: Server;
@@ -53,6 +65,8 @@ export class PubSubServer {
   private readonly m;
 
   constructor(private readonly o: PubSubOptions) {
+    // One of the two: requests reach handle() (and the hub) only where nothing is relayed.
+    if (!o.hub === !o.relayTo) throw new Error('PubSubServer: a hub or a websocket to relay to, one of them');
     const r = o.registry;
     this.m = r
       ? {
@@ -146,6 +160,7 @@ export class PubSubServer {
     };
     this.connections.add(conn);
     this.perKey.set(keyId, (this.perKey.get(keyId) ?? 0) + 1);
+    if (this.o.relayTo) this.relay(conn, this.o.relayTo);
     ws.on('pong', () => (conn.alive = true));
     ws.on('message', (data, isBinary) => this.onMessage(conn, data as Buffer, isBinary));
     ws.on('close', () => this.gone(conn));
@@ -160,7 +175,29 @@ export class PubSubServer {
     const left = (this.perKey.get(conn.keyId) ?? 1) - 1;
     if (left > 0) this.perKey.set(conn.keyId, left);
     else this.perKey.delete(conn.keyId);
-    this.o.hub.dropClient(conn);
+    this.o.hub?.dropClient(conn);
+    conn.upstream?.terminate();
+  }
+
+  /** Connects a client to the cluster's websocket: its messages go there as sent, the answers back. */
+  private relay(conn: Connection, url: string): void {
+    const up = new WebSocket(url, { maxPayload: this.o.maxMessageBytes * HARD_LIMIT_FACTOR * 64 });
+    conn.upstream = up;
+    conn.pending = [];
+    up.on('open', () => {
+      for (const m of conn.pending ?? []) up.send(m);
+      conn.pending = undefined;
+    });
+    up.on('message', (data: Buffer) => this.writeRaw(conn, data.toString('utf8')));
+    const lost = (why: string) => {
+      if (conn.ws.readyState === conn.ws.OPEN) {
+        this.o.log.warn('websocket relay: the cluster closed the connection', { keyId: conn.keyId, why });
+        conn.ws.close(1011, 'the cluster websocket closed');
+      }
+      this.gone(conn);
+    };
+    up.on('close', (code) => lost(`close ${code}`));
+    up.on('error', (e) => lost(String(e)));
   }
 
   /** Sends, unless the client has left too much unread: then it is cut off (its subscriptions end). */
@@ -177,6 +214,18 @@ export class PubSubServer {
       return;
     }
     conn.ws.send(stringifyJson(msg));
+  }
+
+  /** As write, for text already encoded (the cluster's answers, relayed). */
+  private writeRaw(conn: Connection, text: string): void {
+    if (conn.ws.readyState !== conn.ws.OPEN) return;
+    if (conn.ws.bufferedAmount > this.o.maxBufferedBytes) {
+      this.m?.drops.inc(['slow_consumer']);
+      conn.ws.terminate();
+      this.gone(conn);
+      return;
+    }
+    conn.ws.send(text);
   }
 
   private keepAlive(): void {
@@ -201,6 +250,16 @@ export class PubSubServer {
           `Invalid Request: message of ${data.length} bytes, the most accepted is ${this.o.maxMessageBytes} (--ws-max-message-bytes)`,
         ),
       );
+      return;
+    }
+    if (conn.upstream) {
+      if (conn.pending) {
+        if (conn.pending.length >= MAX_PENDING) {
+          this.fail(conn, null, new InvalidRequestError('Invalid Request: the cluster websocket is not open yet'));
+          return;
+        }
+        conn.pending.push(data);
+      } else if (conn.upstream.readyState === conn.upstream.OPEN) conn.upstream.send(data);
       return;
     }
     let body: unknown;
@@ -250,7 +309,7 @@ export class PubSubServer {
       const parse = Object.hasOwn(SUBSCRIBE_METHODS, method) ? SUBSCRIBE_METHODS[method] : undefined;
       if (r.params !== undefined && r.params !== null) checkParamLimits(r.params, 'params', PARAM_LIMITS);
       if (parse) {
-        const { id: sub, after } = this.o.hub.subscribe(conn, parse(r.params));
+        const { id: sub, after } = this.o.hub!.subscribe(conn, parse(r.params));
         if (after) afters.push(after);
         return { jsonrpc: '2.0', result: sub, id };
       }
@@ -259,7 +318,7 @@ export class PubSubServer {
         Object.hasOwn(SUBSCRIBE_METHODS, method.replace(/Unsubscribe$/, 'Subscribe'))
       ) {
         const sub = subscriptionId(r.params);
-        if (!this.o.hub.unsubscribe(conn, sub)) throw new InvalidParamsError('Invalid subscription id.');
+        if (!this.o.hub!.unsubscribe(conn, sub)) throw new InvalidParamsError('Invalid subscription id.');
         return { jsonrpc: '2.0', result: true, id };
       }
       throw new MethodNotFoundError(method);

@@ -7,10 +7,10 @@
 import assert from 'node:assert/strict';
 import { rmSync } from 'node:fs';
 import { after, before, test } from 'node:test';
-import { transfer } from '@lightprotocol/stateless.js';
-import { Keypair } from '@solana/web3.js';
+import { compress, createRpc, merkletreePubkey, transfer } from '@lightprotocol/stateless.js';
+import { Keypair, PublicKey } from '@solana/web3.js';
 import { compressAndSend } from '../helpers/compress-and-send.js';
-import { linkKeyCache, startTestGateway, tempDir, type TestGateway } from '../helpers/gateway.js';
+import { linkKeyCache, startTestGateway, tempDir, TEST_KEY, type TestGateway } from '../helpers/gateway.js';
 import { call, caughtUp, rpcOf } from './helpers.js';
 
 let a: TestGateway;
@@ -37,7 +37,12 @@ before(async () => {
   a = await startTestGateway({ slotTimeMs: 200 }, {}, { prover: true, ledger: true, keys: ['v1_inclusion_26_1'] });
   linkKeyCache(bDir);
   b = await startTestGateway(
-    { clusterRpc: a.url, upstreamTimeoutMs: 5000, clusterCheckMs: 200 },
+    {
+      clusterRpc: a.url,
+      clusterWs: `${a.gateway.wsUrl}?api-key=${TEST_KEY}`,
+      upstreamTimeoutMs: 5000,
+      clusterCheckMs: 200,
+    },
     {},
     { prover: true, dataDir: bDir, keys: ['v1_inclusion_26_1'] },
   );
@@ -111,6 +116,30 @@ test("B's Solana methods are the cluster's, forwarded; getHealth and getVersion 
   assert.deepEqual((await call(b.url, 'getVersion')).result, { 'solana-core': '0.0.0-test', 'feature-set': 0 });
   assert.equal((await call(b.url, 'getHealth')).result, 'ok');
 });
+
+test(
+  'one URL for clients: stateless.js with createRpc(B, B, B), websocket relayed to the cluster',
+  { timeout: 600_000 },
+  async () => {
+    const rpcB = createRpc(b.url, b.url, b.url, {
+      commitment: 'confirmed',
+      wsEndpoint: `${b.gateway.wsUrl}?api-key=${TEST_KEY}`,
+    });
+    const payer = Keypair.generate();
+    const dave = Keypair.generate();
+    // Airdrop, blockhash, send and confirmation (signatureSubscribe) are A's, through B.
+    await rpcB.confirmTransaction(await rpcB.requestAirdrop(payer.publicKey, 3_000_000_000), 'confirmed');
+    const smt1 = (await rpcB.getStateTreeInfos()).find((t) => t.tree.equals(new PublicKey(merkletreePubkey)))!;
+    await compress(rpcB, payer, 1_000_000_000, payer.publicKey, smt1);
+    // B indexes A's finalized blocks: the compressed account is B's once finalized.
+    await caughtUp(a, b);
+    await transfer(rpcB, payer, 400_000_000, payer, dave.publicKey);
+    await caughtUp(a, b);
+    assert.equal((await rpcB.getCompressedBalanceByOwner(payer.publicKey)).toString(), '600000000');
+    assert.equal((await rpcB.getCompressedBalanceByOwner(dave.publicKey)).toString(), '400000000');
+    assert.equal(await rpcB.getBalance(dave.publicKey), 0);
+  },
+);
 
 test("the consistency monitor compares B's trees with A's accounts; a tree that differs is named in /health and getIndexerHealth", async () => {
   const monitor = b.gateway.cluster!.monitor;
