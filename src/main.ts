@@ -39,7 +39,12 @@ function banner(g: Gateway, dataDir: string, terminal: boolean): string {
           `  ledger     embedded dev chain: Light's programs here verify zkgate's own keys, so its proofs land here`,
           `             and nowhere else; for devnet/mainnet, forward with --validity-proof-upstream`,
         ]
-    : [];
+    : g.cluster
+      ? [
+          `  cluster    following ${g.cluster.follower.name} (its finalized blocks) into ${dataDir}/cluster; other Solana`,
+          `             methods and the websocket are the cluster's, forwarded`,
+        ]
+      : [];
   return [
     `zkgate ${VERSION} is running`,
     `  JSON-RPC   ${g.rpcUrl}?api-key=${key}`,

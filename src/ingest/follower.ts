@@ -46,6 +46,11 @@ export class ClusterFollower {
   private readonly notTrees = new Set<string>();
   private readonly ac = new AbortController();
   private running: Promise<void> | undefined;
+  /** The cluster, as logs show it (its origin). */
+  get name(): string {
+    return this.o.source.name;
+  }
+
   /** Why following stopped, when it did (never for the cluster's faults, which are retried). */
   failure: Error | undefined;
 
