@@ -18,7 +18,7 @@ import type { ClusterFollower } from './follower.js';
 
 interface AccountsAnswer {
   context: { slot: number };
-  value: ({ data: [string, string]; owner: string; lamports: number; executable: boolean } | null)[];
+  value: ({ data: [string, string] } | null)[];
 }
 
 export interface ConsistencyOptions {
