@@ -3,6 +3,7 @@ import { abuseScenario } from './scenarios/abuse.js';
 import { adapterScenario } from './scenarios/adapter.js';
 import { assetScenario } from './scenarios/asset.js';
 import { backendsScenario } from './scenarios/backends.js';
+import { clusterFollowScenario } from './scenarios/cluster-follow.js';
 import { compressionScenario } from './scenarios/compression.js';
 import { dasScenario } from './scenarios/das.js';
 import { firstStartScenario } from './scenarios/first-start.js';
@@ -34,6 +35,7 @@ const SCENARIOS: Scenario[] = [
   assetScenario,
   dasScenario,
   compressionScenario,
+  clusterFollowScenario,
   foresterScenario,
   foresterSustainedScenario,
   pubsubScenario,

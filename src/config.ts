@@ -87,6 +87,8 @@ export interface Config {
   clusterRpc: string;
   clusterWs: string;
   startSlot: number;
+  clusterCommitment: 'finalized' | 'confirmed';
+  clusterPollMs: number;
   clusterCheckMs: number;
   simulateUpstream: string;
   upstreamTimeoutMs: number;
@@ -509,13 +511,26 @@ export const OPTIONS: readonly OptionSpec[] = [
     key: 'clusterWs',
     kind: 'string',
     default: '',
-    help: "with --cluster-rpc, the cluster's websocket, which clients' subscriptions are relayed to (default: as web3.js derives it from the RPC URL: ws(s), port + 1)",
+    help: "with --cluster-rpc, the cluster's websocket: clients' subscriptions are relayed to it, and its slot notifications tell the follower of new blocks (default: as web3.js derives it from the RPC URL: ws(s), port + 1)",
   },
   {
     key: 'startSlot',
     kind: 'count',
     default: 0,
     help: "with --cluster-rpc, the slot an empty index starts from (0: the cluster's first available block); a restart resumes from the index's checkpoint",
+  },
+  {
+    key: 'clusterCommitment',
+    kind: 'choice',
+    choices: ['finalized', 'confirmed'],
+    default: 'finalized',
+    help: 'with --cluster-rpc, the blocks indexed: finalized, or confirmed (about 13 s sooner; what a block wrote is taken back if it does not end up on the finalized chain)',
+  },
+  {
+    key: 'clusterPollMs',
+    kind: 'count',
+    default: 400,
+    help: "with --cluster-rpc, how often the cluster is asked for new blocks once caught up (its websocket's slot notifications ask at once)",
   },
   {
     key: 'clusterCheckMs',
@@ -772,6 +787,8 @@ function checkCluster(config: Config): void {
   if (!config.clusterRpc) {
     if (config.startSlot > 0) throw new ConfigError('--start-slot goes with --cluster-rpc (the cluster to follow)');
     if (config.clusterWs) throw new ConfigError('--cluster-ws goes with --cluster-rpc (the cluster to follow)');
+    if (config.clusterCommitment !== 'finalized')
+      throw new ConfigError('--cluster-commitment goes with --cluster-rpc (the cluster to follow)');
     return;
   }
   if (config.clusterWs && !/^wss?:\/\//.test(config.clusterWs))

@@ -12,6 +12,7 @@ import {
   ClusterRpc,
   clusterOrigin,
   RpcBlockSource,
+  SlotWatch,
   TreeIncompleteError,
 } from '../ingest/index.js';
 import type { ComponentStatus } from '../obs/health.js';
@@ -52,7 +53,8 @@ export async function openCluster(config: Config, log: Logger, registry: Metrics
   const index = ClusterIndex.open(join(config.dataDir, 'cluster'), log, registry);
   const source = new RpcBlockSource({
     rpc,
-    commitment: 'finalized',
+    commitment: config.clusterCommitment,
+    pollMs: Math.max(50, config.clusterPollMs),
     sparse: { programs: LIGHT_PROGRAM_IDS, sparseFromSlots: SPARSE_FROM_SLOTS },
     log,
     metrics: registry,
@@ -81,17 +83,24 @@ export async function openCluster(config: Config, log: Logger, registry: Metrics
     index,
     follower,
     caughtUpSlots: CAUGHT_UP_SLOTS,
+    commitment: config.clusterCommitment,
     intervalMs: Math.max(100, config.clusterCheckMs),
     log,
     metrics: registry,
   });
+  const ws = config.clusterWs || websocketOf(url);
+  const slots = new SlotWatch(ws, () => source.wake(), log);
   const started = follower.start().catch((e) => {
     follower.failure = e as Error;
     log.error('following the cluster did not start', { cluster: origin, error: (e as Error).message });
   });
+  const guard = (tree: string) => {
+    const why = index.refusal(tree);
+    if (why) throw new TreeIncompleteError(why);
+  };
   const forward = (method: string, params: unknown[]) => forwardTo(url, method, config.upstreamTimeoutMs)(params);
   return {
-    ws: config.clusterWs || websocketOf(url),
+    ws,
     index,
     follower,
     monitor,
@@ -100,6 +109,7 @@ export async function openCluster(config: Config, log: Logger, registry: Metrics
       trees: index.compression.trees,
       slot: () => (follower.indexedSlot < 0n ? 0n : follower.indexedSlot),
       divergent: () => new Map([...index.compression.ingester.divergent, ...monitor.divergent]),
+      guard,
       transaction: (signature) =>
         forward('getTransaction', [
           encodeBase58(signature),
@@ -110,14 +120,19 @@ export async function openCluster(config: Config, log: Logger, registry: Metrics
     guard: (validity) =>
       validity && {
         async getValidityProof(req) {
-          const trees = [
-            ...req.hashes.map((h) => index.compression.store.account(bigIntToBytes32(h))?.tree),
-            ...req.addresses.map((a) => a.tree),
-          ];
-          for (const tree of trees) {
-            const why = tree === undefined ? undefined : index.refusal(tree);
-            if (why) throw new TreeIncompleteError(why);
+          for (const h of req.hashes) {
+            const account = index.compression.store.account(bigIntToBytes32(h));
+            if (account) guard(account.tree);
+            else {
+              // Not found: where trees are known to hold leaves this index never saw, it may be one of theirs.
+              const incomplete = [...index.compression.ingester.incomplete.keys()];
+              if (incomplete.length > 0)
+                throw new TreeIncompleteError(
+                  `account ${encodeBase58(bigIntToBytes32(h))} is not in this index, which starts at slot ${index.checkpoint?.startSlot ?? '?'}; trees ${incomplete.join(', ')} hold leaves it never saw, and the account may be one of those. Follow the cluster from an earlier --start-slot with an empty data dir`,
+                );
+            }
           }
+          for (const a of req.addresses) guard(a.tree);
           return validity.getValidityProof(req);
         },
       },
@@ -127,16 +142,20 @@ export async function openCluster(config: Config, log: Logger, registry: Metrics
       if (follower.indexedSlot < 0n)
         return { status: 'unavailable', detail: `connecting to ${origin}: nothing indexed yet` };
       const lag = follower.tipSlot - follower.indexedSlot;
-      const detail = `indexed through slot ${follower.indexedSlot} of ${origin}, ${lag} slots behind its newest finalized slot`;
+      const detail = `indexed through slot ${follower.indexedSlot} of ${origin}, ${lag} slots behind its newest ${config.clusterCommitment} slot`;
       const bad = new Map([...index.compression.ingester.divergent, ...monitor.divergent]);
       if (bad.size > 0)
         return {
           status: 'degraded',
           detail: `${detail}; indexed trees differ from the cluster's accounts: ${[...bad].map(([t, d]) => `${t} (${d})`).join('; ')}`,
         };
+      const failing = rpc.failing;
+      if (failing)
+        return { status: 'degraded', detail: `${detail}; its RPC is failing (${failing}), retried with backoff` };
       return lag > CAUGHT_UP_SLOTS ? { status: 'degraded', detail } : { status: 'ready', detail };
     },
     async close() {
+      slots.stop();
       await monitor.stop();
       await follower.stop();
       await started;

@@ -22,6 +22,11 @@ export interface SourceBlock {
   blockTime: number | null;
   transactions: SourceTransaction[];
   unreadable: UnreadableTransaction[];
+  /**
+   * On the finalized chain. A block that is not yet (confirmed) may still be replaced by a fork:
+   * what it writes is kept so it can be taken back.
+   */
+  final: boolean;
 }
 
 export interface BlockSource {
@@ -31,6 +36,10 @@ export interface BlockSource {
   readonly lastTip?: bigint | undefined;
   /** The newest slot the source has a block for, at its commitment. */
   tip(signal?: AbortSignal): Promise<bigint>;
+  /** The newest finalized slot (the tip, for a source that gives only finalized blocks). */
+  finalizedTip(signal?: AbortSignal): Promise<bigint>;
+  /** The hash of the finalized chain's block at `slot`; null where that chain has none. */
+  finalizedBlockhash(slot: bigint, signal?: AbortSignal): Promise<string | null>;
   /** The oldest slot it still has blocks from. */
   firstSlot(signal?: AbortSignal): Promise<bigint>;
   /**

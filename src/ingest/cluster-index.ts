@@ -3,6 +3,9 @@
 // ledger's, one block per LMDB transaction together with the checkpoint (the slot indexed through).
 // A crash loses at most the block being applied, which the next start applies again from the
 // checkpoint. The cluster is named by its genesis hash: an index of another cluster is refused.
+// A block not yet final (--cluster-commitment confirmed) is applied with its writes recorded in
+// the undo log and listed as pending; once the finalized chain holds it, both are dropped; when it
+// does not, every pending block is taken back, newest write first, in one transaction.
 import { mkdirSync } from 'node:fs';
 import { open, type Database, type RootDatabase } from 'lmdb';
 import { AppError } from '../errors.js';
@@ -13,6 +16,21 @@ import { decodeBase58 } from '../zk/base58.js';
 import type { Logger } from '../obs/log.js';
 import type { MetricsRegistry } from '../obs/metrics.js';
 import type { SourceBlock } from './block-source.js';
+import { UndoLog } from './undo-log.js';
+
+/** A block applied before it was final: where it hangs in the chain. */
+export interface PendingBlock {
+  slot: bigint;
+  blockhash: string;
+  parentSlot: bigint;
+  previousBlockhash: string;
+}
+
+interface StoredPending {
+  blockhash: string;
+  parentSlot: string;
+  previousBlockhash: string;
+}
 
 /** Where the index stands: the cluster it follows and the last block applied. */
 export interface Checkpoint {
@@ -61,6 +79,8 @@ export class ClusterIndex {
   private constructor(
     private readonly root: RootDatabase,
     private readonly meta: Database<unknown, string>,
+    private readonly pendingDb: Database<StoredPending, number>,
+    private readonly undo: UndoLog,
     readonly compression: Compression,
     private readonly log: Logger,
     private readonly failures?: ReturnType<MetricsRegistry['counter']>,
@@ -69,16 +89,72 @@ export class ClusterIndex {
   static open(dir: string, log: Logger, metrics?: MetricsRegistry): ClusterIndex {
     mkdirSync(dir, { recursive: true });
     const root = open({ path: dir, maxDbs: 64, compression: false });
-    const meta = root.openDB<unknown, string>({ name: 'cluster-meta', encoding: 'json' });
+    const undo = new UndoLog(root);
+    const { meta, pending, compression } = undo.watching(() => ({
+      meta: root.openDB<unknown, string>({ name: 'cluster-meta', encoding: 'json' }),
+      pending: root.openDB<StoredPending, number>({ name: 'cluster-pending', encoding: 'json' }),
+      compression: openCompression(root, log, metrics),
+    }));
     const failures = metrics?.counter(
       'zkgate_cluster_transactions_failed_total',
       'Transactions of a followed cluster that ingest failed on (their writes dropped, logged with the signature).',
     );
-    const index = new ClusterIndex(root, meta, openCompression(root, log, metrics), log, failures);
-    // Trees found incomplete before a restart stay so (their missing leaves never come).
-    for (const [tree, slot] of Object.entries(incompleteOf(meta)))
-      index.compression.ingester.incomplete.set(tree, BigInt(slot));
+    const index = new ClusterIndex(root, meta, pending, undo, compression, log, failures);
+    index.reloadIncomplete();
     return index;
+  }
+
+  /** Trees found incomplete stay so across restarts (their missing leaves never come), and after a rollback are as stored. */
+  private reloadIncomplete(): void {
+    const { incomplete, divergent } = this.compression.ingester;
+    incomplete.clear();
+    for (const [tree, slot] of Object.entries(incompleteOf(this.meta))) incomplete.set(tree, BigInt(slot));
+    // A follower's ingest finds a tree divergent only where its history is missing.
+    for (const tree of divergent.keys()) if (!incomplete.has(tree)) divergent.delete(tree);
+  }
+
+  /** The blocks applied before they were final, oldest first. */
+  pending(): PendingBlock[] {
+    return [...this.pendingDb.getRange()].map(({ key, value }) => ({
+      slot: BigInt(key),
+      blockhash: value.blockhash,
+      parentSlot: BigInt(value.parentSlot),
+      previousBlockhash: value.previousBlockhash,
+    }));
+  }
+
+  /** The newest block applied before it was final, if one still is not. */
+  pendingHead(): PendingBlock | undefined {
+    for (const { key, value } of this.pendingDb.getRange({ reverse: true, limit: 1 }))
+      return {
+        slot: BigInt(key),
+        blockhash: value.blockhash,
+        parentSlot: BigInt(value.parentSlot),
+        previousBlockhash: value.previousBlockhash,
+      };
+    return undefined;
+  }
+
+  /** The pending blocks up to `slot` are on the finalized chain: what they wrote is final. */
+  finalize(through: bigint): void {
+    this.root.transactionSync(() => {
+      this.undo.forget(through);
+      for (const k of this.pendingDb.getKeys({ end: Number(through) + 1 })) void this.pendingDb.remove(k);
+    });
+  }
+
+  /**
+   * A pending block is not on the chain the cluster went on with: everything every pending block
+   * wrote is taken back, in one transaction, back to the last final block. Returns the slots
+   * taken back.
+   */
+  rollback(): bigint[] {
+    const slots = this.pending().map((p) => p.slot);
+    const from = this.undo.oldest();
+    if (from === undefined) return slots;
+    this.root.transactionSync(() => this.undo.rollback(from));
+    this.reloadIncomplete();
+    return slots;
   }
 
   /** Why a proof of `tree` may not be made from this index; undefined when it may. */
@@ -139,36 +215,48 @@ export class ClusterIndex {
 
   /**
    * One block: its transactions that load a Light program through the ingester, then the
-   * checkpoint, in one LMDB transaction. A transaction ingest fails on loses its own writes (a nested transaction), never
-   * the block's.
+   * checkpoint, in one LMDB transaction. A transaction ingest fails on loses its own writes (a
+   * nested transaction, its undo records with them), never the block's.
    */
   applyBlock(block: SourceBlock): void {
     const c = this.checkpoint;
     if (!c) throw new Error('cluster index: bind() before applying blocks');
     if (block.slot <= c.slot) return;
-    this.root.transactionSync(() => {
-      for (const t of block.transactions) {
-        if (!touchesLight(t.accountKeys)) continue;
-        try {
-          this.root.transactionSync(() => this.compression.ingester.applyTransaction(t));
-        } catch (e) {
-          this.failures?.inc();
-          this.log.error('cluster index: ingest failed on a transaction; its writes are dropped', {
-            signature: encodeBase58(t.signature),
-            slot: String(block.slot),
-            error: String((e as Error)?.stack ?? e),
-          });
-        }
-      }
-      const incomplete = this.compression.ingester.incomplete;
-      if (incomplete.size !== Object.keys(incompleteOf(this.meta)).length)
-        this.meta.put('incomplete', Object.fromEntries([...incomplete].map(([t, s]) => [t, String(s)])));
-      this.meta.put('checkpoint', {
-        genesisHash: c.genesisHash,
-        startSlot: String(c.startSlot),
-        slot: String(block.slot),
+    // Behind a pending block every block is recorded too: taking that one back takes back all after it.
+    const pending = !block.final || this.undo.oldest() !== undefined;
+    this.root.transactionSync(() =>
+      pending ? this.undo.record(block.slot, () => this.write(block, c, true)) : this.write(block, c, false),
+    );
+  }
+
+  private write(block: SourceBlock, c: Checkpoint, pending: boolean): void {
+    if (pending)
+      void this.pendingDb.put(Number(block.slot), {
         blockhash: block.blockhash,
+        parentSlot: String(block.parentSlot),
+        previousBlockhash: block.previousBlockhash,
       });
+    for (const t of block.transactions) {
+      if (!touchesLight(t.accountKeys)) continue;
+      try {
+        this.root.transactionSync(() => this.compression.ingester.applyTransaction(t));
+      } catch (e) {
+        this.failures?.inc();
+        this.log.error('cluster index: ingest failed on a transaction; its writes are dropped', {
+          signature: encodeBase58(t.signature),
+          slot: String(block.slot),
+          error: String((e as Error)?.stack ?? e),
+        });
+      }
+    }
+    const incomplete = this.compression.ingester.incomplete;
+    if (incomplete.size !== Object.keys(incompleteOf(this.meta)).length)
+      this.meta.put('incomplete', Object.fromEntries([...incomplete].map(([t, s]) => [t, String(s)])));
+    this.meta.put('checkpoint', {
+      genesisHash: c.genesisHash,
+      startSlot: String(c.startSlot),
+      slot: String(block.slot),
+      blockhash: block.blockhash,
     });
   }
 

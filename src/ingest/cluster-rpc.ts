@@ -127,6 +127,12 @@ export class ClusterRpc {
     }
   }
 
+  /** The retry episode under way, described (for /health); undefined while the cluster answers. */
+  get failing(): string | undefined {
+    const e = this.episode;
+    return e && `${e.reason} since ${new Date(e.since).toISOString()}, ${e.retries} retries`;
+  }
+
   private recovered(): void {
     if (!this.episode) return;
     const { since, retries, reason } = this.episode;

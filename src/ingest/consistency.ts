@@ -1,7 +1,7 @@
 // The consistency monitor of a followed cluster (issue 50 §6, as Photon's monitor): once the index
 // is caught up, each tree as indexed is compared with the cluster's tree account (and a V2 state
-// tree's output queue). The cluster's account is read at its newest finalized slot, which the
-// index reaches a moment later, so its counters (root sequence, next index, queue positions) may
+// tree's output queue). The cluster's account is read at the commitment the index follows, whose
+// newest slot the index reaches a moment later, so its counters (root sequence, next index, queue positions) may
 // be ahead of the index's, never behind: one behind is a difference, one ahead leaves the tree
 // for the next round, and at the same root sequence the roots must be equal. A difference is
 // logged with both sides and the slots, counted, and shown by /health and getIndexerHealth naming
@@ -27,6 +27,8 @@ export interface ConsistencyOptions {
   follower: ClusterFollower;
   /** Within this many slots of the cluster's tip, the index counts as caught up. */
   caughtUpSlots: bigint;
+  /** The commitment the index follows: the accounts are read at it. */
+  commitment: 'finalized' | 'confirmed';
   /** Time between two rounds, ms. */
   intervalMs: number;
   log: Logger;
@@ -72,7 +74,7 @@ export class ConsistencyMonitor {
       const keys = [info.pubkey, ...(info.version === 2 && info.kind === 'state' && info.queue ? [info.queue] : [])];
       const r = await this.o.rpc.call<AccountsAnswer>(
         'getMultipleAccounts',
-        [keys, { encoding: 'base64', commitment: 'finalized' }],
+        [keys, { encoding: 'base64', commitment: this.o.commitment }],
         signal,
       );
       const data = r.value.map((a) => (a ? Buffer.from(a.data[0], 'base64') : undefined));

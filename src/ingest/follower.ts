@@ -3,6 +3,13 @@
 // its blocks in slot order from the checkpoint on. A block that touches an account-compression
 // account the index does not know is preceded by a look at those accounts, so a tree created
 // while following is registered before its first leaf.
+//
+// Blocks not yet final (--cluster-commitment confirmed) are applied as pending (cluster-index.ts).
+// Two checks take them back when the cluster went another way: a block whose parent is not the
+// newest pending block (a fork seen at the tip), and, every second while any is pending, the
+// finalized chain's block at the newest pending slot it covers (same hash: everything up to it is
+// final, as each pending block was checked to hang from the one before; another hash or none: a
+// fork). Either way every pending block is taken back and reading resumes after the last final one.
 import {
   LIGHT_IDS,
   parseTreeMetadata,
@@ -15,7 +22,7 @@ import type { MetricsRegistry } from '../obs/metrics.js';
 import { decodeBase58, encodeBase58 } from '../zk/base58.js';
 import type { BlockSource, SourceBlock } from './block-source.js';
 import type { ClusterIndex } from './cluster-index.js';
-import type { ClusterRpc } from './cluster-rpc.js';
+import { sleep, type ClusterRpc } from './cluster-rpc.js';
 
 /** Keys looked at and found not to be trees: remembered (bounded) so a block does not ask again. */
 const NOT_TREES_MAX = 100_000;
@@ -31,6 +38,8 @@ export interface FollowerOptions {
   index: ClusterIndex;
   /** The first slot of an empty index (default: the cluster's first available block). */
   startSlot?: bigint;
+  /** How often pending blocks are looked for on the finalized chain, ms (default 1,000). */
+  finalityMs?: number;
   log: Logger;
   metrics?: MetricsRegistry;
 }
@@ -45,6 +54,12 @@ export class ClusterFollower {
   }
   private readonly notTrees = new Set<string>();
   private readonly ac = new AbortController();
+  /** Rollbacks so far: a block read before one is not applied after it. */
+  private epoch = 0;
+  /** The current pass over the source's blocks, ended by a rollback. */
+  private pass: AbortController | undefined;
+  private readonly rollbacks;
+  private finality: Promise<void> | undefined;
   private running: Promise<void> | undefined;
   /** The cluster, as logs show it (its origin). */
   get name(): string {
@@ -55,6 +70,16 @@ export class ClusterFollower {
   failure: Error | undefined;
 
   constructor(private readonly o: FollowerOptions) {
+    this.rollbacks = o.metrics?.counter(
+      'zkgate_cluster_rollbacks_total',
+      'Times blocks applied before they were final were taken back (the cluster went on from another fork).',
+    );
+    o.metrics?.gauge(
+      'zkgate_cluster_pending_blocks',
+      'Blocks applied before they were final, not yet found on the finalized chain.',
+      [],
+      () => this.o.index.pending().length,
+    );
     o.metrics?.gauge(
       'zkgate_cluster_indexed_slot',
       'The last slot of the followed cluster applied to the index.',
@@ -92,21 +117,90 @@ export class ClusterFollower {
       from: String(cp.slot + 1n),
       resumed: start === undefined,
     });
-    this.running = this.run(cp.slot + 1n, signal);
+    this.running = this.run(signal);
+    this.finality = this.watchFinality(signal);
   }
 
-  private async run(from: bigint, signal: AbortSignal): Promise<void> {
+  private async run(signal: AbortSignal): Promise<void> {
     try {
-      for await (const block of this.o.source.blocks(from, signal)) {
-        await this.registerNewTrees(block, signal);
-        this.o.index.applyBlock(block);
-        this.indexedSlot = block.slot;
+      while (!signal.aborted) {
+        const pass = new AbortController();
+        const end = () => pass.abort();
+        signal.addEventListener('abort', end, { once: true });
+        this.pass = pass;
+        const epoch = this.epoch;
+        try {
+          const from = this.o.index.checkpoint!.slot + 1n;
+          for await (const block of this.o.source.blocks(from, pass.signal)) {
+            await this.registerNewTrees(block, pass.signal);
+            if (this.epoch !== epoch) break;
+            const head = this.o.index.pendingHead();
+            if (head && (block.parentSlot !== head.slot || block.previousBlockhash !== head.blockhash)) {
+              this.rollback(
+                `block ${block.slot} hangs from ${block.previousBlockhash} at slot ${block.parentSlot}, not from the pending block ${head.blockhash} at slot ${head.slot}`,
+              );
+              break;
+            }
+            this.o.index.applyBlock(block);
+            this.indexedSlot = block.slot;
+          }
+        } catch (e) {
+          if (!pass.signal.aborted) throw e;
+        } finally {
+          signal.removeEventListener('abort', end);
+        }
       }
     } catch (e) {
       if (signal.aborted) return;
       // Not the cluster's faults (retried below this): the index's own. Serving goes on from what is indexed.
       this.failure = e as Error;
       this.o.log.error('following the cluster stopped', { error: String((e as Error)?.stack ?? e) });
+    }
+  }
+
+  /** Takes back every pending block; the pass reading blocks starts again after the last final one. */
+  private rollback(reason: string): void {
+    const slots = this.o.index.rollback();
+    this.epoch++;
+    this.pass?.abort();
+    this.indexedSlot = this.o.index.checkpoint!.slot;
+    this.rollbacks?.inc();
+    this.o.log.warn('cluster fork: blocks applied before they were final are taken back', {
+      cluster: this.name,
+      reason,
+      slots: slots.map(String),
+      resumeFrom: String(this.indexedSlot + 1n),
+    });
+  }
+
+  /** Looks for the pending blocks on the finalized chain while there are any. */
+  private async watchFinality(signal: AbortSignal): Promise<void> {
+    const { index, source } = this.o;
+    while (!signal.aborted) {
+      try {
+        await sleep(this.o.finalityMs ?? 1000, signal);
+        if (!index.pendingHead()) continue;
+        const finalized = await source.finalizedTip(signal);
+        const newest = index
+          .pending()
+          .filter((p) => p.slot <= finalized)
+          .at(-1);
+        if (!newest) continue;
+        const hash = await source.finalizedBlockhash(newest.slot, signal);
+        // The pending blocks may have changed while the cluster was asked (a rollback at the tip).
+        if (!index.pending().some((p) => p.slot === newest.slot && p.blockhash === newest.blockhash)) continue;
+        if (hash === newest.blockhash) index.finalize(newest.slot);
+        else
+          this.rollback(
+            `the finalized chain has ${hash === null ? 'no block' : `block ${hash}`} at slot ${newest.slot}, where block ${newest.blockhash} was applied`,
+          );
+      } catch (e) {
+        if (signal.aborted) return;
+        this.o.log.warn('cluster: looking for pending blocks on the finalized chain failed; trying again', {
+          cluster: this.name,
+          error: (e as Error).message,
+        });
+      }
     }
   }
 
@@ -183,5 +277,6 @@ export class ClusterFollower {
   async stop(): Promise<void> {
     this.ac.abort();
     await this.running;
+    await this.finality;
   }
 }

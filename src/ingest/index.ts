@@ -10,6 +10,9 @@ export {
   LIGHT_PROGRAM_IDS,
   TreeIncompleteError,
   type Checkpoint,
+  type PendingBlock,
 } from './cluster-index.js';
 export { ClusterFollower, type FollowerOptions } from './follower.js';
 export { ConsistencyMonitor, type ConsistencyOptions } from './consistency.js';
+export { SlotWatch } from './slot-watch.js';
+export { UndoLog } from './undo-log.js';

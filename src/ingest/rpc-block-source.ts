@@ -46,6 +46,8 @@ export class RpcBlockSource implements BlockSource {
   readonly name: string;
   /** The cluster's newest slot at the commitment, as last asked. */
   lastTip: bigint | undefined;
+  /** Its newest finalized slot, as last asked (following confirmed blocks): blocks up to it are read as final. */
+  private finalized: bigint | undefined;
   private readonly counters;
 
   constructor(private readonly o: RpcBlockSourceOptions) {
@@ -68,11 +70,60 @@ export class RpcBlockSource implements BlockSource {
     };
   }
 
+  private woken: (() => void) | undefined;
+
+  /** A new slot is known (a websocket's notification): the source at the tip looks at once. */
+  wake(): void {
+    this.woken?.();
+  }
+
+  /** Waits at the tip until the next poll, or less when woken. */
+  private async idle(signal: AbortSignal): Promise<void> {
+    const early = new Promise<void>((r) => (this.woken = r));
+    const inner = new AbortController();
+    const stop = () => inner.abort(signal.reason);
+    signal.addEventListener('abort', stop, { once: true });
+    try {
+      await Promise.race([sleep(this.o.pollMs ?? 400, inner.signal), early]);
+    } finally {
+      this.woken = undefined;
+      signal.removeEventListener('abort', stop);
+      inner.abort();
+    }
+    signal.throwIfAborted();
+  }
+
   async tip(signal?: AbortSignal): Promise<bigint> {
     const s = await this.o.rpc.call<unknown>('getSlot', [{ commitment: this.o.commitment }], signal);
     if (!isSlot(s)) throw new MalformedBlockError(`getSlot at ${this.name} answered ${JSON.stringify(s)}, not a slot`);
     this.lastTip = BigInt(s);
     return this.lastTip;
+  }
+
+  /** The cluster's newest finalized slot. */
+  async finalizedTip(signal?: AbortSignal): Promise<bigint> {
+    if (this.o.commitment === 'finalized') return this.tip(signal);
+    const s = await this.o.rpc.call<unknown>('getSlot', [{ commitment: 'finalized' }], signal);
+    if (!isSlot(s)) throw new MalformedBlockError(`getSlot at ${this.name} answered ${JSON.stringify(s)}, not a slot`);
+    this.finalized = BigInt(s);
+    return this.finalized;
+  }
+
+  /** The hash of the finalized chain's block at `slot`; null when that chain has none there. */
+  async finalizedBlockhash(slot: bigint, signal?: AbortSignal): Promise<string | null> {
+    const params = [
+      Number(slot),
+      { commitment: 'finalized', transactionDetails: 'none', rewards: false, maxSupportedTransactionVersion: 0 },
+    ];
+    try {
+      const raw = await this.o.rpc.call<{ blockhash?: unknown }>('getBlock', params, signal);
+      if (typeof raw?.blockhash !== 'string')
+        throw new MalformedBlockError(`getBlock ${slot} at ${this.name}: no blockhash`);
+      return raw.blockhash;
+    } catch (e) {
+      if (e instanceof RelayedRpcError && NO_BLOCK_CODES.has(e.code)) return null;
+      throw e;
+    }
   }
 
   async firstSlot(signal?: AbortSignal): Promise<bigint> {
@@ -90,6 +141,7 @@ export class RpcBlockSource implements BlockSource {
   private async list(from: bigint, signal: AbortSignal): Promise<{ slots: bigint[]; next: bigint }> {
     for (;;) {
       const tip = await this.tip(signal);
+      if (this.o.commitment !== 'finalized') await this.finalizedTip(signal);
       if (tip < from) return { slots: [], next: from };
       const raw = await this.o.rpc.call<unknown>(
         'getBlocksWithLimit',
@@ -120,6 +172,9 @@ export class RpcBlockSource implements BlockSource {
 
   /** One block, asked for until it reads; undefined when the node says the slot has none. */
   private async fetch(slot: bigint, signal: AbortSignal): Promise<SourceBlock | undefined> {
+    // A block at or below the finalized slot is asked for as finalized: a fork's block there is
+    // then no block, never a block applied as final.
+    const final = this.o.commitment === 'finalized' || (this.finalized !== undefined && slot <= this.finalized);
     const params = [
       Number(slot),
       {
@@ -127,7 +182,7 @@ export class RpcBlockSource implements BlockSource {
         transactionDetails: 'full',
         maxSupportedTransactionVersion: 0,
         rewards: false,
-        commitment: this.o.commitment,
+        commitment: final ? 'finalized' : this.o.commitment,
       },
     ];
     for (let attempt = 0; ; attempt++) {
@@ -147,7 +202,7 @@ export class RpcBlockSource implements BlockSource {
         throw e;
       }
       try {
-        const block = readBlock(slot, raw);
+        const block = readBlock(slot, raw, final);
         this.counters?.blocks.inc();
         for (const u of block.unreadable) {
           this.counters?.unreadable.inc();
@@ -180,7 +235,7 @@ export class RpcBlockSource implements BlockSource {
       for (;;) {
         const page = await this.o.rpc.call<unknown>(
           'getSignaturesForAddress',
-          [program, { limit: SIGNATURE_PAGE, commitment: this.o.commitment, ...(before ? { before } : {}) }],
+          [program, { limit: SIGNATURE_PAGE, commitment: 'finalized', ...(before ? { before } : {}) }],
           signal,
         );
         if (!Array.isArray(page)) throw new MalformedBlockError(`getSignaturesForAddress at ${this.name}: not a list`);
@@ -209,7 +264,7 @@ export class RpcBlockSource implements BlockSource {
     try {
       const sparse = this.o.sparse;
       if (sparse) {
-        const tip = await this.tip(signal);
+        const tip = await this.finalizedTip(signal);
         if (tip - from > BigInt(sparse.sparseFromSlots)) {
           listed.push(...(await this.programSlots(sparse.programs, from, tip, signal)));
           next = tip + 1n;
@@ -234,7 +289,7 @@ export class RpcBlockSource implements BlockSource {
         }
         const first = inflight.shift();
         if (!first) {
-          await sleep(this.o.pollMs ?? 400, signal);
+          await this.idle(signal);
           continue;
         }
         const block = await first;

@@ -213,8 +213,8 @@ function signatureOf(entry: unknown, position: number): string {
 
 const u64 = (v: unknown): v is number => typeof v === 'number' && Number.isSafeInteger(v) && v >= 0;
 
-/** A `getBlock` answer for `slot`, read. */
-export function readBlock(slot: bigint, raw: unknown): SourceBlock {
+/** A `getBlock` answer for `slot`, read; `final` when it was asked for at finalized commitment. */
+export function readBlock(slot: bigint, raw: unknown, final = true): SourceBlock {
   if (!isObj(raw))
     throw new MalformedBlockError(`block ${slot}: expected an object, got ${raw === null ? 'null' : typeof raw}`);
   const { parentSlot, blockhash, previousBlockhash, blockTime, transactions } = raw;
@@ -247,5 +247,6 @@ export function readBlock(slot: bigint, raw: unknown): SourceBlock {
     blockTime: time,
     transactions: out,
     unreadable,
+    final,
   };
 }

@@ -169,7 +169,7 @@ test("the consistency monitor compares B's trees with A's accounts; a tree that 
 
 test('a follower started after a tree was used knows its history is incomplete: /health names it, and proofs for it are refused naming the tree', async () => {
   // smt1 used before C starts following.
-  await compressAndSend(rpcOf(a, a));
+  const early = await compressAndSend(rpcOf(a, a));
   const startSlot = (await call(a.url, 'getSlot', [{ commitment: 'confirmed' }])).result as number;
   const cDir = tempDir();
   linkKeyCache(cDir);
@@ -180,7 +180,7 @@ test('a follower started after a tree was used knows its history is incomplete: 
   );
   try {
     // smt1 has leaves from before startSlot; its next output lands past what C has.
-    await compressAndSend(rpcOf(a, a));
+    const late = await compressAndSend(rpcOf(a, a));
     await caughtUp(a, c);
     const smt1 = 'smt1NamzXdq4AMqS2fS2F1i5KTYPZRhoHgWx38d8WsT';
     const health = (await call(c.url, 'getIndexerHealth')).error;
@@ -198,6 +198,36 @@ test('a follower started after a tree was used knows its history is incomplete: 
     assert.equal(
       refused.error?.message,
       `tree ${smt1} holds leaves this index never saw (its history starts before slot ${startSlot}, where this index starts; found at slot ${refused.error!.message.match(/found at slot (\d+)/)![1]}): its proofs would be wrong. Follow the cluster from an earlier --start-slot (at or before the tree's first leaf) with an empty data dir`,
+    );
+    // An account made after C started, in that tree: C never indexed it (its leaf lands past what
+    // C has), and a proof of it says why it may be missing.
+    const hashOf = async (owner: Keypair) =>
+      (
+        (await call(a.url, 'getCompressedAccountsByOwner', { owner: owner.publicKey.toBase58() })).result as {
+          value: { items: { hash: string }[] };
+        }
+      ).value.items[0]!.hash;
+    const notIndexed = (hash: string) =>
+      `account ${hash} is not in this index, which starts at slot ${startSlot}; trees ${smt1} hold leaves it never saw, and the account may be one of those. Follow the cluster from an earlier --start-slot with an empty data dir`;
+    for (const owner of [late.bob, early.bob]) {
+      const hash = await hashOf(owner);
+      const missing = await call(c.url, 'getValidityProof', { hashes: [hash] });
+      assert.equal(missing.error?.code, -32000);
+      assert.equal(missing.error?.message, notIndexed(hash));
+    }
+    // A tree whose whole history C saw still proves: a new address in Light's V2 address tree.
+    const amt2 = 'amt2kaJA14v3urZbZvnc5v2np8jqvc4Z8zDep5wbtzx';
+    const address = await call(c.url, 'getMultipleNewAddressProofsV2', [
+      { address: '12nCKqGG85jHxbTeA8i2Z7D4vnNUUrQ4r5e8dv2o16X', tree: amt2 },
+    ]);
+    assert.deepEqual(
+      address,
+      await call(a.url, 'getMultipleNewAddressProofsV2', [
+        { address: '12nCKqGG85jHxbTeA8i2Z7D4vnNUUrQ4r5e8dv2o16X', tree: amt2 },
+      ]).then((r) => ({
+        ...r,
+        result: { ...(r.result as object), context: (address.result as { context: unknown }).context },
+      })),
     );
   } finally {
     await c.stop();

@@ -55,6 +55,11 @@ export interface CompressionIndex {
   divergent(): ReadonlyMap<string, string>;
   /** Solana's getTransaction answer (base64) for a signature the chain processed (a cluster's: asked of it). */
   transaction(signature: Uint8Array): unknown | Promise<unknown>;
+  /**
+   * Throws the error that says why proofs of `tree` may not be made from this index (a followed
+   * cluster's tree whose history starts before the index); absent where all may.
+   */
+  guard?(tree: string): void;
 }
 
 /** Photon's indexer methods: answered from the embedded index, or relayed verbatim to a Photon/Helius URL. */

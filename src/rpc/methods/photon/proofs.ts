@@ -26,6 +26,7 @@ const proofJson = (p: LeafProof) => ({
 function treeLeaf(index: CompressionIndex, h: Uint8Array): { info: TreeInfo; proof: LeafProof } | undefined {
   const loc = index.trees.locateAccount(bytesToBigInt(h));
   if (!loc || loc.queued) return undefined;
+  index.guard?.(loc.tree);
   const proof = index.trees.stateTree(loc.tree).proofByIndex(loc.leafIndex);
   return { info: index.trees.info(loc.tree), proof };
 }
@@ -46,6 +47,7 @@ const treeContext = (a: { treeType: number; tree: string; queue: string }) => ({
 function v2Proof(index: CompressionIndex, h: Uint8Array, multiple: boolean) {
   const a = index.store.account(h);
   if (!a) throw notFound('Account not found');
+  index.guard?.(a.tree);
   const leaf = treeLeaf(index, h);
   if (leaf)
     return {
@@ -82,6 +84,7 @@ function addressProofs(index: CompressionIndex, list: { address: Uint8Array; tre
     const tree = index.trees.has(requested) ? requested : index.trees.treeOfQueue(requested);
     const info = tree ? index.trees.info(tree) : undefined;
     if (!info || info.kind !== 'address') throw invalidPubkey(requested);
+    index.guard?.(info.pubkey);
     const value = bytesToBigInt(address);
     const t = index.trees.addressTree(info.pubkey);
     if (t.has(value)) throw validation(`Address ${b58(address)} already exists`);

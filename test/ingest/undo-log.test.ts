@@ -1,0 +1,107 @@
+// The undo log under a followed cluster's index (--cluster-commitment confirmed), on a real LMDB
+// environment: what blocks wrote while recorded is taken back exactly (every table's bytes as they
+// were), final writes are not, a rollback survives a reopen, and forgetting a finalized slot keeps
+// its writes for good.
+import assert from 'node:assert/strict';
+import { rmSync } from 'node:fs';
+import { test } from 'node:test';
+import { open, type RootDatabase } from 'lmdb';
+import { UndoLog } from '../../src/ingest/undo-log.js';
+import { tempDir } from '../helpers/gateway.js';
+
+function tables(root: RootDatabase, undo: UndoLog) {
+  return undo.watching(() => ({
+    bin: root.openDB<Buffer, Buffer>({ name: 't-bin', keyEncoding: 'binary', encoding: 'binary' }),
+    json: root.openDB<unknown, string>({ name: 't-json', encoding: 'json' }),
+    packed: root.openDB<unknown, number>({ name: 't-msgpack' }),
+  }));
+}
+
+/** Every table's raw contents, to compare byte for byte. */
+function dump(root: RootDatabase, t: ReturnType<typeof tables>): string {
+  const out: string[] = [];
+  for (const [name, db] of Object.entries(t))
+    for (const { key } of (db as RootDatabase).getRange())
+      out.push(`${name} ${JSON.stringify(key)} ${(db as RootDatabase).getBinary(key)!.toString('hex')}`);
+  return out.join('\n');
+}
+
+test('writes recorded under slots are taken back exactly; final writes and forgotten slots stay', async () => {
+  const dir = tempDir();
+  try {
+    let root = open({ path: dir, maxDbs: 8, compression: false });
+    let undo = new UndoLog(root);
+    let t = tables(root, undo);
+    // Final: not recorded.
+    root.transactionSync(() => {
+      void t.bin.put(Buffer.from('a'), Buffer.from('final-a'));
+      void t.json.put('tree', { nextIndex: 3, root: 'r3' });
+      void t.packed.put(7, { n: 1n });
+    });
+    const before = dump(root, t);
+    // Slot 10: changes, adds, removes; slot 11: changes the same keys again.
+    root.transactionSync(() =>
+      undo.record(10n, () => {
+        void t.bin.put(Buffer.from('a'), Buffer.from('slot10-a'));
+        void t.bin.put(Buffer.from('b'), Buffer.from('slot10-b'));
+        void t.json.put('tree', { nextIndex: 5, root: 'r5' });
+        void t.packed.remove(7);
+      }),
+    );
+    root.transactionSync(() =>
+      undo.record(11n, () => {
+        void t.bin.put(Buffer.from('a'), Buffer.from('slot11-a'));
+        void t.bin.remove(Buffer.from('b'));
+        void t.json.put('tree', { nextIndex: 6, root: 'r6' });
+        void t.packed.put(7, { n: 2n });
+      }),
+    );
+    assert.equal(undo.oldest(), 10n);
+    const at11 = dump(root, t);
+    assert.notEqual(at11, before);
+
+    // A rollback from 11 leaves slot 10's writes; across a reopen, one from 10 leaves the final ones.
+    root.transactionSync(() => assert.equal(undo.rollback(11n), 4));
+    assert.equal(t.bin.get(Buffer.from('a'))!.toString(), 'slot10-a');
+    assert.equal(t.bin.get(Buffer.from('b'))!.toString(), 'slot10-b');
+    assert.deepEqual(t.json.get('tree'), { nextIndex: 5, root: 'r5' });
+    assert.equal(t.packed.get(7), undefined);
+    await root.close();
+    root = open({ path: dir, maxDbs: 8, compression: false });
+    undo = new UndoLog(root);
+    t = tables(root, undo);
+    assert.equal(undo.oldest(), 10n);
+    root.transactionSync(() => assert.equal(undo.rollback(10n), 4));
+    assert.equal(dump(root, t), before);
+    assert.equal(undo.oldest(), undefined);
+
+    // A forgotten (finalized) slot's writes are kept; a later slot's are still taken back.
+    root.transactionSync(() => undo.record(12n, () => void t.json.put('tree', { nextIndex: 8, root: 'r8' })));
+    root.transactionSync(() => undo.record(13n, () => void t.json.put('tree', { nextIndex: 9, root: 'r9' })));
+    root.transactionSync(() => undo.forget(12n));
+    assert.equal(undo.oldest(), 13n);
+    root.transactionSync(() => undo.rollback(undo.oldest()!));
+    assert.deepEqual(t.json.get('tree'), { nextIndex: 8, root: 'r8' });
+    // A write recorded inside a nested transaction that fails is dropped with its record.
+    root.transactionSync(() =>
+      undo.record(14n, () => {
+        try {
+          root.transactionSync(() => {
+            void t.json.put('tree', { nextIndex: 99, root: 'bad' });
+            throw new Error('ingest failed');
+          });
+        } catch {
+          // the block goes on without this transaction's writes
+        }
+        void t.json.put('other', 1);
+      }),
+    );
+    assert.deepEqual(t.json.get('tree'), { nextIndex: 8, root: 'r8' });
+    root.transactionSync(() => assert.equal(undo.rollback(14n), 1));
+    assert.equal(t.json.get('other'), undefined);
+    assert.deepEqual(t.json.get('tree'), { nextIndex: 8, root: 'r8' });
+    await root.close();
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
