@@ -14,7 +14,7 @@ import { decodeBase58, encodeBase58 } from '../zk/base58.js';
 import { bigIntToBytes32, bytesToBigInt } from '../zk/field.js';
 import type { LightEvent } from './events.js';
 import type { CompressedAccountBody } from './instructions.js';
-import { lightEvents } from './events.js';
+import { cpiContextOrder, lightEvents } from './events.js';
 import { compareWithChain } from './self-check.js';
 import { BalanceDeltas, type AccountRecord, type CompressionStore, type SigIndex } from './store.js';
 import { parseTokenData } from './token-data.js';
@@ -288,6 +288,23 @@ export class CompressionIngester implements TransactionIndexer {
     // Outputs: a V1 tree takes them in the transaction; a V2 output queue keeps them for a forester.
     const runs = new Map<string, { info: TreeInfo; target: string; first: number; leaves: bigint[] }>();
     const targets = new Map<number, { target: string; tree: string; info: TreeInfo }>();
+    const bodies = cpiContextOrder(ev, (o, i) => {
+      const target = at(queues.leaves[i]!.accountIndex, `output ${i}`);
+      const tree = this.trees.has(target) ? target : this.trees.treeOfQueue(target);
+      if (!tree) return -1n;
+      const { address, data } = o.account;
+      return compressedAccountHash(
+        {
+          owner: o.account.owner,
+          lamports: o.account.lamports,
+          tree: decodeBase58(tree),
+          leafIndex: queues.outputLeafIndices[i]!,
+          ...(address ? { address } : {}),
+          ...(data ? { data } : {}),
+        },
+        this.trees.info(tree).version,
+      );
+    });
     queues.leaves.forEach((leaf, i) => {
       let dest = targets.get(leaf.accountIndex);
       if (!dest) {
@@ -301,7 +318,7 @@ export class CompressionIngester implements TransactionIndexer {
         throw new SkipEvent(`output ${i} goes to ${target}, which takes no outputs`);
       const leafIndex = queues.outputLeafIndices[i]!;
       const hash = bytesToBigInt(leaf.leaf);
-      const body = ev.outputs[i]!.account;
+      const body = bodies[i]!.account;
       // Checked after the commit, with the tree's other self-checks (verifyPending).
       out.outputs.push({ index: i, tree, version: info.version, leafIndex, body, leaf: hash });
       let run = runs.get(tree);

@@ -2,7 +2,11 @@
 // @lightprotocol/zk-compression-cli 0.28.3; compression-e2e.md §3): the Light system program's
 // Invoke, InvokeCpi, InvokeCpiWithReadOnly and InvokeCpiWithAccountInfo (where the bodies of new
 // compressed accounts are), and account-compression's insert_into_queues (which leaves, nullified
-// accounts and addresses went into which tree or queue, at which positions).
+// accounts and addresses went into which tree or queue, at which positions). Light's V1 programs
+// (mainnet from 2024-09 to the V2 upgrade in 2025) told indexers instead through an event, the
+// Light system program's noop CPI with a PublicTransactionEvent, and put new addresses into their
+// queues with account-compression's insert_addresses: both are decoded here too (decodeLegacyEvent,
+// decodeInsertAddresses).
 import { BorshReader } from '../util/borsh.js';
 
 const hex = (b: Uint8Array) => Buffer.from(b).toString('hex');
@@ -13,6 +17,13 @@ export const DISCRIMINATORS = {
   invokeCpiWithReadOnly: '562fa3a615df5c08',
   invokeCpiWithAccountInfo: 'e42280542f8b56f0',
   insertIntoQueues: 'b48f9f99232ef8a3',
+} as const;
+
+/** account-compression's V1 instructions (anchor discriminators): new addresses went in through insert_addresses. */
+export const LEGACY_DISCRIMINATORS = {
+  appendLeavesToMerkleTrees: 'c7900a52f78e8f07',
+  insertIntoNullifierQueues: '5b65b71c231943dd',
+  insertAddresses: 'f8e8b3c71b3e3814',
 } as const;
 
 export type SystemInstructionKind = Exclude<keyof typeof DISCRIMINATORS, 'insertIntoQueues'>;
@@ -51,11 +62,22 @@ export interface OutputAccount {
   treeIndex: number;
 }
 
+/** Where a spent account is (Invoke / InvokeCpi): indices into the instruction's remaining accounts. */
+export interface InputContext {
+  account: CompressedAccountBody;
+  treeIndex: number;
+  queueIndex: number;
+  leafIndex: number;
+  readOnly: boolean;
+}
+
 /** What ingest needs of an executing Light system instruction: its new accounts' bodies, in order. */
 export interface SystemInstruction {
   kind: SystemInstructionKind;
   outputs: OutputAccount[];
   inputCount: number;
+  /** Invoke / InvokeCpi only (empty for the others): each input's tree, queue and leaf index. */
+  inputs: InputContext[];
   newAddressCount: number;
   compressOrDecompressLamports: bigint | null;
   isCompress: boolean;
@@ -75,11 +97,14 @@ function compressedAccount(r: BorshReader): CompressedAccountBody {
 
 const output = (r: BorshReader): OutputAccount => ({ account: compressedAccount(r), treeIndex: r.u8('tree index') });
 
-function packedInput(r: BorshReader): void {
-  compressedAccount(r);
-  r.fixed(7, 'merkle context');
+function packedInput(r: BorshReader): InputContext {
+  const account = compressedAccount(r);
+  const treeIndex = r.u8('tree index');
+  const queueIndex = r.u8('queue index');
+  const leafIndex = r.u32('leaf index');
+  r.u8('prove by index');
   r.u16('root index');
-  r.bool('read only');
+  return { account, treeIndex, queueIndex, leafIndex, readOnly: r.bool('read only') };
 }
 
 const proof = (r: BorshReader) => r.option(() => r.fixed(128, 'proof'), 'proof');
@@ -90,13 +115,14 @@ function invoke(kind: 'invoke' | 'invokeCpi', r: BorshReader): SystemInstruction
   proof(r);
   let newAddressCount = 0;
   if (kind === 'invokeCpi') newAddressCount = r.vec(() => r.fixed(36, 'new address'), 36, 'new addresses').length;
-  const inputCount = r.vec(() => packedInput(r), 52, 'inputs').length;
+  const inputs = r.vec(() => packedInput(r), 52, 'inputs');
+  const inputCount = inputs.length;
   const outputs = r.vec(() => output(r), 43, 'outputs');
   r.option(() => r.u64('relay fee'), 'relay fee');
   if (kind === 'invoke') newAddressCount = r.vec(() => r.fixed(36, 'new address'), 36, 'new addresses').length;
   const compressOrDecompressLamports = r.option(() => r.u64('lamports'), 'compress lamports');
   const isCompress = r.bool('is compress');
-  return { kind, outputs, inputCount, newAddressCount, compressOrDecompressLamports, isCompress };
+  return { kind, outputs, inputCount, inputs, newAddressCount, compressOrDecompressLamports, isCompress };
 }
 
 /** InvokeCpiWithReadOnly / InvokeCpiWithAccountInfo: a 48-byte header, then borsh; no length prefix. */
@@ -154,6 +180,7 @@ function invokeV2(kind: 'invokeCpiWithReadOnly' | 'invokeCpiWithAccountInfo', r:
     kind,
     outputs,
     inputCount,
+    inputs: [],
     newAddressCount,
     compressOrDecompressLamports: lamports === 0n ? null : lamports,
     isCompress: isCompressFlag && lamports !== 0n,
@@ -244,4 +271,63 @@ export function decodeInsertIntoQueues(data: Uint8Array): InsertIntoQueues {
     outputLeafIndices,
     cpiContextOutputs,
   };
+}
+
+/**
+ * The V1 Light system program's PublicTransactionEvent, the data of its noop CPI (no tag): the
+ * layout it had on chain (Photon's current one appends ata_owners, which no program emitted), read
+ * to its last byte.
+ */
+export interface LegacyEvent {
+  inputHashes: Uint8Array[];
+  outputHashes: Uint8Array[];
+  /** `treeIndex` points into `pubkeys`. */
+  outputs: OutputAccount[];
+  outputLeafIndices: number[];
+  /** Per output tree: the sequence number of its first new leaf. */
+  sequenceNumbers: { tree: Uint8Array; seq: bigint }[];
+  isCompress: boolean;
+  compressOrDecompressLamports: bigint | null;
+  /** The Light system instruction's remaining accounts. */
+  pubkeys: Uint8Array[];
+}
+
+export function decodeLegacyEvent(data: Uint8Array): LegacyEvent {
+  const r = new BorshReader(data, 0);
+  const inputHashes = r.vec(() => r.fixed(32, 'input hash'), 32, 'input hashes');
+  const outputHashes = r.vec(() => r.fixed(32, 'output hash'), 32, 'output hashes');
+  const outputs = r.vec(() => output(r), 43, 'outputs');
+  const outputLeafIndices = r.vec(() => r.u32('output leaf index'), 4, 'output leaf indices');
+  const sequenceNumbers = r.vec(() => ({ tree: r.fixed(32, 'tree'), seq: r.u64('seq') }), 40, 'sequence numbers');
+  r.option(() => r.u64('relay fee'), 'relay fee');
+  const isCompress = r.bool('is compress');
+  const compressOrDecompressLamports = r.option(() => r.u64('lamports'), 'compress lamports');
+  const pubkeys = r.vec(() => r.fixed(32, 'pubkey'), 32, 'pubkey array');
+  r.option(() => r.bytesVec('message'), 'message');
+  if (r.remaining !== 0) throw new RangeError(`${r.remaining} bytes after the event`);
+  if (outputHashes.length !== outputs.length || outputLeafIndices.length !== outputs.length)
+    throw new RangeError(
+      `${outputHashes.length} output hashes, ${outputs.length} outputs and ${outputLeafIndices.length} leaf indices`,
+    );
+  return {
+    inputHashes,
+    outputHashes,
+    outputs,
+    outputLeafIndices,
+    sequenceNumbers,
+    isCompress,
+    compressOrDecompressLamports,
+    pubkeys,
+  };
+}
+
+export const isInsertAddresses = (data: Uint8Array): boolean =>
+  data.length >= 12 && hex(data.subarray(0, 8)) === LEGACY_DISCRIMINATORS.insertAddresses;
+
+/** V1 account-compression insert_addresses: the addresses; its accounts from index 4 are [queue, tree] pairs. */
+export function decodeInsertAddresses(data: Uint8Array): Uint8Array[] {
+  const r = new BorshReader(data, 8);
+  const addresses = r.vec(() => r.fixed(32, 'address'), 32, 'addresses');
+  if (r.remaining !== 0) throw new RangeError(`${r.remaining} bytes after the addresses`);
+  return addresses;
 }
