@@ -49,7 +49,9 @@ export function assembleBackends({
       }
     : ledger
       ? new BundleSimulator(ledger, version, fork)
-      : undefined;
+      : cluster
+        ? new BundleSimulator(cluster.bank, version)
+        : undefined;
   const backends: Backends = {
     ...(ledger
       ? {

@@ -1,6 +1,7 @@
 // The follower's assembly (--cluster-rpc): the cluster's index in the data dir (`cluster/`), the
 // block source over the cluster's standard JSON-RPC and the follower applying its blocks; what
 // Photon's methods read from that index, and the forwarder of the Solana methods it does not hold.
+import { rmSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Config } from '../config.js';
 import {
@@ -15,6 +16,7 @@ import {
   SlotWatch,
   TreeIncompleteError,
 } from '../ingest/index.js';
+import { ClusterBank, Ledger } from '../ledger/index.js';
 import type { ComponentStatus } from '../obs/health.js';
 import type { Logger } from '../obs/log.js';
 import type { MetricsRegistry } from '../obs/metrics.js';
@@ -30,6 +32,8 @@ const SPARSE_FROM_SLOTS = 9000;
 const CAUGHT_UP_SLOTS = 150n;
 
 export interface FollowedCluster {
+  /** simulateBundle's bank: a scratch ledger loaded with the cluster's accounts before each bundle. */
+  bank: ClusterBank;
   /** The cluster's websocket, which clients' subscriptions are relayed to. */
   ws: string;
   index: ClusterIndex;
@@ -51,6 +55,10 @@ export async function openCluster(config: Config, log: Logger, registry: Metrics
   const origin = clusterOrigin(url);
   const rpc = new ClusterRpc({ url, timeoutMs: config.upstreamTimeoutMs, log, metrics: registry });
   const index = ClusterIndex.open(join(config.dataDir, 'cluster'), log, registry);
+  // A cache of the cluster's accounts, made again at every start.
+  const bankDir = join(config.dataDir, 'cluster-bank');
+  rmSync(bankDir, { recursive: true, force: true });
+  const bank = new ClusterBank(Ledger.open({ dir: bankDir, slotMs: 0 }), url, config.upstreamTimeoutMs);
   const source = new RpcBlockSource({
     rpc,
     commitment: config.clusterCommitment,
@@ -100,6 +108,7 @@ export async function openCluster(config: Config, log: Logger, registry: Metrics
   };
   const forward = (method: string, params: unknown[]) => forwardTo(url, method, config.upstreamTimeoutMs)(params);
   return {
+    bank,
     ws,
     index,
     follower,
@@ -160,6 +169,7 @@ export async function openCluster(config: Config, log: Logger, registry: Metrics
       await follower.stop();
       await started;
       await index.close();
+      await bank.ledger.close();
     },
   };
 }

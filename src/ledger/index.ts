@@ -43,6 +43,7 @@ export {
   type ProgramFixture,
 } from './fixtures.js';
 export { ForkSource } from './fork.js';
+export { ClusterBank, type ClusterView } from './cluster-bank.js';
 export { AccountIndexes, tokenAccountKeys, TOKEN_PROGRAM, TOKEN_2022_PROGRAM } from './account-indexes.js';
 export {
   ACCOUNT_COMPRESSION_PROGRAM_FILE,

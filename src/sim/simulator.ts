@@ -7,8 +7,10 @@
 import { createHash } from 'node:crypto';
 import { litesvm, type Account } from '../ledger/vm.js';
 import {
+  ClusterBank,
   ForkSource,
   Ledger,
+  type ClusterView,
   MAX_PROCESSING_AGE,
   PACKET_DATA_SIZE,
   parseTransaction,
@@ -72,11 +74,23 @@ interface Config {
 }
 
 export class BundleSimulator {
+  private readonly ledger: Ledger;
+  private readonly fork: ForkSource | undefined;
+  private readonly bank: ClusterBank | undefined;
+
+  /**
+   * On the embedded ledger (with accounts it lacks from `--fork-url`), or on a followed cluster's
+   * state: a ClusterBank's scratch ledger, loaded from the cluster before each bundle.
+   */
   constructor(
-    private readonly ledger: Ledger,
+    on: Ledger | ClusterBank,
     private readonly apiVersion: string,
-    private readonly fork?: ForkSource,
-  ) {}
+    fork?: ForkSource,
+  ) {
+    this.bank = on instanceof ClusterBank ? on : undefined;
+    this.ledger = on instanceof ClusterBank ? on.ledger : on;
+    this.fork = fork;
+  }
 
   async simulateBundle({ request, config }: SimulateBundleParams): Promise<unknown> {
     const encoded = request.encodedTransactions;
@@ -111,14 +125,15 @@ export class BundleSimulator {
       if (seen.has(h)) throw reject('duplicate transactions');
       seen.add(h);
     }
-    // 9. the bank: zkgate holds one state, the current slot's; commitments label it.
+    // 9. the bank: zkgate holds one state, the current slot's; commitments label it (a followed
+    // cluster's state: the slot it was read at, below).
     const bank = cfg.bank;
-    let slot: bigint;
-    if (bank === 'tip') slot = this.ledger.slot;
-    else if ('slot' in bank) {
-      if (BigInt(bank.slot) !== this.ledger.slot) throw reject(`bank not found for the provided slot: ${bank.slot}`);
-      slot = this.ledger.slot;
-    } else slot = this.ledger.slotAt(bank.commitment.commitment);
+    const slot = this.bank
+      ? undefined
+      : this.atSlot(
+          bank,
+          bank !== 'tip' && 'commitment' in bank ? this.ledger.slotAt(bank.commitment.commitment) : this.ledger.slot,
+        );
     // 10. account lists
     for (const c of [...cfg.pre, ...cfg.post])
       if (c && c.addresses.length > ACCOUNT_LOCK_LIMIT)
@@ -126,8 +141,25 @@ export class BundleSimulator {
     // 11. blockhash replacement needs skipped signature checks
     if (cfg.replaceRecentBlockhash && !cfg.skipSigVerify)
       throw reject('replace_recent_blockhash cannot be used with !skip_sig_verify');
+    if (this.bank) {
+      const commitment = bank !== 'tip' && 'commitment' in bank ? bank.commitment.commitment : 'processed';
+      return this.bank.run(txs, requestedKeys([...cfg.pre, ...cfg.post]), commitment, (view) =>
+        this.finish(txs, cfg, this.atSlot(bank, this.ledger.slot), view),
+      );
+    }
     if (this.fork) await this.prefetch(this.fork, txs, [...cfg.pre, ...cfg.post]);
-    // From here on nothing is awaited: the checks and the run see one state.
+    return this.finish(txs, cfg, slot!);
+  }
+
+  /** The bank's slot: `slot` unless the request names another, which zkgate does not hold. */
+  private atSlot(bank: Config['bank'], slot: bigint): bigint {
+    if (bank !== 'tip' && 'slot' in bank && BigInt(bank.slot) !== this.ledger.slot)
+      throw reject(`bank not found for the provided slot: ${bank.slot}`);
+    return slot;
+  }
+
+  /** Steps 12 on, once the bank holds what the bundle reads: nothing is awaited from here. */
+  private finish(txs: ParsedTransaction[], cfg: Config, slot: bigint, view?: ClusterView) {
     // 12. sanitize against the bank: lookup tables must exist
     for (const tx of txs) {
       for (const l of tx.lookups) {
@@ -158,24 +190,14 @@ export class BundleSimulator {
     const postKeys = parse(cfg.post);
     return {
       context: { slot: u64(slot), apiVersion: this.apiVersion },
-      value: this.execute(txs, preKeys, postKeys, cfg.replaceRecentBlockhash),
+      value: this.execute(txs, preKeys, postKeys, cfg.replaceRecentBlockhash, view),
     };
   }
 
   /** Fork mode: every account the bundle may read, fetched before anything runs. */
   private async prefetch(fork: ForkSource, txs: ParsedTransaction[], lists: ({ addresses: string[] } | null)[]) {
     await fork.ensure(txs.flatMap((tx) => tx.lookups.map((l) => l.table)));
-    const requested = lists.flatMap((c) =>
-      (c?.addresses ?? []).flatMap((a) => {
-        try {
-          const b = decodeBase58(a);
-          return b.length === 32 ? [b] : [];
-        } catch {
-          return [];
-        }
-      }),
-    );
-    await fork.ensure([...txs.flatMap((tx) => this.ledger.accountKeys(tx).keys), ...requested]);
+    await fork.ensure([...txs.flatMap((tx) => this.ledger.accountKeys(tx).keys), ...requestedKeys(lists)]);
   }
 
   private execute(
@@ -183,6 +205,7 @@ export class BundleSimulator {
     preKeys: (Uint8Array[] | null)[],
     postKeys: (Uint8Array[] | null)[],
     replace: boolean,
+    view?: ClusterView,
   ) {
     const vm = this.ledger.vm;
     // The overlay: transactions execute for real in the VM; every account they may write is
@@ -209,9 +232,12 @@ export class BundleSimulator {
         let units = 0n;
         let returnData: unknown = null;
         let fee: bigint | null = null;
-        if (!replace && !this.ledger.isBlockhashBytesValid(tx.recentBlockhash, BUNDLE_MAX_AGE)) {
+        const blockhashValid = view
+          ? view.blockhashValid(tx.recentBlockhash)
+          : this.ledger.isBlockhashBytesValid(tx.recentBlockhash, BUNDLE_MAX_AGE);
+        if (!replace && !blockhashValid) {
           err = txError('BlockhashNotFound');
-        } else if (this.ledger.isRecentSignature(tx.signatures[0]!)) {
+        } else if (view ? view.processed(tx.signatures[0]!) : this.ledger.isRecentSignature(tx.signatures[0]!)) {
           err = txError('AlreadyProcessed');
         } else {
           for (const k of this.ledger.writableKeys(tx, writableLookups)) remember(k);
@@ -261,6 +287,20 @@ export class BundleSimulator {
     }
     return { summary, transactionResults: results };
   }
+}
+
+/** The pre/post addresses that read as keys (the others are refused later, naming them). */
+function requestedKeys(lists: ({ addresses: string[] } | null)[]): Uint8Array[] {
+  return lists.flatMap((c) =>
+    (c?.addresses ?? []).flatMap((a) => {
+      try {
+        const b = decodeBase58(a);
+        return b.length === 32 ? [b] : [];
+      } catch {
+        return [];
+      }
+    }),
+  );
 }
 
 /** Errors of transactions that ran (and so paid their fee), as opposed to ones that never loaded. */

@@ -7,10 +7,19 @@
 import assert from 'node:assert/strict';
 import { rmSync } from 'node:fs';
 import { after, before, test } from 'node:test';
-import { compress, createRpc, merkletreePubkey, transfer } from '@lightprotocol/stateless.js';
-import { Keypair, PublicKey } from '@solana/web3.js';
+import { compress, createRpc, LightSystemProgram, merkletreePubkey, transfer } from '@lightprotocol/stateless.js';
+import { randomBytes } from 'node:crypto';
+import { ComputeBudgetProgram, Keypair, PublicKey, SystemProgram, Transaction } from '@solana/web3.js';
+import { encodeBase58 } from '../../src/zk/base58.js';
 import { compressAndSend } from '../helpers/compress-and-send.js';
-import { linkKeyCache, startTestGateway, tempDir, TEST_KEY, type TestGateway } from '../helpers/gateway.js';
+import {
+  closeWeb3Websocket,
+  linkKeyCache,
+  startTestGateway,
+  tempDir,
+  TEST_KEY,
+  type TestGateway,
+} from '../helpers/gateway.js';
 import { call, caughtUp, rpcOf } from './helpers.js';
 
 let a: TestGateway;
@@ -165,6 +174,75 @@ test("the consistency monitor compares B's trees with A's accounts; a tree that 
   const indexerHealth = await call(b.url, 'getIndexerHealth');
   assert.ok(indexerHealth.error, JSON.stringify(indexerHealth));
   assert.match(indexerHealth.error.message, new RegExp(smt1));
+});
+
+test("simulateBundle on B runs on A's state, as A's own simulateBundle does", { timeout: 300_000 }, async () => {
+  const rpcA = rpcOf(a, a);
+  const alice = Keypair.generate();
+  const bob = Keypair.generate();
+  const carol = Keypair.generate();
+  await rpcA.confirmTransaction(await rpcA.requestAirdrop(alice.publicKey, 3_000_000_000), 'confirmed');
+  const { blockhash } = await rpcA.getLatestBlockhash();
+  const signed = (from: Keypair, to: PublicKey, lamports: number, hash = blockhash) => {
+    const tx = new Transaction({ feePayer: from.publicKey, recentBlockhash: hash }).add(
+      SystemProgram.transfer({ fromPubkey: from.publicKey, toPubkey: to, lamports }),
+    );
+    tx.sign(from);
+    return tx.serialize().toString('base64');
+  };
+  // bob exists only once the first transfer ran: the second reads what the first wrote.
+  const bundle = [signed(alice, bob.publicKey, 1_000_000_000), signed(bob, carol.publicKey, 400_000_000)];
+  const params = (txs: string[]) => [
+    { encodedTransactions: txs },
+    {
+      preExecutionAccountsConfigs: txs.map(() => ({ addresses: [bob.publicKey.toBase58()] })),
+      postExecutionAccountsConfigs: txs.map(() => ({
+        addresses: [bob.publicKey.toBase58(), carol.publicKey.toBase58()],
+      })),
+    },
+  ];
+  const same = async (txs: string[]) => {
+    const [fromA, fromB] = await Promise.all([
+      call(a.url, 'simulateBundle', params(txs)),
+      call(b.url, 'simulateBundle', params(txs)),
+    ]);
+    assert.ok(fromA.result, JSON.stringify(fromA.error));
+    assert.deepEqual(unslotted(fromB), unslotted(fromA));
+    return (fromB.result as { value: { summary: unknown; transactionResults: { postBalances: number[] }[] } }).value;
+  };
+  const ran = await same(bundle);
+  assert.equal(ran.summary, 'succeeded');
+  assert.deepEqual(ran.transactionResults[1]!.postBalances.slice(0, 2), [
+    1_000_000_000 - 400_000_000 - 5000,
+    400_000_000,
+  ]);
+  // Nothing was committed, on A or B.
+  assert.equal(await rpcA.getBalance(bob.publicKey), 0);
+  // A compression: Light's programs run as the cluster deployed them (loaded from their program data).
+  const smt1 = (await rpcA.getStateTreeInfos()).find((t) => t.tree.equals(new PublicKey(merkletreePubkey)))!;
+  const compressTx = new Transaction({ feePayer: alice.publicKey, recentBlockhash: blockhash }).add(
+    ComputeBudgetProgram.setComputeUnitLimit({ units: 1_000_000 }),
+    await LightSystemProgram.compress({
+      payer: alice.publicKey,
+      toAddress: alice.publicKey,
+      lamports: 500_000_000,
+      outputStateTreeInfo: smt1,
+    }),
+  );
+  compressTx.sign(alice);
+  const compressed = await same([compressTx.serialize().toString('base64')]);
+  assert.equal(compressed.summary, 'succeeded');
+  // A blockhash A never made: refused on both alike.
+  const unknownHash = encodeBase58(randomBytes(32));
+  const stale = await same([signed(alice, bob.publicKey, 5, unknownHash)]);
+  assert.match(JSON.stringify(stale.summary), /BlockhashNotFound|Blockhash not found/);
+  // A transaction A already processed.
+  const sent = signed(alice, carol.publicKey, 1_000_000);
+  await rpcA.confirmTransaction(await rpcA.sendRawTransaction(Buffer.from(sent, 'base64')), 'confirmed');
+  const again = await same([sent]);
+  assert.match(JSON.stringify(again.summary), /AlreadyProcessed|already been processed/);
+  // Its websocket would reconnect to A after A stops, keeping this file's process alive.
+  await closeWeb3Websocket(rpcA);
 });
 
 test('a follower started after a tree was used knows its history is incomplete: /health names it, and proofs for it are refused naming the tree', async () => {
