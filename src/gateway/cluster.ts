@@ -102,6 +102,12 @@ export async function openCluster(config: Config, log: Logger, registry: Metrics
     follower.failure = e as Error;
     log.error('following the cluster did not start', { cluster: origin, error: (e as Error).message });
   });
+  // What ingest and the monitor found, both where both found something of one tree.
+  const divergent = () => {
+    const all = new Map(index.compression.ingester.divergent);
+    for (const [tree, d] of monitor.divergent) all.set(tree, all.has(tree) ? `${all.get(tree)}; ${d}` : d);
+    return all;
+  };
   const guard = (tree: string) => {
     const why = index.refusal(tree);
     if (why) throw new TreeIncompleteError(why);
@@ -117,7 +123,7 @@ export async function openCluster(config: Config, log: Logger, registry: Metrics
       store: index.compression.store,
       trees: index.compression.trees,
       slot: () => (follower.indexedSlot < 0n ? 0n : follower.indexedSlot),
-      divergent: () => new Map([...index.compression.ingester.divergent, ...monitor.divergent]),
+      divergent,
       guard,
       transaction: (signature) =>
         forward('getTransaction', [
@@ -134,7 +140,7 @@ export async function openCluster(config: Config, log: Logger, registry: Metrics
             if (account) guard(account.tree);
             else {
               // Not found: where trees are known to hold leaves this index never saw, it may be one of theirs.
-              const incomplete = [...index.compression.ingester.incomplete.keys()];
+              const incomplete = [...index.compression.ingester.incomplete.keys()].sort();
               if (incomplete.length > 0)
                 throw new TreeIncompleteError(
                   `account ${encodeBase58(bigIntToBytes32(h))} is not in this index, which starts at slot ${index.checkpoint?.startSlot ?? '?'}; trees ${incomplete.join(', ')} hold leaves it never saw, and the account may be one of those. Follow the cluster from an earlier --start-slot with an empty data dir`,
@@ -152,7 +158,7 @@ export async function openCluster(config: Config, log: Logger, registry: Metrics
         return { status: 'unavailable', detail: `connecting to ${origin}: nothing indexed yet` };
       const lag = follower.tipSlot - follower.indexedSlot;
       const detail = `indexed through slot ${follower.indexedSlot} of ${origin}, ${lag} slots behind its newest ${config.clusterCommitment} slot`;
-      const bad = new Map([...index.compression.ingester.divergent, ...monitor.divergent]);
+      const bad = divergent();
       if (bad.size > 0)
         return {
           status: 'degraded',
