@@ -9,6 +9,7 @@
 // paired with their leaves in the order the program release that made them used.
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { test } from 'node:test';
 import { lightEvents } from '../../src/compression/index.js';
 import { cpiContextOrder, type LightEvent } from '../../src/compression/events.js';
@@ -19,10 +20,16 @@ import { compressedAccountHash } from '../../src/zk/account.js';
 import { decodeBase58, encodeBase58 } from '../../src/zk/base58.js';
 import { bigIntToBytes32, bytesToBigInt } from '../../src/zk/field.js';
 import { loadPoseidon } from '../../src/zk/poseidon.js';
+import { ROOT } from '../helpers/paths.js';
 
-const fixture = JSON.parse(
-  readFileSync(new URL('../fixtures/light-v1-event-devnet.json', import.meta.url), 'utf8'),
-) as { slot: number; blockTime: number; version: unknown; transaction: unknown; meta: unknown };
+// From the repository root: the compiled suite (.test-js/) has no copy of the fixtures.
+const fixture = JSON.parse(readFileSync(join(ROOT, 'test/fixtures/light-v1-event-devnet.json'), 'utf8')) as {
+  slot: number;
+  blockTime: number;
+  version: unknown;
+  transaction: unknown;
+  meta: unknown;
+};
 
 function devnetTransaction(): ChainTransaction {
   const block = readBlock(BigInt(fixture.slot), {
