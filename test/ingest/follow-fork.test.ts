@@ -22,8 +22,8 @@ type Phase =
   | { kind: 'pass' }
   /** A's confirmed blocks shown up to `at` only. */
   | { kind: 'hold'; at: number }
-  /** And `block` at slot at + 1, until A's finalized slot reaches it; then gone. */
-  | { kind: 'phantom'; at: number; block: Record<string, unknown> }
+  /** And `block` at slot at + 1; once `disappear` is set, until A's finalized slot reaches it, then gone. */
+  | { kind: 'phantom'; at: number; block: Record<string, unknown>; disappear?: boolean }
   | { kind: 'gone'; at: number };
 
 let a: TestGateway;
@@ -59,7 +59,7 @@ async function serveProxy(): Promise<string> {
       return res.writeHead(200, { 'content-type': 'application/json' }).end('[1,2,3]');
     }
     const { method, params = [] } = JSON.parse(body) as { method: string; params?: unknown[] };
-    if (phase.kind === 'phantom') {
+    if (phase.kind === 'phantom' && phase.disappear) {
       const finalized = await resultOf<number>(a.url, 'getSlot', [{ commitment: 'finalized' }]);
       if (finalized > phase.at) phase = { kind: 'gone', at: phase.at };
     }
@@ -228,7 +228,8 @@ test('a confirmed block the cluster does not go on from is taken back at the tip
   // A's next block does not hang from it: taken back, and A's blocks applied instead.
   phase = { kind: 'pass' };
   await caughtUp(a, b);
-  assert.equal(await rollbacks(), before + 1);
+  // (Under load A may finalize the fork's slot first: then finality took it back, maybe again.)
+  assert.ok((await rollbacks()) >= before + 1);
   assert.deepEqual(await signaturesOnB(x.owner), [[x.signature, x.slot]]);
   await sameAsA(x.owner);
 });
@@ -246,8 +247,9 @@ test(
     await until('B at the fork', async () => (await indexed()) === at + 1);
     assert.deepEqual(await signaturesOnB(x.owner), [[x.signature, at + 1]]);
     // No block follows it; once A finalizes the slot, the fork's block is gone and B takes it back.
-    await until('the rollback', async () => (await rollbacks()) === before + 1);
-    assert.equal(phase.kind, 'gone');
+    phase = { ...phase, disappear: true };
+    await until('the rollback', async () => (await rollbacks()) >= before + 1);
+    await until('the fork gone', async () => phase.kind === 'gone');
     await until(`B back at slot ${at}`, async () => (await indexed()) === at);
     assert.deepEqual(await signaturesOnB(x.owner), []);
     assert.equal(
@@ -256,7 +258,6 @@ test(
     );
     phase = { kind: 'pass' };
     await caughtUp(a, b);
-    assert.equal(await rollbacks(), before + 1);
     await sameAsA(x.owner);
   },
 );
