@@ -5,7 +5,7 @@
 // cluster goes on from another block (seen at the tip) or when the finalized chain has another
 // block at that slot (seen only by finality); afterwards its answers equal A's as exact JSON. While
 // the proxy fails every call, B's /health says degraded naming the failure, and B still answers
-// from its index. B learns of new slots only from A's websocket (its polling is an hour apart).
+// from its index.
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
@@ -93,8 +93,6 @@ before(async () => {
       clusterRpc: await serveProxy(),
       clusterWs: `${a.gateway.wsUrl}?api-key=${TEST_KEY}`,
       clusterCommitment: 'confirmed',
-      // No polling at the tip: B learns of A's new slots from A's websocket alone.
-      clusterPollMs: 3_600_000,
       upstreamTimeoutMs: 3000,
       clusterCheckMs: 200,
     },
