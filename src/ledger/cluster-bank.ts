@@ -10,6 +10,7 @@ import { decodeBase58, encodeBase58 } from '../zk/base58.js';
 import type { Ledger } from './ledger.js';
 import type { ParsedTransaction } from './tx-wire.js';
 import type { StoredAccount } from './store.js';
+import type { UiAccount } from './fork.js';
 
 const BATCH = 100;
 const UPGRADEABLE_LOADER = 'BPFLoaderUpgradeab1e11111111111111111111111';
@@ -18,14 +19,6 @@ const LOADERS = new Set(['BPFLoader2111111111111111111111111111111111', 'BPFLoad
 const PROGRAM_DATA_HEADER = 45;
 const NATIVE_LOADER = 'NativeLoader1111111111111111111111111111111';
 const SYSVAR_OWNER = 'Sysvar1111111111111111111111111111111111111';
-
-interface UiAccount {
-  lamports: number | bigint;
-  data: [string, string];
-  owner: string;
-  executable: boolean;
-  rentEpoch: number | bigint;
-}
 
 /** What the cluster says of a bundle beyond its accounts: blockhashes it accepts, signatures it processed. */
 export interface ClusterView {

@@ -11,7 +11,8 @@ const BATCH = 100;
 /** Keys remembered as missing upstream; the oldest are forgotten beyond (and asked for again). */
 const MISSING_KEPT = 100_000;
 
-interface UiAccount {
+/** An account as getMultipleAccounts / getAccountInfo answer it in base64 encoding. */
+export interface UiAccount {
   lamports: number | bigint;
   data: [string, string];
   owner: string;
