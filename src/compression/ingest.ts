@@ -51,6 +51,8 @@ interface PendingCheck {
     leafIndex: number;
     body: CompressedAccountBody;
     leaf: bigint;
+    /** The body's hash, where ingest computed it already (to order a CPI context's outputs). */
+    bodyHash?: bigint;
   }[];
 }
 
@@ -195,20 +197,22 @@ export class CompressionIngester implements TransactionIndexer {
     this.pending = [];
     for (const p of list) {
       const signature = encodeBase58(p.signature);
-      const hashes = p.outputs.map((o) =>
-        compressedAccountHash(
-          {
-            owner: o.body.owner,
-            tree: decodeBase58(o.tree),
-            leafIndex: o.leafIndex,
-            lamports: o.body.lamports,
-            ...(o.body.address ? { address: o.body.address } : {}),
-            ...(o.body.data
-              ? { data: { discriminator: o.body.data.discriminator, dataHash: o.body.data.dataHash } }
-              : {}),
-          },
-          o.version,
-        ),
+      const hashes = p.outputs.map(
+        (o) =>
+          o.bodyHash ??
+          compressedAccountHash(
+            {
+              owner: o.body.owner,
+              tree: decodeBase58(o.tree),
+              leafIndex: o.leafIndex,
+              lamports: o.body.lamports,
+              ...(o.body.address ? { address: o.body.address } : {}),
+              ...(o.body.data
+                ? { data: { discriminator: o.body.data.discriminator, dataHash: o.body.data.dataHash } }
+                : {}),
+            },
+            o.version,
+          ),
       );
       p.outputs.forEach((o, i) => {
         if (hashes[i] !== o.leaf)
@@ -288,12 +292,14 @@ export class CompressionIngester implements TransactionIndexer {
     // Outputs: a V1 tree takes them in the transaction; a V2 output queue keeps them for a forester.
     const runs = new Map<string, { info: TreeInfo; target: string; first: number; leaves: bigint[] }>();
     const targets = new Map<number, { target: string; tree: string; info: TreeInfo }>();
+    // Bodies hashed to find their order, by output: the self-check reuses those hashes.
+    const hashed = new Map<number, { body: CompressedAccountBody; hash: bigint }>();
     const bodies = cpiContextOrder(ev, (o, i) => {
       const target = at(queues.leaves[i]!.accountIndex, `output ${i}`);
       const tree = this.trees.has(target) ? target : this.trees.treeOfQueue(target);
       if (!tree) return -1n;
       const { address, data } = o.account;
-      return compressedAccountHash(
+      const hash = compressedAccountHash(
         {
           owner: o.account.owner,
           lamports: o.account.lamports,
@@ -304,6 +310,8 @@ export class CompressionIngester implements TransactionIndexer {
         },
         this.trees.info(tree).version,
       );
+      hashed.set(i, { body: o.account, hash });
+      return hash;
     });
     queues.leaves.forEach((leaf, i) => {
       let dest = targets.get(leaf.accountIndex);
@@ -320,7 +328,16 @@ export class CompressionIngester implements TransactionIndexer {
       const hash = bytesToBigInt(leaf.leaf);
       const body = bodies[i]!.account;
       // Checked after the commit, with the tree's other self-checks (verifyPending).
-      out.outputs.push({ index: i, tree, version: info.version, leafIndex, body, leaf: hash });
+      const known = hashed.get(i);
+      out.outputs.push({
+        index: i,
+        tree,
+        version: info.version,
+        leafIndex,
+        body,
+        leaf: hash,
+        ...(known?.body === body ? { bodyHash: known.hash } : {}),
+      });
       let run = runs.get(tree);
       if (!run) runs.set(tree, (run = { info, target, first: leafIndex, leaves: [] }));
       if (leafIndex !== run.first + run.leaves.length)

@@ -1,7 +1,7 @@
 // The index of a followed cluster (--cluster-rpc): the trees and the compressed-account index in
 // an LMDB environment of their own (data dir `cluster/`), fed by the same ingester as the embedded
-// ledger's, one block per LMDB transaction together with the checkpoint (the slot indexed through).
-// A crash loses at most the block being applied, which the next start applies again from the
+// ledger's, a block (or a backfill's run of final blocks) per LMDB transaction together with the
+// checkpoint (the slot indexed through). A crash loses at most the blocks being applied, which the next start applies again from the
 // checkpoint. The cluster is named by its genesis hash: an index of another cluster is refused.
 // A block not yet final (--cluster-commitment confirmed) is applied with its writes recorded in
 // the undo log and listed as pending; once the finalized chain holds it, both are dropped; when it
@@ -99,6 +99,7 @@ export class ClusterIndex {
       'zkgate_cluster_transactions_failed_total',
       'Transactions of a followed cluster that ingest failed on (their writes dropped, logged with the signature).',
     );
+    compression.trees.useSavepoints((fn) => undo.savepoint(fn));
     const index = new ClusterIndex(root, meta, pending, undo, compression, log, failures);
     index.reloadIncomplete();
     return index;
@@ -219,13 +220,35 @@ export class ClusterIndex {
    * nested transaction, its undo records with them), never the block's.
    */
   applyBlock(block: SourceBlock): void {
+    this.applyBlocks([block]);
+  }
+
+  /**
+   * Consecutive blocks in one LMDB transaction, the checkpoint at the last (one commit, one disk
+   * sync, for a backfill's run of blocks). Blocks not yet final, or any while one is pending, are
+   * applied one to a transaction: each is taken back on its own.
+   */
+  applyBlocks(blocks: readonly SourceBlock[]): void {
     const c = this.checkpoint;
     if (!c) throw new Error('cluster index: bind() before applying blocks');
-    if (block.slot <= c.slot) return;
+    const fresh = blocks.filter((b) => b.slot > c.slot);
+    if (fresh.length === 0) return;
     // Behind a pending block every block is recorded too: taking that one back takes back all after it.
-    const pending = !block.final || this.undo.oldest() !== undefined;
+    if (fresh.length === 1 && (!fresh[0]!.final || this.undo.oldest() !== undefined)) {
+      const block = fresh[0]!;
+      this.root.transactionSync(() =>
+        this.undo.record(block.slot, () => this.compression.trees.deferringAppends(() => this.write(block, c, true))),
+      );
+      return;
+    }
+    if (fresh.some((b) => !b.final) || this.undo.oldest() !== undefined) {
+      for (const b of fresh) this.applyBlocks([b]);
+      return;
+    }
     this.root.transactionSync(() =>
-      pending ? this.undo.record(block.slot, () => this.write(block, c, true)) : this.write(block, c, false),
+      this.compression.trees.deferringAppends(() => {
+        for (const block of fresh) this.write(block, c, false);
+      }),
     );
   }
 
@@ -239,7 +262,8 @@ export class ClusterIndex {
     for (const t of block.transactions) {
       if (!touchesLight(t.accountKeys)) continue;
       try {
-        this.root.transactionSync(() => this.compression.ingester.applyTransaction(t));
+        // The trees' transaction (a savepoint): a failure takes back its writes and the appends it deferred.
+        this.compression.trees.transaction(() => this.compression.ingester.applyTransaction(t));
       } catch (e) {
         this.failures?.inc();
         this.log.error('cluster index: ingest failed on a transaction; its writes are dropped', {

@@ -44,6 +44,50 @@ export interface FollowerOptions {
   metrics?: MetricsRegistry;
 }
 
+/** Blocks applied in one transaction at most (a backfill's run), and their transactions at most. */
+const RUN_BLOCKS = 64;
+const RUN_TRANSACTIONS = 5_000;
+
+/**
+ * The source's blocks in runs: final blocks the source already holds go together (one commit for
+ * the run); a block not yet final, or one that would have to be waited for, ends a run. A run
+ * never waits: at the tip every block is its own.
+ */
+async function* readyRuns(blocks: AsyncIterable<SourceBlock>): AsyncGenerator<SourceBlock[]> {
+  const it = blocks[Symbol.asyncIterator]();
+  const notYet = Symbol('not yet');
+  let next = it.next();
+  try {
+    for (;;) {
+      const first = await next;
+      if (first.done) return;
+      next = it.next();
+      const run = [first.value];
+      let txs = first.value.transactions.length;
+      while (run.at(-1)!.final && run.length < RUN_BLOCKS && txs < RUN_TRANSACTIONS) {
+        // A block already fetched settles before the event loop's next turn; one still on the way does not.
+        const r = await Promise.race([next, new Promise<typeof notYet>((res) => setImmediate(() => res(notYet)))]);
+        if (r === notYet) break;
+        if (r.done) {
+          yield run;
+          return;
+        }
+        next = it.next();
+        if (!r.value.final) {
+          yield run;
+          run.length = 0;
+          txs = 0;
+        }
+        run.push(r.value);
+        txs += r.value.transactions.length;
+      }
+      yield run;
+    }
+  } finally {
+    await it.return?.();
+  }
+}
+
 export class ClusterFollower {
   /** The last slot applied. */
   indexedSlot = -1n;
@@ -131,18 +175,29 @@ export class ClusterFollower {
         const epoch = this.epoch;
         try {
           const from = this.o.index.checkpoint!.slot + 1n;
-          for await (const block of this.o.source.blocks(from, pass.signal)) {
-            await this.registerNewTrees(block, pass.signal);
+          for await (const group of readyRuns(this.o.source.blocks(from, pass.signal))) {
+            for (const block of group) await this.registerNewTrees(block, pass.signal);
             if (this.epoch !== epoch) break;
-            const head = this.o.index.pendingHead();
-            if (head && (block.parentSlot !== head.slot || block.previousBlockhash !== head.blockhash)) {
-              this.rollback(
-                `block ${block.slot} hangs from ${block.previousBlockhash} at slot ${block.parentSlot}, not from the pending block ${head.blockhash} at slot ${head.slot}`,
-              );
-              break;
+            if (!this.o.index.pendingHead()) {
+              this.o.index.applyBlocks(group);
+              this.indexedSlot = group.at(-1)!.slot;
+              continue;
             }
-            this.o.index.applyBlock(block);
-            this.indexedSlot = block.slot;
+            // Behind a pending block, each block must hang from the one before.
+            let forked = false;
+            for (const block of group) {
+              const head = this.o.index.pendingHead()!;
+              if (block.parentSlot !== head.slot || block.previousBlockhash !== head.blockhash) {
+                this.rollback(
+                  `block ${block.slot} hangs from ${block.previousBlockhash} at slot ${block.parentSlot}, not from the pending block ${head.blockhash} at slot ${head.slot}`,
+                );
+                forked = true;
+                break;
+              }
+              this.o.index.applyBlock(block);
+              this.indexedSlot = block.slot;
+            }
+            if (forked) break;
           }
         } catch (e) {
           if (!pass.signal.aborted) throw e;

@@ -110,8 +110,12 @@ export class TreeStore {
    * has one open, as the ledger's): the store's own writes inside join it instead of opening more.
    */
   transaction<T>(fn: () => T): T {
-    return this.dbs.root.transactionSync(() => {
+    const nested = this.dbs.depth.n > 0 && this.dbs.savepoint;
+    return (nested || ((f: () => T) => this.dbs.root.transactionSync(f)))(() => {
       const outer = { cache: this.dbs.metaCache, dirty: this.dbs.metaDirty };
+      // Deferred appends as they stand: a failure here takes back the leaves it deferred (and
+      // restores runs it hashed in, whose writes it also loses).
+      const deferred = this.dbs.deferred && [...this.dbs.deferred].map(([id, d]) => [id, d, d.leaves.length] as const);
       this.dbs.depth.n++;
       this.dbs.metaCache = new Map(outer.cache);
       this.dbs.metaDirty = new Set();
@@ -121,10 +125,49 @@ export class TreeStore {
         for (const k of this.dbs.metaDirty) this.dbs.trees.put(k, this.dbs.metaCache.get(k)!);
         if (outer.cache) for (const [k, v] of this.dbs.metaCache) outer.cache.set(k, v);
         return r;
+      } catch (e) {
+        if (deferred && this.dbs.deferred)
+          this.dbs.deferred = new Map(
+            deferred.map(([id, d, n]) => {
+              d.leaves.length = n;
+              return [id, d];
+            }),
+          );
+        throw e;
       } finally {
         this.dbs.depth.n--;
         this.dbs.metaCache = outer.cache;
         this.dbs.metaDirty = outer.dirty;
+      }
+    });
+  }
+
+  /**
+   * Nested transactions (a transaction inside the store's) run through `savepoint` instead of LMDB
+   * nested transactions: it must take back every write of a nested run that throws (the followed
+   * cluster's index does so with its undo log).
+   */
+  useSavepoints(savepoint: <T>(fn: () => T) => T): void {
+    this.dbs.savepoint = savepoint;
+  }
+
+  /**
+   * Runs `fn` in one transaction with V1 appends deferred: each tree's leaves appended in it are
+   * hashed in together when it ends (each level once for all of them, not once per append), or
+   * earlier, before anything reads that tree's nodes or root. Meanwhile info() shows the trees'
+   * next indices but their roots as they were. For a followed cluster's blocks, whose
+   * transactions' roots in between are never served.
+   */
+  deferringAppends<T>(fn: () => T): T {
+    if (this.dbs.deferred) return fn();
+    return this.transaction(() => {
+      this.dbs.deferred = new Map();
+      try {
+        const r = fn();
+        for (const d of [...this.dbs.deferred.values()]) d.settle();
+        return r;
+      } finally {
+        this.dbs.deferred = undefined;
       }
     });
   }

@@ -30,12 +30,14 @@ export class SparseMerkleTree {
   }
 
   node(level: number, index: number): bigint {
+    this.settle();
     const v = this.dbs.nodes.get(nodeKey(this.treeId, level, index));
     return v ? bufField(v) : this.zeros[level]!;
   }
 
   /** A node that differs from the empty subtree of its level (undefined: it is the empty one). */
   stored(level: number, index: number): bigint | undefined {
+    this.settle();
     const v = this.dbs.nodes.get(nodeKey(this.treeId, level, index));
     return v ? bufField(v) : undefined;
   }
@@ -82,6 +84,7 @@ export class SparseMerkleTree {
    * land in it and reads see them. Returns the new root.
    */
   update(leaves: ReadonlyMap<number, bigint>): bigint {
+    this.settle();
     let dirty = new Map(leaves);
     for (let level = 0; level < this.height; level++) {
       const parents: number[] = [];
@@ -102,6 +105,11 @@ export class SparseMerkleTree {
     const root = dirty.get(0)!;
     this.write(this.height, 0, root);
     return root;
+  }
+
+  /** Appends deferred for this tree are hashed in before its nodes are read or changed. */
+  private settle(): void {
+    this.dbs.deferred?.get(this.treeId)?.settle();
   }
 
   private write(level: number, index: number, value: bigint): void {

@@ -16,6 +16,17 @@ export interface Dbs {
   metaCache: Map<string, TreeMetaRecord> | undefined;
   /** Trees whose metadata changed in that transaction: written once, when it ends. */
   metaDirty: Set<string> | undefined;
+  /**
+   * V1 appends not hashed into their trees yet, by tree id (TreeStore.deferringAppends): each
+   * tree's are hashed together, level by level, before anything reads its nodes or when the scope
+   * ends. Undefined outside that scope.
+   */
+  deferred: Map<number, DeferredAppend> | undefined;
+  /**
+   * Runs a nested write atomically inside the open transaction without an LMDB nested transaction
+   * (TreeStore.useSavepoints); undefined: nested writes are LMDB nested transactions.
+   */
+  savepoint: (<T>(fn: () => T) => T) | undefined;
   /** Where the next tree id is kept: the root itself in the store's own environment. */
   meta: Database;
   /** tree pubkey (base58) → TreeMeta (JSON) */
@@ -39,6 +50,14 @@ export interface Dbs {
   queues: Database<Buffer, Buffer>;
   /** [treeId u32][queue kind u8][value 32] → position u64: queued values by value. */
   queued: Database<Buffer, Buffer>;
+}
+
+/** A V1 tree's leaves appended at `first` on, whose nodes and root are not written yet. */
+export interface DeferredAppend {
+  first: number;
+  leaves: bigint[];
+  /** Hashes them in and commits the root (removing this entry first). */
+  settle(): void;
 }
 
 /** Numbers are decimal strings where they may exceed 2^53; roots are 0x-hex. */
@@ -77,6 +96,8 @@ export function openDbs(where: string | RootDatabase, prefix = ''): Dbs {
     depth: { n: 0 },
     metaCache: undefined,
     metaDirty: undefined,
+    deferred: undefined,
+    savepoint: undefined,
     meta: typeof where === 'string' ? root : root.openDB({ name: name('meta'), encoding: 'json' }),
     trees: root.openDB<TreeMetaRecord, string>({ name: name('trees'), encoding: 'json' }),
     nodes: root.openDB<Buffer, Buffer>({ name: name('nodes'), ...bin }),

@@ -16,6 +16,7 @@ import {
   u64Buf,
   writeMeta,
   type Dbs,
+  type DeferredAppend,
   type TreeMetaRecord,
 } from './store.js';
 
@@ -193,7 +194,17 @@ abstract class Tree {
     this.merkle = new SparseMerkleTree(dbs, id, height);
   }
 
+  /** The tree's metadata, with any deferred appends hashed in first (its root current). */
   protected meta(): TreeMetaRecord {
+    this.dbs.deferred?.get(this.id)?.settle();
+    return this.metaAsIs();
+  }
+
+  /**
+   * The metadata without hashing deferred appends: next indices and queues are current, the root
+   * and its sequence number may lag (for writes that change neither: append, spend).
+   */
+  protected metaAsIs(): TreeMetaRecord {
     const m = readMeta(this.dbs, this.pubkey);
     if (!m) throw new StateError('tree_not_found', `tree ${this.pubkey} is not registered`);
     return m;
@@ -282,7 +293,9 @@ abstract class Tree {
     persist: (m: TreeMetaRecord) => writeMeta(this.dbs, this.pubkey, m),
   };
 
-  rootRef(m: TreeMetaRecord = this.meta()): RootRef {
+  /** The tree's current root (deferred appends hashed in first), or the one `m` records. */
+  rootRef(m?: TreeMetaRecord): RootRef {
+    m ??= this.meta();
     const rootSeq = BigInt(m.rootSeq);
     return { root: BigInt(m.root), rootSeq, rootIndex: Number(rootSeq % BigInt(m.capacity)) };
   }
@@ -347,7 +360,7 @@ export class StateTree extends Tree {
   /** Appends leaves at the next indices; one atomic batch. Returns the first index used. */
   append(leaves: readonly bigint[], slot?: bigint, part?: WritePart): { firstIndex: number } & RootRef {
     return atomically(this.dbs, () => {
-      const m = this.meta();
+      const m = this.metaAsIs();
       const first = m.nextIndex;
       if (first + leaves.length > this.merkle.capacity) {
         throw new StateError(
@@ -362,11 +375,41 @@ export class StateTree extends Tree {
         this.dbs.leaves.put(prefixed(this.id, fieldBuf(leaf)), u64Buf(first + i));
         this.dbs.accounts.put(fieldBuf(leaf), accountRecord(this.id, first + i, false));
       });
-      const root = this.merkle.update(updates);
       m.nextIndex = first + leaves.length;
+      if (this.dbs.deferred && !part && m.version === 1) {
+        // The root is left as it was until the deferred leaves are hashed (see Dbs.deferred).
+        if (slot !== undefined && slot > BigInt(m.slot)) m.slot = slot.toString();
+        writeMeta(this.dbs, this.pubkey, m);
+        this.defer(first, leaves);
+        return { firstIndex: first, ...this.rootRef(m) };
+      }
+      const root = this.merkle.update(updates);
       settleRoot(this.rootSink, m, root, m.version === 1 ? BigInt(leaves.length) : 1n, slot, part);
       return { firstIndex: first, ...this.rootRef(m) };
     });
+  }
+
+  /** Adds appended leaves to the tree's deferred run (one run per tree: V1 appends are consecutive). */
+  private defer(first: number, leaves: readonly bigint[]): void {
+    const deferred = this.dbs.deferred!;
+    const d = deferred.get(this.id);
+    if (d && d.first + d.leaves.length === first) {
+      d.leaves.push(...leaves);
+      return;
+    }
+    d?.settle();
+    const run: DeferredAppend = {
+      first,
+      leaves: [...leaves],
+      settle: () => {
+        if (this.dbs.deferred?.get(this.id) === run) this.dbs.deferred.delete(this.id);
+        if (run.leaves.length === 0) return;
+        const root = this.merkle.update(new Map(run.leaves.map((l, i) => [run.first + i, l])));
+        // V1: one sequence number per leaf, as the program's append consumed them.
+        this.commitRoot(this.metaAsIs(), root, BigInt(run.leaves.length), undefined);
+      },
+    };
+    deferred.set(this.id, run);
   }
 
   /** What append() would refuse, checked without writing (a large write is checked whole first). */
@@ -562,7 +605,7 @@ export class StateTree extends Tree {
    */
   spend(entries: readonly { hash: bigint; leafIndex: number; txHash?: bigint }[]): number[] {
     return atomically(this.dbs, () => {
-      const m = this.meta();
+      const m = this.metaAsIs();
       let position = m.inputNext ?? 0;
       const out: number[] = [];
       for (const { hash, leafIndex, txHash } of entries) {

@@ -105,3 +105,69 @@ test('writes recorded under slots are taken back exactly; final writes and forgo
     rmSync(dir, { recursive: true, force: true });
   }
 });
+
+test('a savepoint that throws takes back exactly what it wrote (nested ones too), with its undo records', async () => {
+  const dir = tempDir();
+  try {
+    const root = open({ path: dir, maxDbs: 8, compression: false });
+    const undo = new UndoLog(root);
+    const t = tables(root, undo);
+    root.transactionSync(() => {
+      void t.bin.put(Buffer.from('a'), Buffer.from('final-a'));
+      void t.json.put('tree', { nextIndex: 3 });
+      void t.packed.put(7, { n: 1n });
+    });
+    const before = dump(root, t);
+    // Outside a recorded slot: an inner savepoint that succeeds, then its outer one fails; both go.
+    root.transactionSync(() => {
+      assert.throws(
+        () =>
+          undo.savepoint(() => {
+            void t.bin.put(Buffer.from('a'), Buffer.from('outer-a'));
+            undo.savepoint(() => {
+              void t.bin.put(Buffer.from('b'), Buffer.from('inner-b'));
+              void t.packed.remove(7);
+              void t.json.put('tree', { nextIndex: 4 });
+            });
+            // An inner one that fails leaves its outer one's earlier writes.
+            assert.throws(() =>
+              undo.savepoint(() => {
+                void t.json.put('tree', { nextIndex: 99 });
+                throw new Error('inner');
+              }),
+            );
+            assert.deepEqual(t.json.get('tree'), { nextIndex: 4 });
+            assert.equal(t.bin.get(Buffer.from('b'))!.toString(), 'inner-b');
+            throw new Error('outer');
+          }),
+        /outer/,
+      );
+      assert.equal(dump(root, t), before);
+      // One that succeeds keeps its writes.
+      undo.savepoint(() => void t.json.put('kept', 1));
+    });
+    assert.equal(t.json.get('kept'), 1);
+    // Inside a recorded slot: a failed savepoint's records go with its writes; the slot's others stay.
+    const atSlot = dump(root, t);
+    root.transactionSync(() =>
+      undo.record(20n, () => {
+        void t.json.put('kept', 2);
+        assert.throws(() =>
+          undo.savepoint(() => {
+            void t.bin.put(Buffer.from('c'), Buffer.from('lost'));
+            void t.json.put('kept', 3);
+            throw new Error('ingest failed');
+          }),
+        );
+        void t.bin.put(Buffer.from('d'), Buffer.from('slot20-d'));
+      }),
+    );
+    assert.equal(t.bin.get(Buffer.from('c')), undefined);
+    assert.equal(t.json.get('kept'), 2);
+    root.transactionSync(() => assert.equal(undo.rollback(20n), 2));
+    assert.equal(dump(root, t), atSlot);
+    await root.close();
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+});

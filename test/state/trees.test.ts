@@ -5,7 +5,9 @@ import { rmSync } from 'node:fs';
 import { after, before, describe, test } from 'node:test';
 import { StateError, TreeStore, type LeafProof, type NonInclusionProof } from '../../src/state/index.js';
 import { fromHex, HIGHEST_ADDRESS_PLUS_ONE } from '../../src/zk/field.js';
-import { poseidon } from '../../src/zk/poseidon.js';
+import { loadPoseidon, poseidon } from '../../src/zk/poseidon.js';
+import { open } from 'lmdb';
+import { UndoLog } from '../../src/ingest/undo-log.js';
 import { tempDir } from '../helpers/gateway.js';
 
 const dirs: string[] = [];
@@ -277,4 +279,86 @@ describe('queues in front of the trees (what user transactions do before a fores
     assert.deepEqual(s.addressTree('amt2').enqueue([77n]), [1]);
     assert.deepEqual([...s.addressTree('amt2').addressQueue()], [{ position: 1, address: 77n }]);
   });
+});
+
+describe('deferred appends (a followed cluster’s blocks): the same trees as appending one by one', () => {
+  /** A store in an environment of its own; with `savepoints`, nested transactions are the undo log's savepoints. */
+  async function storeWith(savepoints: boolean): Promise<TreeStore> {
+    await loadPoseidon();
+    const dir = tempDir('zkgate-state-');
+    dirs.push(dir);
+    const root = open({ path: dir, maxDbs: 32, compression: false });
+    const undo = new UndoLog(root);
+    const s = undo.watching(() => root.transactionSync(() => TreeStore.attach(root)));
+    if (savepoints) s.useSavepoints((fn) => undo.savepoint(fn));
+    for (const pubkey of ['t1', 't2']) s.registerTree({ pubkey, kind: 'state', version: 1, rootHistoryCapacity: 16 });
+    return s;
+  }
+  const leaf = (i: number) => poseidon([BigInt(i + 1000)]);
+
+  for (const savepoints of [false, true])
+    test(`with ${savepoints ? 'savepoints' : 'LMDB nested transactions'}: reads, nullifies and failures in between`, async () => {
+      const plain = await storeWith(savepoints);
+      const deferred = await storeWith(savepoints);
+      // What both do, in order; `nested` runs the step in a nested transaction, `fail` makes it throw after.
+      const steps: { tree: string; op: 'append' | 'nullify' | 'read'; n: number; fail?: boolean }[] = [
+        { tree: 't1', op: 'append', n: 3 },
+        { tree: 't2', op: 'append', n: 2 },
+        { tree: 't1', op: 'append', n: 4 },
+        { tree: 't1', op: 'append', n: 5, fail: true },
+        { tree: 't1', op: 'read', n: 6 },
+        { tree: 't1', op: 'append', n: 2 },
+        { tree: 't1', op: 'nullify', n: 1 },
+        { tree: 't2', op: 'append', n: 3, fail: true },
+        { tree: 't1', op: 'append', n: 1 },
+        { tree: 't2', op: 'append', n: 2 },
+      ];
+      let next = 0;
+      const run = (s: TreeStore, reads: bigint[][]) => {
+        for (const st of steps) {
+          const t = s.stateTree(st.tree);
+          try {
+            s.transaction(() => {
+              if (st.op === 'append')
+                t.append(
+                  Array.from({ length: st.n }, () => leaf(next++)),
+                  9n,
+                );
+              else if (st.op === 'nullify') t.nullify([{ leafIndex: st.n }], 9n);
+              else reads.push(t.proofByIndex(st.n).pathElements);
+              // A read in a failing step hashes the deferred leaves in; the failure takes that back too.
+              if (st.fail) {
+                reads.push([t.node(26, 0)]);
+                throw new Error('skipped event');
+              }
+            });
+          } catch (e) {
+            if (!st.fail) throw e;
+          }
+        }
+      };
+      const plainReads: bigint[][] = [];
+      const deferredReads: bigint[][] = [];
+      next = 0;
+      run(plain, plainReads);
+      next = 0;
+      deferred.deferringAppends(() => {
+        const before = deferred.info('t1').root;
+        run(deferred, deferredReads);
+        // Inside the scope the next index is current; the root catches up when the scope ends.
+        assert.equal(deferred.info('t1').nextIndex, plain.info('t1').nextIndex);
+        assert.equal(deferred.info('t2').root, before);
+      });
+      assert.deepEqual(deferredReads, plainReads);
+      for (const tree of ['t1', 't2']) {
+        const [a, b] = [plain.info(tree), deferred.info(tree)];
+        assert.deepEqual([b.nextIndex, b.rootSeq, b.root], [a.nextIndex, a.rootSeq, a.root]);
+        assert.equal(b.slot, 9n);
+        for (let i = 0; i < a.nextIndex; i++)
+          assert.deepEqual(deferred.stateTree(tree).proofByIndex(i), plain.stateTree(tree).proofByIndex(i));
+        // The ring holds the final root at its sequence number (roots in between are never served).
+        assert.deepEqual(deferred.stateTree(tree).rootHistory().at(-1), plain.stateTree(tree).rootHistory().at(-1));
+      }
+      assert.equal(plain.info('t1').nextIndex, 3 + 4 + 2 + 1);
+    });
 });
