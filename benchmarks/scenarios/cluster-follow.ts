@@ -6,7 +6,8 @@
 //    against A's own ingest rate (the ingester inside the ledger's commit, measured as A was built);
 //  - the lag at the tip while A takes new compressions: B (finalized) behind A's finalized slot, and
 //    a follower at --cluster-commitment confirmed behind A's confirmed slot, in slots, sampled;
-//  - getValidityProof of the same account through A (embedded) and through B (follower), p50.
+//  - getValidityProof of the same account through A (embedded) and through B (follower), p50: each
+//    alone on the machine (A before any follower; B with A stopped), and side by side.
 import { cpSync, existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -133,9 +134,23 @@ async function follow(cluster: string, through: number, extra: string[] = []) {
   const dir = benchDataDir('follower');
   const t0 = performance.now();
   const g = await gateway(dir, ['--cluster-rpc', cluster, ...extra]);
+  const ready = performance.now();
   const url = urlOf(g);
   while ((await rpc<number>(url, 'getIndexerSlot')) < through) await new Promise((r) => setTimeout(r, 50));
-  return { g, url, dir, seconds: (performance.now() - t0) / 1000 };
+  const end = performance.now();
+  return { g, url, dir, seconds: (end - t0) / 1000, fromReady: (end - ready) / 1000 };
+}
+
+/** PROOFS getValidityProof of `hash` from each URL in turn; the latencies per URL, ms. */
+async function timedProofs(urls: string[], hash: string): Promise<number[][]> {
+  const times = urls.map(() => [] as number[]);
+  for (let i = 0; i < PROOFS; i++)
+    for (const [k, url] of urls.entries()) {
+      const t0 = performance.now();
+      await rpc(url, 'getValidityProof', { hashes: [hash] });
+      times[k]!.push(performance.now() - t0);
+    }
+  return times;
 }
 
 export const clusterFollowScenario = {
@@ -153,6 +168,14 @@ export const clusterFollowScenario = {
       procs.push(a);
       const aUrl = urlOf(a);
       const finalized = await rpc<number>(aUrl, 'getSlot', [{ commitment: 'finalized' }]);
+      // A's proofs alone on the machine (the embedded mode's figure), before any follower runs.
+      const hash = (
+        await rpc<{ value: { items: { hash: string }[] } }>(aUrl, 'getCompressedAccountsByOwner', {
+          owner: built.owner,
+        })
+      ).value.items[0]!.hash;
+      await rpc(aUrl, 'getValidityProof', { hashes: [hash] }); // loads the key
+      const aloneA = (await timedProofs([aUrl], hash))[0]!;
       const b = await follow(aUrl, finalized);
       procs.push(b.g);
       dirs.push(b.dir);
@@ -176,9 +199,15 @@ export const clusterFollowScenario = {
             ingestRate.toFixed(0),
           ],
           ['B: start to indexed through the finalized tip', b.seconds.toFixed(1), backfillRate.toFixed(0)],
+          [
+            'B: serving (its RPC up) to indexed through the tip',
+            b.fromReady.toFixed(1),
+            (TXS / b.fromReady).toFixed(0),
+          ],
         ],
       );
       console.log(`follower backfill / dev chain's own ingest: ${(backfillRate / ingestRate).toFixed(2)}`);
+      console.log(`  the same from B's RPC up: ${(TXS / b.fromReady / ingestRate).toFixed(2)}`);
 
       // A second follower at confirmed commitment, then both at the tip while A takes compressions.
       const c = await follow(aUrl, await rpc<number>(aUrl, 'getSlot', [{ commitment: 'confirmed' }]), [
@@ -231,36 +260,28 @@ export const clusterFollowScenario = {
       );
       await c.g.stop();
 
-      // The same account's proof from A's index and from B's, alternately.
-      const hash = (
-        await rpc<{ value: { items: { hash: string }[] } }>(aUrl, 'getCompressedAccountsByOwner', {
-          owner: built.owner,
-        })
-      ).value.items[0]!.hash;
-      for (const url of [aUrl, b.url]) await rpc(url, 'getValidityProof', { hashes: [hash] }); // loads the key
-      const times: Record<'a' | 'b', number[]> = { a: [], b: [] };
-      for (let i = 0; i < PROOFS; i++)
-        for (const [k, url] of [
-          ['a', aUrl],
-          ['b', b.url],
-        ] as const) {
-          const t0 = performance.now();
-          await rpc(url, 'getValidityProof', { hashes: [hash] });
-          times[k].push(performance.now() - t0);
-        }
-      console.log(`\ngetValidityProof of one V1 account (v1_inclusion_26_1), ${PROOFS} each, alternating`);
+      // The same account's proof: side by side (A and B alternately, both running), then B alone
+      // with A stopped (the cluster's work off this machine, as it is in production), against A
+      // alone, measured before any follower ran.
+      const row = (name: string, t: number[]) =>
+        [name, median(t), Math.min(...t), Math.max(...t)].map((x) => (typeof x === 'number' ? x.toFixed(0) : x));
+      await rpc(b.url, 'getValidityProof', { hashes: [hash] }); // loads the key
+      const [sideA, sideB] = await timedProofs([aUrl, b.url], hash);
+      await a.stop();
+      const [aloneB] = await timedProofs([b.url], hash);
+      console.log(`\ngetValidityProof of one V1 account (v1_inclusion_26_1), ${PROOFS} each`);
       table(
         ['index', 'p50 ms', 'min ms', 'max ms'],
         [
-          ['A: embedded ledger', median(times.a), Math.min(...times.a), Math.max(...times.a)].map((x) =>
-            typeof x === 'number' ? x.toFixed(0) : x,
-          ),
-          ['B: follower of A', median(times.b), Math.min(...times.b), Math.max(...times.b)].map((x) =>
-            typeof x === 'number' ? x.toFixed(0) : x,
-          ),
+          row('A: embedded ledger, alone (before any follower)', aloneA),
+          row('A: side by side with B following it', sideA!),
+          row('B: follower of A, side by side', sideB!),
+          row('B: follower, alone (A stopped)', aloneB!),
         ],
       );
-      console.log(`follower / embedded proof latency (p50): ${(median(times.b) / median(times.a)).toFixed(2)}`);
+      console.log(
+        `follower / embedded proof latency (p50), each alone: ${(median(aloneB!) / median(aloneA)).toFixed(2)}; side by side: ${(median(sideB!) / median(sideA!)).toFixed(2)}`,
+      );
     } finally {
       for (const p of procs.reverse()) await p.stop().catch(() => undefined);
       for (const d of dirs) rmSync(d, { recursive: true, force: true });

@@ -34,6 +34,11 @@ export interface BlockSource {
   readonly name: string;
   /** The newest slot as last seen (for the lag /health reports). */
   readonly lastTip?: bigint | undefined;
+  /**
+   * More blocks are known past the last one handed on (listed, or on their way): the next comes
+   * without waiting for the cluster to make it. A backfill; false at the tip.
+   */
+  readonly behind?: boolean;
   /** The newest slot the source has a block for, at its commitment. */
   tip(signal?: AbortSignal): Promise<bigint>;
   /** The newest finalized slot (the tip, for a source that gives only finalized blocks). */

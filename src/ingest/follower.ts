@@ -44,17 +44,23 @@ export interface FollowerOptions {
   metrics?: MetricsRegistry;
 }
 
-/** Blocks applied in one transaction at most (a backfill's run), and their transactions at most. */
-const RUN_BLOCKS = 64;
+/**
+ * A backfill's run of blocks applied in one transaction: at most this many blocks, transactions
+ * (all of the blocks', held until the commit) and milliseconds collecting. One commit writes each
+ * page it changed once, so larger runs write far less: a run of 8 blocks of 50 Light transactions
+ * changed about as many pages as its puts (keys are hashes).
+ */
+const RUN_BLOCKS = 256;
 const RUN_TRANSACTIONS = 5_000;
+const RUN_MS = 500;
 
 /**
- * The source's blocks in runs: final blocks the source already holds go together (one commit for
- * the run); a block not yet final, or one that would have to be waited for, ends a run. A run
- * never waits: at the tip every block is its own.
+ * The source's blocks in runs: final blocks go together (one commit for the run) while the source
+ * is behind the cluster's tip or already holds the next; a block not yet final, or one the cluster
+ * has yet to make, ends a run. At the tip every block is its own.
  */
-async function* readyRuns(blocks: AsyncIterable<SourceBlock>): AsyncGenerator<SourceBlock[]> {
-  const it = blocks[Symbol.asyncIterator]();
+async function* readyRuns(source: BlockSource, from: bigint, signal: AbortSignal): AsyncGenerator<SourceBlock[]> {
+  const it = source.blocks(from, signal)[Symbol.asyncIterator]();
   const notYet = Symbol('not yet');
   let next = it.next();
   try {
@@ -64,9 +70,13 @@ async function* readyRuns(blocks: AsyncIterable<SourceBlock>): AsyncGenerator<So
       next = it.next();
       const run = [first.value];
       let txs = first.value.transactions.length;
-      while (run.at(-1)!.final && run.length < RUN_BLOCKS && txs < RUN_TRANSACTIONS) {
-        // A block already fetched settles before the event loop's next turn; one still on the way does not.
-        const r = await Promise.race([next, new Promise<typeof notYet>((res) => setImmediate(() => res(notYet)))]);
+      const until = performance.now() + RUN_MS;
+      while (run.at(-1)!.final && run.length < RUN_BLOCKS && txs < RUN_TRANSACTIONS && performance.now() < until) {
+        // Behind the tip the next block is on its way; at the tip, only one already fetched (it
+        // settles before the event loop's next turn) joins the run.
+        const r = source.behind
+          ? await next
+          : await Promise.race([next, new Promise<typeof notYet>((res) => setImmediate(() => res(notYet)))]);
         if (r === notYet) break;
         if (r.done) {
           yield run;
@@ -175,7 +185,7 @@ export class ClusterFollower {
         const epoch = this.epoch;
         try {
           const from = this.o.index.checkpoint!.slot + 1n;
-          for await (const group of readyRuns(this.o.source.blocks(from, pass.signal))) {
+          for await (const group of readyRuns(this.o.source, from, pass.signal)) {
             for (const block of group) await this.registerNewTrees(block, pass.signal);
             if (this.epoch !== epoch) break;
             if (!this.o.index.pendingHead()) {

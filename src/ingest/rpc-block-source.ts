@@ -70,6 +70,9 @@ export class RpcBlockSource implements BlockSource {
     };
   }
 
+  /** See BlockSource.behind: blocks listed or in flight past the one handed on. */
+  behind = false;
+
   private woken: (() => void) | undefined;
 
   /** A new slot is known (a websocket's notification): the source at the tip looks at once. */
@@ -293,6 +296,7 @@ export class RpcBlockSource implements BlockSource {
           continue;
         }
         const block = await first;
+        this.behind = inflight.length > 0 || listed.length > 0;
         if (block) yield block;
       }
     } catch (e) {
