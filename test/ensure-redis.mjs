@@ -6,18 +6,21 @@ import { spawnSync } from 'node:child_process';
 const has = () => spawnSync('redis-server', ['--version'], { stdio: 'ignore' }).status === 0;
 
 export function ensureRedis() {
+  ensureDebianPackage('redis-server', has, 'the queue tests');
+}
+
+/** Installs Debian's `pkg` with apt-get where `has()` says it is missing and this process may (root). */
+export function ensureDebianPackage(pkg, has, purpose) {
   if (has()) return;
   const root = typeof process.getuid === 'function' && process.getuid() === 0;
   const apt = spawnSync('apt-get', ['--version'], { stdio: 'ignore' }).status === 0;
   if (!root || !apt) {
-    console.error(
-      'npm test: redis-server is missing: install it (Debian: apt-get install redis-server) for the queue tests',
-    );
+    console.error(`npm test: ${pkg} is missing: install it (Debian: apt-get install ${pkg}) for ${purpose}`);
     return;
   }
-  console.error('npm test: installing redis-server (apt-get) for the queue tests');
+  console.error(`npm test: installing ${pkg} (apt-get) for ${purpose}`);
   const env = { ...process.env, DEBIAN_FRONTEND: 'noninteractive' };
   spawnSync('apt-get', ['update', '-qq'], { stdio: 'inherit', env });
-  spawnSync('apt-get', ['install', '-y', '-qq', '--no-install-recommends', 'redis-server'], { stdio: 'inherit', env });
-  if (!has()) console.error('npm test: redis-server could not be installed; the queue tests will fail');
+  spawnSync('apt-get', ['install', '-y', '-qq', '--no-install-recommends', pkg], { stdio: 'inherit', env });
+  if (!has()) console.error(`npm test: ${pkg} could not be installed; ${purpose} will fail`);
 }

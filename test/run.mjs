@@ -25,6 +25,7 @@ import { run as runTests } from 'node:test';
 import { spec, tap } from 'node:test/reporters';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { compileTests } from './compile.mjs';
+import { ensurePostgres } from './ensure-postgres.mjs';
 import { ensureRedis } from './ensure-redis.mjs';
 import { compiledOf } from './compiled-paths.mjs';
 import { USES_SUITE_KEYS } from './keys-gate.mjs';
@@ -72,6 +73,7 @@ const ordered = files(join(root, 'test'))
   .sort((a, b) => Number(a.keys) - Number(b.keys) || b.s - a.s || a.f.localeCompare(b.f))
   .map(({ f }) => compiledOf(join(root, f)));
 ensureRedis();
+ensurePostgres();
 await compileTests();
 
 const child = (command, args) =>

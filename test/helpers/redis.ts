@@ -14,7 +14,8 @@ export interface TestRedis {
   close(): Promise<void>;
 }
 
-const freePort = (): Promise<number> =>
+/** A free loopback port (for a test's own server). */
+export const freePort = (): Promise<number> =>
   new Promise((resolve, reject) => {
     const s = createServer();
     s.once('error', reject);

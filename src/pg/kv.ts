@@ -1,0 +1,281 @@
+// The cluster index's tables in Postgres (--index-db): the part of lmdb's API the index uses
+// (openDB, get, getBinary, doesExist, put, remove, getRange, getKeys, getCount,
+// transactionSync), over one table per LMDB table (`zkgate_kv_<name>`, bytea key primary key,
+// bytea value). Keys are encoded as LMDB orders them (raw bytes, or `ordered-binary`, which sorts
+// bytewise as bytea does), so every range the index reads is a range of the primary key's B-tree.
+// So the trees, queues and account indexes are the same code over either engine.
+//
+// Transactions: transactionSync opens one on the writer's connection; writes are kept and sent
+// with the next statement that needs them (a read the kept writes do not answer, a savepoint, the
+// commit), one table's upserts and deletes in one statement each. A nested transactionSync is a
+// SAVEPOINT. Reads outside a transaction see one snapshot per synchronous run (REPEATABLE READ,
+// ended on the event loop's next turn), as LMDB's readers do: a proof's path and root come from
+// one state.
+import { pack, unpack } from 'msgpackr';
+import { readKey, writeKey } from 'ordered-binary';
+import type { SyncPg } from './sync-pg.js';
+import type { Statement } from './bridge.worker.js';
+
+type Encoding = 'binary' | 'json' | 'msgpack';
+
+export interface OpenOptions {
+  name: string;
+  encoding?: Encoding;
+  keyEncoding?: 'binary' | 'ordered-binary';
+}
+
+export interface RangeOptions {
+  start?: unknown;
+  end?: unknown;
+  reverse?: boolean;
+  limit?: number;
+}
+
+const BINARY = '\x10binary-data\x02';
+/** Rows per statement of a range read (the rest is read as iteration reaches it). */
+const PAGE = 500;
+const scratch = Buffer.allocUnsafe(8192);
+
+/** bytea as the worker thread hands it back (a Uint8Array: messages lose Buffer's class), as a Buffer. */
+const buf = (u: Uint8Array) => Buffer.from(u.buffer, u.byteOffset, u.byteLength);
+
+/** A table's SQL name: the LMDB name, lowercased, with anything else than [a-z0-9_] as `_`. */
+export const tableName = (name: string) => `zkgate_kv_${name.toLowerCase().replace(/[^a-z0-9_]/g, '_')}`;
+
+export class PgTable {
+  readonly sql: string;
+
+  constructor(
+    private readonly root: PgRoot,
+    readonly name: string,
+    private readonly encoding: Encoding,
+    private readonly binaryKeys: boolean,
+  ) {
+    this.sql = tableName(name);
+  }
+
+  key(k: unknown): Buffer {
+    if (this.binaryKeys) return Buffer.from(k as Uint8Array);
+    const end = writeKey(k as never, scratch, 0);
+    return Buffer.from(scratch.subarray(0, end));
+  }
+
+  private fromKey(b: Buffer): unknown {
+    return this.binaryKeys ? b : readKey(b, 0, b.length);
+  }
+
+  encode(v: unknown): Buffer {
+    if (v && typeof v === 'object' && BINARY in v) return Buffer.from((v as Record<string, Uint8Array>)[BINARY]!);
+    if (this.encoding === 'binary') return Buffer.from(v as Uint8Array);
+    if (this.encoding === 'json') return Buffer.from(JSON.stringify(v));
+    return pack(v);
+  }
+
+  decode(b: Buffer): unknown {
+    if (this.encoding === 'binary') return b;
+    if (this.encoding === 'json') return JSON.parse(b.toString('utf8'));
+    return unpack(b);
+  }
+
+  getBinary(k: unknown): Buffer | undefined {
+    return this.root.read(this, this.key(k));
+  }
+
+  get(k: unknown): unknown {
+    const b = this.getBinary(k);
+    return b === undefined ? undefined : this.decode(b);
+  }
+
+  doesExist(k: unknown): boolean {
+    return this.getBinary(k) !== undefined;
+  }
+
+  put(k: unknown, v: unknown): Promise<boolean> {
+    this.root.write(this, this.key(k), this.encode(v));
+    return Promise.resolve(true);
+  }
+
+  putSync(k: unknown, v: unknown): boolean {
+    this.root.transactionSync(() => this.root.write(this, this.key(k), this.encode(v)));
+    return true;
+  }
+
+  remove(k: unknown): Promise<boolean> {
+    this.root.write(this, this.key(k), null);
+    return Promise.resolve(true);
+  }
+
+  /** The bounds of a range as SQL, with its parameters (LMDB's: start inclusive, end exclusive; reversed, start is the top). */
+  private bounds(o: RangeOptions): { where: string; params: Buffer[] } {
+    const parts: string[] = [];
+    const params: Buffer[] = [];
+    const lo = o.reverse ? o.end : o.start;
+    const hi = o.reverse ? o.start : o.end;
+    if (lo !== undefined) {
+      params.push(this.key(lo));
+      parts.push(o.reverse ? `k > $${params.length}` : `k >= $${params.length}`);
+    }
+    if (hi !== undefined) {
+      params.push(this.key(hi));
+      parts.push(o.reverse ? `k <= $${params.length}` : `k < $${params.length}`);
+    }
+    return { where: parts.length ? `WHERE ${parts.join(' AND ')}` : '', params };
+  }
+
+  *getRange(o: RangeOptions = {}): Generator<{ key: any; value: any }> {
+    let left = o.limit ?? Infinity;
+    let after: Buffer | undefined;
+    const order = o.reverse ? 'DESC' : 'ASC';
+    while (left > 0) {
+      const { where, params } = this.bounds(o);
+      const clauses = where ? [where] : [];
+      if (after) {
+        params.push(after);
+        clauses.push(`${where ? 'AND' : 'WHERE'} k ${o.reverse ? '<' : '>'} $${params.length}`);
+      }
+      const n = Math.min(PAGE, left);
+      const rows = this.root.rows<{ k: Uint8Array; v: Uint8Array }>({
+        sql: `SELECT k, v FROM ${this.sql} ${clauses.join(' ')} ORDER BY k ${order} LIMIT ${n}`,
+        params,
+      });
+      for (const r of rows) yield { key: this.fromKey(buf(r.k)), value: this.decode(buf(r.v)) };
+      if (rows.length < n) return;
+      left -= rows.length;
+      after = buf(rows.at(-1)!.k);
+    }
+  }
+
+  *getKeys(o: RangeOptions = {}): Generator<any> {
+    for (const { key } of this.getRange(o)) yield key;
+  }
+
+  getCount(o: RangeOptions = {}): number {
+    const { where, params } = this.bounds(o);
+    const [r] = this.root.rows<{ n: string }>({ sql: `SELECT count(*) AS n FROM ${this.sql} ${where}`, params });
+    return Number(r?.n ?? 0);
+  }
+}
+
+export class PgRoot {
+  private readonly tables = new Map<string, PgTable>();
+  /** Open transactionSync calls (0: none; 1: the transaction; more: savepoints). */
+  private depth = 0;
+  /** Writes kept until a statement needs them: table → key (hex) → [key, value or null for a removal]. */
+  private kept = new Map<PgTable, Map<string, [Buffer, Buffer | null]>>();
+  private snapshot = false;
+
+  constructor(readonly db: SyncPg) {}
+
+  openDB(o: OpenOptions | string): PgTable {
+    const opts = typeof o === 'string' ? { name: o } : o;
+    let t = this.tables.get(opts.name);
+    if (t) return t;
+    const binaryKeys = opts.keyEncoding === 'binary';
+    t = new PgTable(this, opts.name, opts.encoding ?? 'msgpack', binaryKeys);
+    this.db.query('writer', [{ sql: `CREATE TABLE IF NOT EXISTS ${t.sql} (k bytea PRIMARY KEY, v bytea NOT NULL)` }]);
+    this.tables.set(opts.name, t);
+    return t;
+  }
+
+  /** Inside a transaction: the writer's connection, with the kept writes first; outside: this run's snapshot. */
+  rows<R>(s: Statement): R[] {
+    if (this.depth > 0) return this.db.query<R>('writer', [...this.flush(), s]);
+    const begin = this.snapshot ? [] : [{ sql: 'BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY' }];
+    if (!this.snapshot) {
+      this.snapshot = true;
+      setImmediate(() => this.endSnapshot());
+    }
+    return this.db.query<R>('reader', [...begin, s]);
+  }
+
+  /** Ends the readers' snapshot: on the event loop's next turn, and after this process commits (as LMDB renews its readers). */
+  private endSnapshot(): void {
+    if (!this.snapshot) return;
+    this.snapshot = false;
+    this.db.send('reader', [{ sql: 'COMMIT' }]);
+  }
+
+  read(t: PgTable, key: Buffer): Buffer | undefined {
+    if (this.depth > 0) {
+      const kept = this.kept.get(t)?.get(key.toString('hex'));
+      if (kept) return kept[1] ?? undefined;
+    }
+    const [r] = this.rows<{ v: Uint8Array }>({ sql: `SELECT v FROM ${t.sql} WHERE k = $1`, params: [key] });
+    return r && buf(r.v);
+  }
+
+  write(t: PgTable, key: Buffer, value: Buffer | null): void {
+    if (this.depth === 0) {
+      this.transactionSync(() => this.write(t, key, value));
+      return;
+    }
+    let m = this.kept.get(t);
+    if (!m) this.kept.set(t, (m = new Map()));
+    m.set(key.toString('hex'), [key, value]);
+  }
+
+  /** The kept writes as statements (one upsert and one delete per table), and forgets them. */
+  private flush(): Statement[] {
+    const out: Statement[] = [];
+    for (const [t, m] of this.kept) {
+      const puts = [...m.values()].filter((w) => w[1] !== null) as [Buffer, Buffer][];
+      const dels = [...m.values()].filter((w) => w[1] === null).map((w) => w[0]);
+      if (puts.length > 0)
+        out.push({
+          sql: `INSERT INTO ${t.sql} (k, v) SELECT * FROM unnest($1::bytea[], $2::bytea[]) ON CONFLICT (k) DO UPDATE SET v = EXCLUDED.v`,
+          params: [puts.map((p) => p[0]), puts.map((p) => p[1])],
+        });
+      if (dels.length > 0) out.push({ sql: `DELETE FROM ${t.sql} WHERE k = ANY($1::bytea[])`, params: [dels] });
+    }
+    this.kept = new Map();
+    return out;
+  }
+
+  /**
+   * `fn` in one transaction (a savepoint inside another): committed when it returns, taken back
+   * whole when it throws.
+   */
+  transactionSync<T>(fn: () => T): T {
+    if (this.depth === 0) {
+      this.depth = 1;
+      this.db.send('writer', [{ sql: 'BEGIN' }]);
+      try {
+        const r = fn();
+        this.db.query('writer', [...this.flush(), { sql: 'COMMIT' }]);
+        this.endSnapshot();
+        return r;
+      } catch (e) {
+        this.kept = new Map();
+        this.db.send('writer', [{ sql: 'ROLLBACK' }]);
+        throw e;
+      } finally {
+        this.depth = 0;
+      }
+    }
+    const name = `sp${this.depth}`;
+    this.db.send('writer', [...this.flush(), { sql: `SAVEPOINT ${name}` }]);
+    this.depth++;
+    try {
+      const r = fn();
+      // Its kept writes stay kept: they are the enclosing transaction's now.
+      this.db.send('writer', [{ sql: `RELEASE SAVEPOINT ${name}` }]);
+      return r;
+    } catch (e) {
+      this.kept = new Map();
+      this.db.send('writer', [{ sql: `ROLLBACK TO SAVEPOINT ${name}` }, { sql: `RELEASE SAVEPOINT ${name}` }]);
+      throw e;
+    } finally {
+      this.depth--;
+    }
+  }
+
+  /** A savepoint for TreeStore.useSavepoints: a nested transaction here. */
+  savepoint<T>(fn: () => T): T {
+    return this.transactionSync(fn);
+  }
+
+  close(): Promise<void> {
+    this.db.close();
+    return Promise.resolve();
+  }
+}

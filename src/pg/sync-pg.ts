@@ -1,0 +1,124 @@
+// Postgres, synchronously: the index's code reads and writes its tables synchronously (as LMDB
+// allows, and as every ingester and query of zkgate is written), so the Postgres index runs its
+// statements on a worker thread (bridge.worker.ts) and waits for the answer with Atomics.wait,
+// bounded by a deadline. Writes are sent ahead without waiting; the worker runs them in order
+// before the next statement on the same connection, whose answer carries their error if one failed.
+// A Postgres that does not answer costs one deadline per call, never a hang.
+import { MessageChannel, receiveMessageOnPort, Worker, type MessagePort } from 'node:worker_threads';
+import { AppError } from '../errors.js';
+import { workerUrl } from '../util/worker-url.js';
+import type { BridgeInit, BridgeReply, BridgeRequest, Statement } from './bridge.worker.js';
+
+/** The index database did not answer, or its connection failed: callers get a clear error, at once. */
+export class IndexDbUnavailableError extends AppError {
+  readonly kind = 'index_db_unavailable';
+}
+
+/** A statement Postgres refused (a bug or a schema mismatch, not the caller's input). */
+export class IndexDbError extends Error {
+  constructor(
+    message: string,
+    readonly code?: string,
+  ) {
+    super(message);
+  }
+}
+
+export interface SyncPgOptions {
+  /** postgres:// or postgresql:// (sslmode in the query string as libpq reads it). */
+  url: string;
+  /** Longest wait for one answer, and Postgres's statement_timeout, ms. */
+  timeoutMs: number;
+  applicationName?: string;
+}
+
+/** The URL as logs and errors show it: without its password. */
+export function redactDbUrl(url: string): string {
+  try {
+    const u = new URL(url);
+    if (u.password) u.password = '***';
+    return u.toString();
+  } catch {
+    return '(an index database URL that does not parse)';
+  }
+}
+
+export class SyncPg {
+  private readonly worker: Worker;
+  private readonly port: MessagePort;
+  private readonly flag: Int32Array;
+  private nextId = 1;
+  /** Statements sent ahead, by connection, since the last answer waited for. */
+  private closed = false;
+  readonly where: string;
+  /** Round trips waited for, and the time spent waiting (for metrics). */
+  readonly stats = { waits: 0, waitMs: 0, failures: 0 };
+
+  constructor(private readonly o: SyncPgOptions) {
+    this.where = redactDbUrl(o.url);
+    const shared = new SharedArrayBuffer(4);
+    this.flag = new Int32Array(shared);
+    const { port1, port2 } = new MessageChannel();
+    this.port = port1;
+    const init: BridgeInit = {
+      url: o.url,
+      flag: shared,
+      reply: port2,
+      timeoutMs: o.timeoutMs,
+      applicationName: o.applicationName ?? 'zkgate',
+    };
+    this.worker = new Worker(new URL(workerUrl(new URL('./bridge.worker.js', import.meta.url))), {
+      workerData: init,
+      transferList: [port2],
+    });
+    // The thread must not keep the process alive, nor bring it down.
+    this.worker.unref();
+    this.worker.on('error', () => undefined);
+  }
+
+  /** Sends statements to run on `conn` in order, without waiting (their error comes with the next query). */
+  send(conn: string, statements: Statement[]): void {
+    if (this.closed || statements.length === 0) return;
+    const req: BridgeRequest = { id: this.nextId++, conn, statements, wait: false };
+    this.worker.postMessage(req);
+  }
+
+  /** Runs statements on `conn` (after any sent ahead) and returns the last one's rows. */
+  query<R = Record<string, unknown>>(conn: string, statements: Statement[]): R[] {
+    if (this.closed) throw new IndexDbUnavailableError(`the index database ${this.where} is closed`);
+    const id = this.nextId++;
+    Atomics.store(this.flag, 0, 0);
+    const req: BridgeRequest = { id, conn, statements, wait: true };
+    const t0 = performance.now();
+    this.worker.postMessage(req);
+    // A late answer to an earlier request (one that timed out) is skipped.
+    for (;;) {
+      const left = this.o.timeoutMs + 1000 - (performance.now() - t0);
+      if (left <= 0 || Atomics.wait(this.flag, 0, 0, left) === 'timed-out') {
+        this.stats.failures++;
+        throw new IndexDbUnavailableError(
+          `the index database ${this.where} did not answer within ${this.o.timeoutMs + 1000} ms`,
+        );
+      }
+      Atomics.store(this.flag, 0, 0);
+      let m: { message: BridgeReply } | undefined;
+      while ((m = receiveMessageOnPort(this.port) as { message: BridgeReply } | undefined)) {
+        if (m.message.id !== id) continue;
+        this.stats.waits++;
+        this.stats.waitMs += performance.now() - t0;
+        const e = m.message.error;
+        if (!e) return (m.message.rows ?? []) as R[];
+        this.stats.failures++;
+        if (e.connection)
+          throw new IndexDbUnavailableError(`the index database ${this.where} is unreachable: ${e.message}`);
+        throw new IndexDbError(`index database: ${e.message}`, e.code);
+      }
+    }
+  }
+
+  close(): void {
+    if (this.closed) return;
+    this.closed = true;
+    this.worker.postMessage('close');
+  }
+}

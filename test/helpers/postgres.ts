@@ -1,0 +1,64 @@
+// A real Postgres server for a test: Debian's postgresql (initdb + pg_ctl) on a free loopback port,
+// in a temporary directory, trusting local connections. Postgres refuses to run as root, so as
+// root the directory is handed to the `postgres` user the package creates and the tools run as it.
+import { execFileSync, spawnSync } from 'node:child_process';
+import { chmodSync, chownSync, rmSync } from 'node:fs';
+import { join } from 'node:path';
+// @ts-expect-error: a plain ES module of the test runner's, without types (the path holds compiled too)
+import { postgresBin } from '../../test/ensure-postgres.mjs';
+import { tempDir } from './gateway.js';
+import { freePort } from './redis.js';
+
+export interface TestPostgres {
+  /** postgres://zkgate@127.0.0.1:PORT/zkgate */
+  url: string;
+  port: number;
+  /** Stops the server at once (as a crash would) and starts it again on the same port. */
+  stop(): void;
+  start(): void;
+  close(): void;
+}
+
+export async function startPostgres(): Promise<TestPostgres> {
+  const bin = postgresBin() as string | undefined;
+  if (bin === undefined) throw new Error('postgresql is missing: npm test installs it (apt-get install postgresql)');
+  const dir = tempDir('zkgate-pg-');
+  const data = join(dir, 'data');
+  const asRoot = typeof process.getuid === 'function' && process.getuid() === 0;
+  if (asRoot) {
+    const uid = Number(execFileSync('id', ['-u', 'postgres']).toString());
+    const gid = Number(execFileSync('id', ['-g', 'postgres']).toString());
+    chownSync(dir, uid, gid);
+    chmodSync(dir, 0o700);
+  }
+  const run = (tool: string, args: string[]) => {
+    const cmd = asRoot ? 'runuser' : `${bin}${tool}`;
+    const full = asRoot ? ['-u', 'postgres', '--', `${bin}${tool}`, ...args] : args;
+    const r = spawnSync(cmd, full, { encoding: 'utf8', env: { ...process.env, LC_ALL: 'C' } });
+    if (r.status !== 0) throw new Error(`${tool} ${args.join(' ')} failed: ${r.stderr || r.stdout || r.error}`);
+  };
+  run('initdb', ['-D', data, '-A', 'trust', '-U', 'zkgate', '--no-sync', '-E', 'UTF8']);
+  const port = await freePort();
+  const options = `-p ${port} -k ${dir} -c listen_addresses=127.0.0.1 -c fsync=off -c max_connections=50`;
+  const start = () => run('pg_ctl', ['-D', data, '-o', options, '-l', join(dir, 'log'), '-w', '-t', '60', 'start']);
+  const stop = () => run('pg_ctl', ['-D', data, '-m', 'immediate', '-w', 'stop']);
+  start();
+  run('createdb', ['-h', '127.0.0.1', '-p', String(port), '-U', 'zkgate', 'zkgate']);
+  let closed = false;
+  return {
+    url: `postgres://zkgate@127.0.0.1:${port}/zkgate`,
+    port,
+    stop,
+    start,
+    close: () => {
+      if (closed) return;
+      closed = true;
+      try {
+        stop();
+      } catch {
+        // already stopped
+      }
+      rmSync(dir, { recursive: true, force: true });
+    },
+  };
+}

@@ -1,0 +1,226 @@
+// The index's tables on a real Postgres (--index-db): the same operations on LMDB and on Postgres
+// leave the same tables and answer the same ranges; transactions and savepoints commit or vanish
+// whole; trees built on Postgres give LMDB's roots and proofs; readers see one snapshot per
+// synchronous run; a newer schema is refused naming both versions; a Postgres that stops fails
+// calls at once with a clear error, and one that comes back is used again.
+import assert from 'node:assert/strict';
+import { rmSync } from 'node:fs';
+import { after, before, test } from 'node:test';
+import { open, type RootDatabase } from 'lmdb';
+import { UndoLog } from '../../src/ingest/undo-log.js';
+import { PgRoot } from '../../src/pg/kv.js';
+import { migrate, SCHEMA_VERSION } from '../../src/pg/schema.js';
+import { IndexDbUnavailableError, redactDbUrl, SyncPg } from '../../src/pg/sync-pg.js';
+import { TreeStore } from '../../src/state/index.js';
+import { loadPoseidon, poseidon } from '../../src/zk/poseidon.js';
+import { tempDir } from '../helpers/gateway.js';
+import { startPostgres, type TestPostgres } from '../helpers/postgres.js';
+
+let pg: TestPostgres;
+const dirs: string[] = [];
+const clients: SyncPg[] = [];
+before(async () => {
+  pg = await startPostgres();
+  await loadPoseidon();
+});
+after(() => {
+  for (const c of clients) c.close();
+  pg?.close();
+  for (const d of dirs) rmSync(d, { recursive: true, force: true });
+});
+
+function connect(timeoutMs = 5000): SyncPg {
+  const c = new SyncPg({ url: pg.url, timeoutMs });
+  clients.push(c);
+  return c;
+}
+
+/** A fresh schema for one test: its own database. */
+let dbs = 0;
+function freshDb(): string {
+  const name = `t${++dbs}`;
+  connect().query('writer', [{ sql: `CREATE DATABASE ${name}` }]);
+  return pg.url.replace(/\/zkgate$/, `/${name}`);
+}
+
+function lmdb(): RootDatabase {
+  const dir = tempDir('zkgate-kv-');
+  dirs.push(dir);
+  return open({ path: dir, maxDbs: 32, compression: false });
+}
+
+type Any = RootDatabase<any, any>;
+function tablesOf(root: Any) {
+  return {
+    bin: root.openDB({ name: 't-bin', keyEncoding: 'binary', encoding: 'binary' }) as Any,
+    json: root.openDB({ name: 't-json', encoding: 'json' }) as Any,
+    packed: root.openDB({ name: 't-msgpack' }) as Any,
+  };
+}
+
+/** Every table's keys and values, as each engine's API gives them back. */
+function dump(t: ReturnType<typeof tablesOf>): unknown {
+  return Object.fromEntries(
+    Object.entries(t).map(([name, db]) => [
+      name,
+      [...db.getRange()].map(({ key, value }) => [
+        Buffer.isBuffer(key) ? key.toString('hex') : key,
+        Buffer.isBuffer(value) ? value.toString('hex') : value,
+      ]),
+    ]),
+  );
+}
+
+test('tables on Postgres read as LMDB’s: encodings, ranges both ways with limits, counts, transactions and savepoints', () => {
+  const sync = new SyncPg({ url: freshDb(), timeoutMs: 5000 });
+  clients.push(sync);
+  migrate(sync, 'test');
+  const engines = [lmdb() as Any, new PgRoot(sync) as unknown as Any];
+  const views = engines.map((root) => {
+    const t = tablesOf(root);
+    root.transactionSync(() => {
+      for (let i = 0; i < 1200; i++) void t.bin.put(Buffer.from([i >> 8, i & 255, 7]), Buffer.from(`v${i}`));
+      for (const s of ['b', 'a', 'c', 'ab']) void t.json.put(s, { s, n: s.length, list: [1, 2] });
+      for (const k of [5, 300, 2 ** 40, [3, 1], [3, 0], [2, 9]]) void t.packed.put(k, { k, big: 5n });
+      void t.bin.remove(Buffer.from([0, 5, 7]));
+    });
+    // A transaction that throws leaves nothing; a savepoint that throws leaves its transaction's other writes.
+    assert.throws(() =>
+      root.transactionSync(() => {
+        void t.json.put('lost', 1);
+        throw new Error('no');
+      }),
+    );
+    root.transactionSync(() => {
+      void t.json.put('kept', 1);
+      assert.throws(() =>
+        root.transactionSync(() => {
+          void t.json.put('kept', 2);
+          void t.json.put('gone', 3);
+          throw new Error('inner');
+        }),
+      );
+      assert.equal(t.json.get('kept'), 1);
+      root.transactionSync(() => void t.packed.remove(300));
+    });
+    const ranges = [
+      [...t.bin.getRange({ start: Buffer.from([1, 0]), end: Buffer.from([3, 0]), limit: 700 })].length,
+      [...t.bin.getKeys({ start: Buffer.from([4, 200]), reverse: true, limit: 3 })].map((k: Buffer) =>
+        k.toString('hex'),
+      ),
+      [...t.bin.getRange({ start: Buffer.from([2]), end: Buffer.from([1, 250]), reverse: true })].length,
+      t.bin.getCount({ start: Buffer.from([0]), end: Buffer.from([1]) }),
+      [...t.json.getKeys({ start: 'a', end: 'b' })],
+      [...t.packed.getKeys({ start: [3], end: [4] })],
+      t.packed.get(2 ** 40),
+      t.bin.doesExist(Buffer.from([0, 5, 7])),
+      t.json.get('missing'),
+    ];
+    return { dump: dump(t), ranges };
+  });
+  assert.deepEqual(views[1], views[0]);
+  assert.equal((views[0]!.ranges[0] as number) > 500, true, 'a range longer than one page of rows');
+});
+
+test('trees on Postgres give LMDB’s roots and proofs, deferred appends, savepoints and the undo log included', () => {
+  const sync = new SyncPg({ url: freshDb(), timeoutMs: 5000 });
+  clients.push(sync);
+  migrate(sync, 'test');
+  const results = [lmdb() as Any, new PgRoot(sync) as unknown as Any].map((root) => {
+    const undo = new UndoLog(root);
+    const trees = undo.watching(() => root.transactionSync(() => TreeStore.attach(root)));
+    const pgRoot = root instanceof PgRoot ? root : undefined;
+    trees.useSavepoints((fn) => (pgRoot ? pgRoot.savepoint(fn) : undo.savepoint(fn)));
+    trees.registerTree({ pubkey: 'state', kind: 'state', version: 1, rootHistoryCapacity: 8 });
+    trees.registerTree({ pubkey: 'addr', kind: 'address', version: 2 });
+    let n = 0;
+    const leaves = (k: number) => Array.from({ length: k }, () => poseidon([BigInt(++n)]));
+    root.transactionSync(() =>
+      trees.deferringAppends(() => {
+        trees.transaction(() => trees.stateTree('state').append(leaves(5), 3n));
+        assert.throws(() =>
+          trees.transaction(() => {
+            trees.stateTree('state').append(leaves(4), 3n);
+            throw new Error('skipped event');
+          }),
+        );
+        trees.transaction(() => trees.stateTree('state').append(leaves(3), 4n));
+        trees.transaction(() => trees.stateTree('state').nullify([{ leafIndex: 1 }], 4n));
+        trees.transaction(() => trees.addressTree('addr').insert([123456789n, 42n], 4n));
+      }),
+    );
+    // A block recorded under a slot, then taken back.
+    root.transactionSync(() => undo.record(5n, () => trees.stateTree('state').append(leaves(2), 5n)));
+    const before = trees.info('state');
+    root.transactionSync(() => undo.rollback(5n));
+    const state = trees.stateTree('state');
+    return {
+      info: trees.info('state'),
+      before: [before.nextIndex, before.root],
+      proofs: [0, 1, 7].map((i) => state.proofByIndex(i)),
+      address: trees.addressTree('addr').nonInclusionProof(77n),
+    };
+  });
+  assert.deepEqual(results[1], results[0]);
+  assert.equal(results[0]!.info.nextIndex, 8);
+});
+
+test('readers see one snapshot per synchronous run; the next run sees what was committed since', async () => {
+  const url = freshDb();
+  const a = new SyncPg({ url, timeoutMs: 5000 });
+  const b = new SyncPg({ url, timeoutMs: 5000 });
+  clients.push(a, b);
+  migrate(a, 'test');
+  const reader = new PgRoot(a);
+  const writer = new PgRoot(b);
+  const r = reader.openDB({ name: 'snap', encoding: 'json' });
+  const w = writer.openDB({ name: 'snap', encoding: 'json' });
+  w.putSync('x', 1);
+  assert.equal(r.get('x'), 1);
+  w.putSync('x', 2);
+  w.putSync('y', 2);
+  assert.equal(r.get('x'), 1, 'the same synchronous run: the same snapshot');
+  assert.equal(r.get('y'), undefined);
+  await new Promise((res) => setImmediate(res));
+  assert.deepEqual([r.get('x'), r.get('y')], [2, 2]);
+});
+
+test('schema: migrated once, refused when newer than this zkgate, naming both versions; the password redacted', () => {
+  const url = freshDb();
+  const sync = new SyncPg({ url, timeoutMs: 5000 });
+  clients.push(sync);
+  assert.equal(migrate(sync, 'test'), 0);
+  assert.equal(migrate(sync, 'test'), SCHEMA_VERSION);
+  sync.query('writer', [{ sql: 'INSERT INTO zkgate_schema (version) VALUES ($1)', params: [SCHEMA_VERSION + 1] }]);
+  assert.throws(
+    () => migrate(sync, '9.9.9'),
+    (e: Error) =>
+      e.message.includes(`schema version ${SCHEMA_VERSION + 1}`) &&
+      e.message.includes(`up to ${SCHEMA_VERSION}`) &&
+      e.message.includes('9.9.9'),
+  );
+  assert.equal(
+    redactDbUrl('postgresql://u:secret@h:5/db?sslmode=require'),
+    'postgresql://u:***@h:5/db?sslmode=require',
+  );
+});
+
+test('a Postgres that stops fails calls at once with a clear error; when it is back the same client works again', () => {
+  const sync = connect(2000);
+  const root = new PgRoot(sync);
+  const t = root.openDB({ name: 'outage', encoding: 'json' });
+  t.putSync('a', 1);
+  pg.stop();
+  try {
+    assert.throws(
+      () => root.transactionSync(() => void t.put('a', 2)),
+      (e: Error) => e instanceof IndexDbUnavailableError && /unreachable|did not answer/.test(e.message),
+    );
+    assert.throws(() => t.get('a'), IndexDbUnavailableError);
+  } finally {
+    pg.start();
+  }
+  assert.equal(t.get('a'), 1);
+  t.putSync('a', 3);
+  assert.equal(t.get('a'), 3);
+});
