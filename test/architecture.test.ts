@@ -16,7 +16,7 @@ export const LAYERS: readonly (readonly string[])[] = [
   ['util', 'wire'],
   ['zk'],
   ['config'],
-  ['state', 'obs'],
+  ['state', 'obs', 'pg'],
   ['ledger', 'grpc'],
   ['compression', 'das', 'sim'],
   ['prover', 'ingest'],
