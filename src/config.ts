@@ -90,6 +90,8 @@ export interface Config {
   clusterCommitment: 'finalized' | 'confirmed';
   clusterPollMs: number;
   clusterCheckMs: number;
+  indexDb: string;
+  indexDbTimeoutMs: number;
   simulateUpstream: string;
   upstreamTimeoutMs: number;
   dasUpstream: string;
@@ -539,6 +541,18 @@ export const OPTIONS: readonly OptionSpec[] = [
     help: "with --cluster-rpc, how often, once caught up, the index's trees are compared with the cluster's tree accounts (a difference is logged and shown by /health)",
   },
   {
+    key: 'indexDb',
+    kind: 'string',
+    default: '',
+    help: "with --cluster-rpc, keep the cluster's index in Postgres (postgres:// or postgresql:// URL, sslmode in its query) instead of the data dir: every process with the same --index-db serves it, and one of them (elected with a Postgres advisory lock, replaced within seconds when it dies) writes it",
+  },
+  {
+    key: 'indexDbTimeoutMs',
+    kind: 'count',
+    default: 5000,
+    help: "with --index-db, Postgres's statement timeout and the longest wait for one answer, ms: past it a request fails with a clear error (-32000 index_db_unavailable) rather than hang",
+  },
+  {
     key: 'simulateUpstream',
     kind: 'string',
     default: '',
@@ -789,7 +803,20 @@ function checkCluster(config: Config): void {
     if (config.clusterWs) throw new ConfigError('--cluster-ws goes with --cluster-rpc (the cluster to follow)');
     if (config.clusterCommitment !== 'finalized')
       throw new ConfigError('--cluster-commitment goes with --cluster-rpc (the cluster to follow)');
+    if (config.indexDb) throw new ConfigError("--index-db goes with --cluster-rpc (it holds that cluster's index)");
     return;
+  }
+  if (config.indexDb) {
+    let db: URL;
+    try {
+      db = new URL(config.indexDb);
+    } catch {
+      throw new ConfigError('--index-db: expected a postgres:// or postgresql:// URL, got one that does not parse');
+    }
+    if (db.protocol !== 'postgres:' && db.protocol !== 'postgresql:')
+      throw new ConfigError(`--index-db: expected a postgres:// or postgresql:// URL, got a ${db.protocol} one`);
+    if (config.indexDbTimeoutMs < 100 || config.indexDbTimeoutMs > 600_000)
+      throw new ConfigError('--index-db-timeout-ms must be 100 to 600000');
   }
   if (config.clusterWs && !/^wss?:\/\//.test(config.clusterWs))
     throw new ConfigError(`--cluster-ws: expected a ws(s) URL, got ${JSON.stringify(config.clusterWs)}`);

@@ -41,7 +41,7 @@ function banner(g: Gateway, dataDir: string, terminal: boolean): string {
         ]
     : g.cluster
       ? [
-          `  cluster    following ${g.cluster.follower.name} (its finalized blocks) into ${dataDir}/cluster; other Solana`,
+          `  cluster    following ${g.cluster.origin} into ${g.cluster.where}; other Solana`,
           `             methods and the websocket are the cluster's, forwarded`,
         ]
       : [];

@@ -88,7 +88,19 @@ export class ClusterIndex {
 
   static open(dir: string, log: Logger, metrics?: MetricsRegistry): ClusterIndex {
     mkdirSync(dir, { recursive: true });
-    const root = open({ path: dir, maxDbs: 64, compression: false });
+    return ClusterIndex.openOn(open({ path: dir, maxDbs: 64, compression: false }), log, metrics);
+  }
+
+  /**
+   * The index in `root`: an LMDB environment, or Postgres's tables in LMDB's shape (pg/kv.ts),
+   * whose own savepoints `savepoint` then gives (the undo log's otherwise).
+   */
+  static openOn(
+    root: RootDatabase,
+    log: Logger,
+    metrics?: MetricsRegistry,
+    savepoint?: <T>(fn: () => T) => T,
+  ): ClusterIndex {
     const undo = new UndoLog(root);
     const { meta, pending, compression } = undo.watching(() => ({
       meta: root.openDB<unknown, string>({ name: 'cluster-meta', encoding: 'json' }),
@@ -99,14 +111,17 @@ export class ClusterIndex {
       'zkgate_cluster_transactions_failed_total',
       'Transactions of a followed cluster that ingest failed on (their writes dropped, logged with the signature).',
     );
-    compression.trees.useSavepoints((fn) => undo.savepoint(fn));
+    compression.trees.useSavepoints(savepoint ?? ((fn) => undo.savepoint(fn)));
     const index = new ClusterIndex(root, meta, pending, undo, compression, log, failures);
     index.reloadIncomplete();
     return index;
   }
 
-  /** Trees found incomplete stay so across restarts (their missing leaves never come), and after a rollback are as stored. */
-  private reloadIncomplete(): void {
+  /**
+   * Trees found incomplete stay so across restarts (their missing leaves never come), and after a
+   * rollback are as stored; a process that takes over writing a shared index loads them again.
+   */
+  reloadIncomplete(): void {
     const { incomplete, divergent } = this.compression.ingester;
     incomplete.clear();
     for (const [tree, slot] of Object.entries(incompleteOf(this.meta))) incomplete.set(tree, BigInt(slot));
@@ -160,10 +175,20 @@ export class ClusterIndex {
 
   /** Why a proof of `tree` may not be made from this index; undefined when it may. */
   refusal(tree: string): string | undefined {
-    const since = this.compression.ingester.incomplete.get(tree);
+    const since = this.incompleteTrees().get(tree);
     if (since === undefined) return undefined;
     const c = this.checkpoint;
     return `tree ${tree} holds leaves this index never saw (its history starts before slot ${c?.startSlot ?? '?'}, where this index starts; found at slot ${since}): its proofs would be wrong. Follow the cluster from an earlier --start-slot (at or before the tree's first leaf) with an empty data dir`;
+  }
+
+  /**
+   * Trees holding leaves this index never saw → the slot that showed it: as stored with the last
+   * block (what a process reading an index another writes knows), with this process's ingest's.
+   */
+  incompleteTrees(): Map<string, bigint> {
+    const out = new Map(Object.entries(incompleteOf(this.meta)).map(([t, s]) => [t, BigInt(s)] as const));
+    for (const [t, s] of this.compression.ingester.incomplete) if (!out.has(t)) out.set(t, s);
+    return out;
   }
 
   get checkpoint(): Checkpoint | undefined {

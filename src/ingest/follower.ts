@@ -74,9 +74,17 @@ async function* readyRuns(source: BlockSource, from: bigint, signal: AbortSignal
       while (run.at(-1)!.final && run.length < RUN_BLOCKS && txs < RUN_TRANSACTIONS && performance.now() < until) {
         // Behind the tip the next block is on its way; at the tip, only one already fetched (it
         // settles before the event loop's next turn) joins the run.
-        const r = source.behind
-          ? await next
-          : await Promise.race([next, new Promise<typeof notYet>((res) => setImmediate(() => res(notYet)))]);
+        // Never past the run's time: a block that stalls (a slow node) leaves the rest applied first.
+        let timer: NodeJS.Timeout | undefined;
+        const r = await Promise.race([
+          next,
+          new Promise<typeof notYet>((res) =>
+            source.behind
+              ? (timer = setTimeout(() => res(notYet), Math.max(0, until - performance.now())))
+              : setImmediate(() => res(notYet)),
+          ),
+        ]);
+        clearTimeout(timer);
         if (r === notYet) break;
         if (r.done) {
           yield run;

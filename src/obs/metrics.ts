@@ -59,9 +59,14 @@ export class Gauge extends ValueMetric {
     name: string,
     help: string,
     labels: readonly string[],
-    private readonly collect?: () => number,
+    private collect?: () => number,
   ) {
     super(name, help, labels);
+  }
+
+  /** Reads from `collect` from now on (a part made again: see MetricsRegistry.again). */
+  rebind(collect: (() => number) | undefined): void {
+    this.collect = collect;
   }
 
   set(v: number, labelValues: readonly string[] = []): void {
@@ -133,6 +138,31 @@ export const LATENCY_BUCKETS = [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05,
 export class MetricsRegistry {
   private readonly metrics: Metric[] = [];
   private readonly names = new Set<string>();
+
+  /**
+   * The registry for a part made again and again (the writer's follower, each time this process
+   * takes the index's lease): a metric it registered before is handed back, a gauge reading from
+   * the newest part. Elsewhere a name registered twice is a mistake, and throws.
+   */
+  again(): MetricsRegistry {
+    const base = this;
+    const existing = <M>(name: string, kind: new (...a: never[]) => M): M | undefined => {
+      const m = base.metrics.find((x) => (x as { name?: string }).name === name);
+      if (m && !(m instanceof kind)) throw new Error(`metric ${name} registered twice, as two kinds`);
+      return m as M | undefined;
+    };
+    return Object.assign(Object.create(base) as MetricsRegistry, {
+      counter: (name: string, help: string, labels: readonly string[] = []) =>
+        existing(name, Counter) ?? base.counter(name, help, labels),
+      gauge: (name: string, help: string, labels: readonly string[] = [], collect?: () => number) => {
+        const g = existing(name, Gauge);
+        g?.rebind(collect);
+        return g ?? base.gauge(name, help, labels, collect);
+      },
+      histogram: (name: string, help: string, labels: readonly string[] = [], buckets = LATENCY_BUCKETS) =>
+        existing(name, Histogram) ?? base.histogram(name, help, labels, buckets),
+    });
+  }
 
   private add<M extends Metric & { name: string }>(m: M): M {
     if (this.names.has(m.name)) throw new Error(`metric ${m.name} registered twice`);

@@ -13,6 +13,7 @@
 // one state.
 import { pack, unpack } from 'msgpackr';
 import { readKey, writeKey } from 'ordered-binary';
+import { MIGRATION_LOCK } from './schema.js';
 import type { SyncPg } from './sync-pg.js';
 import type { Statement } from './bridge.worker.js';
 
@@ -163,8 +164,18 @@ export class PgRoot {
   /** Writes kept until a statement needs them: table → key (hex) → [key, value or null for a removal]. */
   private kept = new Map<PgTable, Map<string, [Buffer, Buffer | null]>>();
   private snapshot = false;
+  /** Run before every COMMIT (the writer's lease check, lease.ts); none by default. */
+  private fence: Statement | undefined;
 
   constructor(readonly db: SyncPg) {}
+
+  /** Hears of each commit's time, ms (its last round trip: the kept writes, the fence, COMMIT). */
+  onCommit: ((ms: number) => void) | undefined;
+
+  /** Commits from now on run `fence` first: a transaction it fails does not commit. */
+  fenceCommits(fence: Statement | undefined): void {
+    this.fence = fence;
+  }
 
   openDB(o: OpenOptions | string): PgTable {
     const opts = typeof o === 'string' ? { name: o } : o;
@@ -172,7 +183,18 @@ export class PgRoot {
     if (t) return t;
     const binaryKeys = opts.keyEncoding === 'binary';
     t = new PgTable(this, opts.name, opts.encoding ?? 'msgpack', binaryKeys);
-    this.db.query('writer', [{ sql: `CREATE TABLE IF NOT EXISTS ${t.sql} (k bytea PRIMARY KEY, v bytea NOT NULL)` }]);
+    // Under the migration lock: two processes opening the index at once create each table once.
+    try {
+      this.db.query('writer', [
+        { sql: 'BEGIN' },
+        { sql: 'SELECT pg_advisory_xact_lock($1)', params: [MIGRATION_LOCK] },
+        { sql: `CREATE TABLE IF NOT EXISTS ${t.sql} (k bytea PRIMARY KEY, v bytea NOT NULL)` },
+        { sql: 'COMMIT' },
+      ]);
+    } catch (e) {
+      this.db.send('writer', [{ sql: 'ROLLBACK' }]);
+      throw e;
+    }
     this.tables.set(opts.name, t);
     return t;
   }
@@ -241,7 +263,9 @@ export class PgRoot {
       this.db.send('writer', [{ sql: 'BEGIN' }]);
       try {
         const r = fn();
-        this.db.query('writer', [...this.flush(), { sql: 'COMMIT' }]);
+        const t0 = performance.now();
+        this.db.query('writer', [...this.flush(), ...(this.fence ? [this.fence] : []), { sql: 'COMMIT' }]);
+        this.onCommit?.(performance.now() - t0);
         this.endSnapshot();
         return r;
       } catch (e) {

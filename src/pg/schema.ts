@@ -21,7 +21,7 @@ const MIGRATIONS: { version: number; statements: string[] }[] = [
 ];
 
 /** Taken while migrating: an arbitrary constant of zkgate's ("zkg8" in ASCII). */
-const MIGRATION_LOCK = 0x7a6b6738;
+export const MIGRATION_LOCK = 0x7a6b6738;
 
 export class IndexDbSchemaError extends AppError {
   readonly kind = 'index_db_schema';

@@ -30,6 +30,8 @@ export interface SyncPgOptions {
   /** Longest wait for one answer, and Postgres's statement_timeout, ms. */
   timeoutMs: number;
   applicationName?: string;
+  /** Hears of every answer waited for: its time (ms) and whether it failed (for metrics). */
+  onAnswer?: (ms: number, failed: boolean) => void;
 }
 
 /** The URL as logs and errors show it: without its password. */
@@ -48,7 +50,6 @@ export class SyncPg {
   private readonly port: MessagePort;
   private readonly flag: Int32Array;
   private nextId = 1;
-  /** Statements sent ahead, by connection, since the last answer waited for. */
   private closed = false;
   readonly where: string;
   /** Round trips waited for, and the time spent waiting (for metrics). */
@@ -96,6 +97,7 @@ export class SyncPg {
       const left = this.o.timeoutMs + 1000 - (performance.now() - t0);
       if (left <= 0 || Atomics.wait(this.flag, 0, 0, left) === 'timed-out') {
         this.stats.failures++;
+        this.o.onAnswer?.(performance.now() - t0, true);
         throw new IndexDbUnavailableError(
           `the index database ${this.where} did not answer within ${this.o.timeoutMs + 1000} ms`,
         );
@@ -104,9 +106,11 @@ export class SyncPg {
       let m: { message: BridgeReply } | undefined;
       while ((m = receiveMessageOnPort(this.port) as { message: BridgeReply } | undefined)) {
         if (m.message.id !== id) continue;
+        const ms = performance.now() - t0;
         this.stats.waits++;
-        this.stats.waitMs += performance.now() - t0;
+        this.stats.waitMs += ms;
         const e = m.message.error;
+        this.o.onAnswer?.(ms, e !== undefined);
         if (!e) return (m.message.rows ?? []) as R[];
         this.stats.failures++;
         if (e.connection)

@@ -137,6 +137,8 @@ export const ERROR_CODES = {
   key_missing: { code: -32000, http: 200 },
   // A followed cluster's tree whose history starts before the index: its proofs would be wrong.
   tree_incomplete: { code: -32000, http: 200 },
+  // --index-db: Postgres does not answer (down, cut off, or past --index-db-timeout-ms): fails fast.
+  index_db_unavailable: { code: -32019, http: 200 },
   // Capacity and availability of the prover, where Photon only says "Internal server error".
   prover_busy: { code: -32011, http: 200 },
   prover_timeout: { code: -32012, http: 200 },

@@ -6,20 +6,12 @@ import { spawn } from 'node:child_process';
 import { rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, test } from 'node:test';
-import { Keypair, LAMPORTS_PER_SOL, Transaction, type Connection } from '@solana/web3.js';
-import { LightSystemProgram, type TreeInfo } from '@lightprotocol/stateless.js';
-import { stateTrees } from '../compression/helpers.js';
-import {
-  sendAndPoll,
-  startTestGateway,
-  stopWithConnection,
-  tempDir,
-  web3Connection,
-  type TestGateway,
-} from '../helpers/gateway.js';
+import { Keypair, LAMPORTS_PER_SOL, type Connection } from '@solana/web3.js';
+import { startTestGateway, stopWithConnection, tempDir, web3Connection, type TestGateway } from '../helpers/gateway.js';
 import { LOADER, sibling } from '../helpers/paths.js';
 import { ClusterIndex } from '../../src/ingest/index.js';
 import { createLogger } from '../../src/obs/log.js';
+import { compressInTurn } from './helpers.js';
 
 let a: TestGateway;
 let conn: Connection;
@@ -39,17 +31,7 @@ const slotOf = async (commitment: string) => (await call(a.url, 'getSlot', [{ co
 
 /** Compresses 0.001 SOL `n` times, V1 and V2 trees in turn. */
 async function compressions(n: number): Promise<void> {
-  const { v1, v2 } = stateTrees();
-  for (let i = 0; i < n; i++, sent++) {
-    const tree: TreeInfo = sent % 2 ? v2 : v1;
-    const ix = await LightSystemProgram.compress({
-      payer: payer.publicKey,
-      toAddress: payer.publicKey,
-      lamports: 1_000_000,
-      outputStateTreeInfo: tree,
-    });
-    await sendAndPoll(conn, new Transaction().add(ix), [payer]);
-  }
+  sent = await compressInTurn(conn, payer, n, sent);
 }
 
 /** One run of the follower: killed -9 once its index has passed `slot`. */

@@ -151,7 +151,7 @@ test(
 );
 
 test("the consistency monitor compares B's trees with A's accounts; a tree that differs is named in /health and getIndexerHealth", async () => {
-  const monitor = b.gateway.cluster!.monitor;
+  const monitor = b.gateway.cluster!.writing()!.monitor;
   await caughtUp(a, b);
   const before = monitor.stats.compared;
   while (monitor.stats.compared < before + 10) await new Promise((r) => setTimeout(r, 50));

@@ -1,7 +1,9 @@
 // What the cluster-follow tests share: JSON-RPC calls, stateless.js pointed at A (the cluster) for
 // Solana and at an indexer for Photon and proofs, and waiting for B's index to reach A.
-import { createRpc, type Rpc } from '@lightprotocol/stateless.js';
-import { TEST_KEY, type TestGateway } from '../helpers/gateway.js';
+import { createRpc, LightSystemProgram, type Rpc, type TreeInfo } from '@lightprotocol/stateless.js';
+import { Transaction, type Connection, type Keypair } from '@solana/web3.js';
+import { stateTrees } from '../compression/helpers.js';
+import { sendAndPoll, TEST_KEY, type TestGateway } from '../helpers/gateway.js';
 
 export type RpcAnswer = { result?: unknown; error?: { code: number; message: string } };
 
@@ -29,4 +31,23 @@ export async function caughtUp(cluster: TestGateway, follower: TestGateway): Pro
     if (typeof r.result === 'number' && r.result >= slot) return;
     await new Promise((r) => setTimeout(r, 100));
   }
+}
+
+/**
+ * Compresses 0.001 SOL of `payer`'s to itself `n` times, V1 and V2 trees in turn (the `sent`-th
+ * compression of the test first); returns the count sent after them.
+ */
+export async function compressInTurn(conn: Connection, payer: Keypair, n: number, sent: number): Promise<number> {
+  const { v1, v2 } = stateTrees();
+  for (let i = 0; i < n; i++, sent++) {
+    const tree: TreeInfo = sent % 2 ? v2 : v1;
+    const ix = await LightSystemProgram.compress({
+      payer: payer.publicKey,
+      toAddress: payer.publicKey,
+      lamports: 1_000_000,
+      outputStateTreeInfo: tree,
+    });
+    await sendAndPoll(conn, new Transaction().add(ix), [payer]);
+  }
+  return sent;
 }

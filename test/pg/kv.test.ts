@@ -224,3 +224,56 @@ test('a Postgres that stops fails calls at once with a clear error; when it is b
   t.putSync('a', 3);
   assert.equal(t.get('a'), 3);
 });
+
+test('at 1,000,000 accounts every query shape the index sends is an index scan, never a sequential scan', () => {
+  const url = freshDb();
+  const seen: { sql: string; params: unknown[] }[] = [];
+  /** SyncPg as it is, keeping the SELECTs it sends (to EXPLAIN them afterwards with their parameters). */
+  class Recording extends SyncPg {
+    override query<R>(conn: string, statements: { sql: string; params?: unknown[] }[]): R[] {
+      for (const s of statements) if (/^SELECT/.test(s.sql)) seen.push({ sql: s.sql, params: s.params ?? [] });
+      return super.query<R>(conn, statements);
+    }
+  }
+  const sync = new Recording({ url, timeoutMs: 120_000 });
+  clients.push(sync);
+  migrate(sync, 'test');
+  const root = new PgRoot(sync);
+  // The tables the account queries read: accounts by hash, and the owner index (owner ‖ hash keys).
+  const accounts = root.openDB({ name: 'cmp-accounts-v2', keyEncoding: 'binary', encoding: 'binary' });
+  const byOwner = root.openDB({ name: 'cmp-by-owner', keyEncoding: 'binary', encoding: 'binary' });
+  sync.query('writer', [
+    {
+      sql: `INSERT INTO ${accounts.sql} SELECT sha256(int8send(i)), int8send(i) FROM generate_series(1, 1000000) i`,
+    },
+    {
+      // 1,000 owners of 1,000 accounts each.
+      sql: `INSERT INTO ${byOwner.sql} SELECT sha256(int8send(i % 1000)) || sha256(int8send(i)), ''::bytea FROM generate_series(1, 1000000) i`,
+    },
+    { sql: `ANALYZE ${accounts.sql}` },
+    { sql: `ANALYZE ${byOwner.sql}` },
+  ]);
+  seen.length = 0;
+  const someHash = sync.query<{ k: Uint8Array }>('writer', [{ sql: `SELECT k FROM ${accounts.sql} LIMIT 1` }])[0]!.k;
+  const owner = sync.query<{ h: Uint8Array }>('writer', [{ sql: `SELECT sha256(int8send(7::bigint)) AS h` }])[0]!.h;
+  seen.length = 0;
+  const prefix = Buffer.from(owner);
+  // The first key past the owner's: the prefix plus one, carried.
+  const after = Buffer.from(prefix);
+  for (let i = 31; i >= 0 && ++after[i]! === 256; i--) after[i] = 0;
+  assert.ok(accounts.get(Buffer.from(someHash)));
+  assert.equal([...byOwner.getKeys({ start: prefix, end: after, limit: 600 })].length, 600);
+  assert.equal([...byOwner.getKeys({ start: prefix, end: after })].length, 1000, 'pages of 500 rows');
+  assert.equal(byOwner.getCount({ start: prefix, end: after }), 1000);
+  assert.equal([...byOwner.getRange({ start: after, end: prefix, reverse: true, limit: 3 })].length, 3);
+  assert.equal(accounts.doesExist(Buffer.alloc(32)), false);
+  assert.ok(seen.length >= 6);
+  for (const s of seen) {
+    const [plan] = sync.query<{ 'QUERY PLAN': unknown }>('writer', [
+      { sql: `EXPLAIN (FORMAT JSON) ${s.sql}`, params: s.params },
+    ]);
+    const text = JSON.stringify(plan!['QUERY PLAN']);
+    assert.doesNotMatch(text, /Seq Scan/, `${s.sql}: ${text}`);
+    assert.match(text, /Index (Only )?Scan/, s.sql);
+  }
+});
