@@ -4,6 +4,7 @@ import { adapterScenario } from './scenarios/adapter.js';
 import { assetScenario } from './scenarios/asset.js';
 import { backendsScenario } from './scenarios/backends.js';
 import { clusterFollowScenario } from './scenarios/cluster-follow.js';
+import { clusterFollowPgScenario } from './scenarios/cluster-follow-pg.js';
 import { compressionScenario } from './scenarios/compression.js';
 import { dasScenario } from './scenarios/das.js';
 import { firstStartScenario } from './scenarios/first-start.js';
@@ -36,6 +37,7 @@ const SCENARIOS: Scenario[] = [
   dasScenario,
   compressionScenario,
   clusterFollowScenario,
+  clusterFollowPgScenario,
   foresterScenario,
   foresterSustainedScenario,
   pubsubScenario,

@@ -63,7 +63,7 @@ const EXPECTED = {
   'test/ingest/follow.test.ts': 90,
   'test/ingest/follow-crash.test.ts': 30,
   'test/ingest/follow-light.test.ts': 55,
-  'test/ingest/follow-pg.test.ts': 60,
+  'test/ingest/follow-pg.test.ts': 90,
   'test/pg/kv.test.ts': 45,
 };
 const measured = existsSync(DURATIONS_FILE) ? JSON.parse(readFileSync(DURATIONS_FILE, 'utf8')) : {};

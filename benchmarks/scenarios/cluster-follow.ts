@@ -25,17 +25,17 @@ import { startProcess, type Started } from '../lib/processes.js';
 import { table } from '../lib/table.js';
 import { ROOT as root, BENCH_CACHE, BENCH_KEY as KEY, benchDataDir } from '../lib/paths.js';
 
-const TXS = Number(process.env.BENCH_CLUSTER_TXS ?? 20_000);
+export const TXS = Number(process.env.BENCH_CLUSTER_TXS ?? 20_000);
 /** Compressions of the same-run baseline: A's own ingest, measured on a ledger built in this run. */
 const BASELINE_TXS = Number(process.env.BENCH_CLUSTER_BASELINE_TXS ?? 1000);
 const PER_BLOCK = 50;
-const PROOFS = Number(process.env.BENCH_CLUSTER_PROOFS ?? 15);
+export const PROOFS = Number(process.env.BENCH_CLUSTER_PROOFS ?? 15);
 
-const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
-const pct = (xs: number[], p: number) =>
+export const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
+export const pct = (xs: number[], p: number) =>
   [...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.floor(xs.length * p))]!;
 
-async function rpc<T>(url: string, method: string, params: unknown = []): Promise<T> {
+export async function rpc<T>(url: string, method: string, params: unknown = []): Promise<T> {
   const res = await fetch(url, {
     method: 'POST',
     headers: { 'content-type': 'application/json' },
@@ -55,7 +55,7 @@ interface Built {
  * A's data dir, a copy of the cluster built once into the bench cache (building it runs every
  * compression through Light's programs, about 30 ms each): TXS compressions, all finalized.
  */
-async function cluster(): Promise<Built & { dataDir: string }> {
+export async function cluster(): Promise<Built & { dataDir: string }> {
   const cached = join(BENCH_CACHE, `cluster-follow-${TXS}`);
   if (!existsSync(join(cached, 'built.json'))) {
     rmSync(cached, { recursive: true, force: true });
@@ -112,7 +112,7 @@ async function buildCluster(dir: string, txs = TXS): Promise<Built> {
   return { ingestMs, owner: owners[0]!.toBase58() };
 }
 
-function gateway(dataDir: string, extra: string[]): Promise<Started> {
+export function gateway(dataDir: string, extra: string[]): Promise<Started> {
   return startProcess(
     [
       join(root, 'dist/main.js'),
@@ -127,11 +127,11 @@ function gateway(dataDir: string, extra: string[]): Promise<Started> {
   );
 }
 
-const urlOf = (g: Started) => `${g.match[1]!}?api-key=${KEY}`;
+export const urlOf = (g: Started) => `${g.match[1]!}?api-key=${KEY}`;
 
 /** Starts a follower of `cluster`; resolves with it once its index reaches `through`, and the seconds that took. */
-async function follow(cluster: string, through: number, extra: string[] = []) {
-  const dir = benchDataDir('follower');
+export async function follow(cluster: string, through: number, extra: string[] = [], dataDir?: string) {
+  const dir = dataDir ?? benchDataDir('follower');
   const t0 = performance.now();
   const g = await gateway(dir, ['--cluster-rpc', cluster, ...extra]);
   const ready = performance.now();
@@ -142,7 +142,7 @@ async function follow(cluster: string, through: number, extra: string[] = []) {
 }
 
 /** PROOFS getValidityProof of `hash` from each URL in turn; the latencies per URL, ms. */
-async function timedProofs(urls: string[], hash: string): Promise<number[][]> {
+export async function timedProofs(urls: string[], hash: string): Promise<number[][]> {
   const times = urls.map(() => [] as number[]);
   for (let i = 0; i < PROOFS; i++)
     for (const [k, url] of urls.entries()) {

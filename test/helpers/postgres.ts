@@ -19,7 +19,8 @@ export interface TestPostgres {
   close(): void;
 }
 
-export async function startPostgres(): Promise<TestPostgres> {
+/** `durable`: fsync on, as an operator's server (benchmarks); tests run without it. */
+export async function startPostgres(opts: { durable?: boolean } = {}): Promise<TestPostgres> {
   const bin = postgresBin() as string | undefined;
   if (bin === undefined) throw new Error('postgresql is missing: npm test installs it (apt-get install postgresql)');
   const dir = tempDir('zkgate-pg-');
@@ -39,7 +40,7 @@ export async function startPostgres(): Promise<TestPostgres> {
   };
   run('initdb', ['-D', data, '-A', 'trust', '-U', 'zkgate', '--no-sync', '-E', 'UTF8']);
   const port = await freePort();
-  const options = `-p ${port} -k ${dir} -c listen_addresses=127.0.0.1 -c fsync=off -c max_connections=50`;
+  const options = `-p ${port} -k ${dir} -c listen_addresses=127.0.0.1 -c fsync=${opts.durable ? 'on' : 'off'} -c max_connections=50`;
   const start = () => run('pg_ctl', ['-D', data, '-o', options, '-l', join(dir, 'log'), '-w', '-t', '60', 'start']);
   const stop = () => run('pg_ctl', ['-D', data, '-m', 'immediate', '-w', 'stop']);
   start();

@@ -1,6 +1,7 @@
 // Two fronts on one Postgres (--index-db) following zkgate's dev chain A: one writes (it holds the
 // writer's lease), the other serves what it wrote; both answer as A's own Photon does. The writer
-// killed -9 at the tip: the other takes over and catches up, nothing doubled or lost. Postgres
+// killed -9 during backfill and at the tip: the other takes over and catches up, nothing doubled
+// or lost. Postgres
 // stopped: the fronts answer a clear error meanwhile and recover without a restart.
 import assert from 'node:assert/strict';
 import { rmSync } from 'node:fs';
@@ -16,6 +17,7 @@ import {
   type TestGateway,
 } from '../helpers/gateway.js';
 import { startPostgres, type TestPostgres } from '../helpers/postgres.js';
+import { SyncPg } from '../../src/pg/index.js';
 import { call, rpcOf, compressInTurn } from './helpers.js';
 
 let pg: TestPostgres;
@@ -64,11 +66,11 @@ async function sameAsA(...urls: string[]): Promise<void> {
   }
 }
 
-async function front(): Promise<RunningGateway> {
+async function front(db = pg.url): Promise<RunningGateway> {
   const dir = tempDir();
   dirs.push(dir);
   const g = await startCli([
-    ...['--cluster-rpc', a.url, '--index-db', pg.url, '--index-db-timeout-ms', '3000'],
+    ...['--cluster-rpc', a.url, '--index-db', db, '--index-db-timeout-ms', '3000'],
     ...['--data-dir', dir, '--api-keys', TEST_KEY, '--rate-limit', '0'],
   ]);
   // Its banner does not print a key given with --api-keys.
@@ -87,6 +89,46 @@ after(async () => {
   pg?.close();
   for (const d of dirs) rmSync(d, { recursive: true, force: true });
 });
+
+test(
+  'the writer killed -9 during backfill: the other front takes over from the checkpoint; nothing doubled or lost',
+  { timeout: 300_000 },
+  async () => {
+    // An empty index of its own, and a history long enough to be killed in.
+    const admin = new SyncPg({ url: pg.url, timeoutMs: 5000 });
+    admin.query('writer', [{ sql: 'CREATE DATABASE backfill' }]);
+    admin.close();
+    const db = pg.url.replace(/\/zkgate$/, '/backfill');
+    const first = (await call(a.url, 'getFirstAvailableBlock')).result as number;
+    while ((await slotOf(a.url, 'finalized')) < first + 1500) await new Promise((res) => setTimeout(res, 200));
+    const w1 = await front(db);
+    const w2 = await front(db);
+    try {
+      const tip = await slotOf(a.url, 'finalized');
+      // w2 reads the checkpoint w1 writes.
+      const third = first + Math.floor((tip - first) / 3);
+      for (;;) {
+        const s = (await call(w2.url, 'getIndexerSlot')).result as number;
+        if (s >= third) break;
+        await new Promise((res) => setTimeout(res, 20));
+      }
+      w1.child.kill('SIGKILL');
+      await w1.exited;
+      const at = (await call(w2.url, 'getIndexerSlot')).result as number;
+      assert.ok(at < tip, `killed during backfill (indexed through ${at}, the tip ${tip})`);
+      await caughtUp(w2.url);
+      await sameAsA(w2.url);
+      const sigs = (await call(w2.url, 'getCompressionSignaturesForOwner', { owner: owner() })).result as {
+        value: { items: { signature: string }[] };
+      };
+      const names = sigs.value.items.map((i) => i.signature);
+      assert.equal(new Set(names).size, names.length, 'no signature twice');
+      assert.equal(names.length, sent);
+    } finally {
+      for (const w of [w1, w2]) if (w.child.exitCode === null) w.child.kill('SIGKILL');
+    }
+  },
+);
 
 test(
   'two fronts on one Postgres: one writes, both answer as the cluster; the writer killed -9, the other takes over',
