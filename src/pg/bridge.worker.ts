@@ -130,8 +130,28 @@ async function run(name: string, req: BridgeRequest): Promise<void> {
   try {
     const cl = client(c, name);
     await c.ready;
-    for (const s of req.statements) {
+    const list = req.statements;
+    for (let i = 0; i < list.length; i++) {
+      const s = list[i]!;
       const w = word(s.sql);
+      // Statements without parameters (BEGIN, SAVEPOINT, RELEASE, COMMIT…) in a row go as one
+      // simple query: one round trip for a transaction's bookkeeping.
+      let j = i;
+      if (!c.lost && !s.params?.length)
+        while (j + 1 < list.length && !list[j + 1]!.params?.length && word(list[j + 1]!.sql) !== 'DO') j++;
+      if (j > i && w !== 'DO') {
+        const group = list.slice(i, j + 1);
+        const result = (await cl.query(group.map((g) => g.sql).join(';\n'))) as unknown as
+          pg.QueryResult | pg.QueryResult[];
+        rows = (Array.isArray(result) ? result.at(-1)! : result).rows;
+        for (const g of group) {
+          const gw = word(g.sql);
+          if (gw === 'BEGIN') c.inTransaction = true;
+          else if (gw === 'COMMIT' || (gw === 'ROLLBACK' && !/\bTO\b/i.test(g.sql))) c.inTransaction = false;
+        }
+        i = j;
+        continue;
+      }
       if (c.lost) {
         if (w === 'ROLLBACK') {
           c.lost = false;

@@ -218,13 +218,25 @@ export class PgRoot {
   }
 
   read(t: PgTable, key: Buffer): Buffer | undefined {
-    if (this.depth > 0) {
-      const kept = this.kept.get(t)?.get(key.toString('hex'));
-      if (kept) return kept[1] ?? undefined;
+    if (this.depth === 0) {
+      const [r] = this.rows<{ v: Uint8Array }>({ sql: `SELECT v FROM ${t.sql} WHERE k = $1`, params: [key] });
+      return r && buf(r.v);
     }
+    const hex = key.toString('hex');
+    const kept = this.kept.get(t)?.get(hex);
+    if (kept) return kept[1] ?? undefined;
+    // Read once per transaction: the writer is the only process writing (its commits are fenced).
+    let seen = this.seen.get(t);
+    if (!seen) this.seen.set(t, (seen = new Map()));
+    if (seen.has(hex)) return seen.get(hex) ?? undefined;
     const [r] = this.rows<{ v: Uint8Array }>({ sql: `SELECT v FROM ${t.sql} WHERE k = $1`, params: [key] });
-    return r && buf(r.v);
+    const v = r && buf(r.v);
+    seen.set(hex, v ?? null);
+    return v;
   }
+
+  /** Values read in the open transaction, by table and key (null: none); dropped when it ends or a savepoint is taken back. */
+  private seen = new Map<PgTable, Map<string, Buffer | null>>();
 
   write(t: PgTable, key: Buffer, value: Buffer | null): void {
     if (this.depth === 0) {
@@ -233,7 +245,9 @@ export class PgRoot {
     }
     let m = this.kept.get(t);
     if (!m) this.kept.set(t, (m = new Map()));
-    m.set(key.toString('hex'), [key, value]);
+    const hex = key.toString('hex');
+    m.set(hex, [key, value]);
+    this.seen.get(t)?.set(hex, value);
   }
 
   /** The kept writes as statements (one upsert and one delete per table), and forgets them. */
@@ -274,6 +288,7 @@ export class PgRoot {
         throw e;
       } finally {
         this.depth = 0;
+        this.seen = new Map();
       }
     }
     const name = `sp${this.depth}`;
@@ -286,6 +301,7 @@ export class PgRoot {
       return r;
     } catch (e) {
       this.kept = new Map();
+      this.seen = new Map();
       this.db.send('writer', [{ sql: `ROLLBACK TO SAVEPOINT ${name}` }, { sql: `RELEASE SAVEPOINT ${name}` }]);
       throw e;
     } finally {

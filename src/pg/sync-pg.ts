@@ -77,11 +77,31 @@ export class SyncPg {
     this.worker.on('error', () => undefined);
   }
 
+  /** Statements sent ahead and not posted yet, by connection: they go with the next query, or on the next turn. */
+  private queued = new Map<string, Statement[]>();
+  private posting = false;
+
   /** Sends statements to run on `conn` in order, without waiting (their error comes with the next query). */
   send(conn: string, statements: Statement[]): void {
     if (this.closed || statements.length === 0) return;
-    const req: BridgeRequest = { id: this.nextId++, conn, statements, wait: false };
-    this.worker.postMessage(req);
+    const q = this.queued.get(conn);
+    if (q) q.push(...statements);
+    else this.queued.set(conn, [...statements]);
+    if (!this.posting) {
+      this.posting = true;
+      setImmediate(() => this.postQueued());
+    }
+  }
+
+  /** Posts what was sent ahead and has not gone with a query. */
+  private postQueued(): void {
+    this.posting = false;
+    if (this.closed) return;
+    for (const [conn, statements] of this.queued) {
+      const req: BridgeRequest = { id: this.nextId++, conn, statements, wait: false };
+      this.worker.postMessage(req);
+    }
+    this.queued.clear();
   }
 
   /** Runs statements on `conn` (after any sent ahead) and returns the last one's rows. */
@@ -89,7 +109,9 @@ export class SyncPg {
     if (this.closed) throw new IndexDbUnavailableError(`the index database ${this.where} is closed`);
     const id = this.nextId++;
     Atomics.store(this.flag, 0, 0);
-    const req: BridgeRequest = { id, conn, statements, wait: true };
+    const ahead = this.queued.get(conn);
+    this.queued.delete(conn);
+    const req: BridgeRequest = { id, conn, statements: ahead ? [...ahead, ...statements] : statements, wait: true };
     const t0 = performance.now();
     this.worker.postMessage(req);
     // A late answer to an earlier request (one that timed out) is skipped.
@@ -122,6 +144,7 @@ export class SyncPg {
 
   close(): void {
     if (this.closed) return;
+    this.postQueued();
     this.closed = true;
     this.worker.postMessage('close');
   }
