@@ -66,6 +66,16 @@ async function sameAsA(...urls: string[]): Promise<void> {
   }
 }
 
+/** `url` lists each of the owner's compressions once. */
+async function eachSignatureOnce(url: string): Promise<void> {
+  const sigs = (await call(url, 'getCompressionSignaturesForOwner', { owner: owner() })).result as {
+    value: { items: { signature: string }[] };
+  };
+  const names = sigs.value.items.map((i) => i.signature);
+  assert.equal(new Set(names).size, names.length, 'no signature twice');
+  assert.equal(names.length, sent);
+}
+
 async function front(db = pg.url): Promise<RunningGateway> {
   const dir = tempDir();
   dirs.push(dir);
@@ -118,12 +128,7 @@ test(
       assert.ok(at < tip, `killed during backfill (indexed through ${at}, the tip ${tip})`);
       await caughtUp(w2.url);
       await sameAsA(w2.url);
-      const sigs = (await call(w2.url, 'getCompressionSignaturesForOwner', { owner: owner() })).result as {
-        value: { items: { signature: string }[] };
-      };
-      const names = sigs.value.items.map((i) => i.signature);
-      assert.equal(new Set(names).size, names.length, 'no signature twice');
-      assert.equal(names.length, sent);
+      await eachSignatureOnce(w2.url);
     } finally {
       for (const w of [w1, w2]) if (w.child.exitCode === null) w.child.kill('SIGKILL');
     }
@@ -166,12 +171,7 @@ test(
         value: number;
       };
       assert.equal(balance.value, sent * 1_000_000, 'every compression counted once');
-      const sigs = (await call(r.url, 'getCompressionSignaturesForOwner', { owner: owner() })).result as {
-        value: { items: { signature: string }[] };
-      };
-      const names = sigs.value.items.map((i) => i.signature);
-      assert.equal(new Set(names).size, names.length, 'no signature twice');
-      assert.equal(names.length, sent);
+      await eachSignatureOnce(r.url);
     } finally {
       if (w.child.exitCode === null) w.child.kill('SIGKILL');
       await r?.stop();

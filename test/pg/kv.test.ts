@@ -253,7 +253,6 @@ test('at 1,000,000 accounts every query shape the index sends is an index scan, 
     { sql: `ANALYZE ${accounts.sql}` },
     { sql: `ANALYZE ${byOwner.sql}` },
   ]);
-  seen.length = 0;
   const someHash = sync.query<{ k: Uint8Array }>('writer', [{ sql: `SELECT k FROM ${accounts.sql} LIMIT 1` }])[0]!.k;
   const owner = sync.query<{ h: Uint8Array }>('writer', [{ sql: `SELECT sha256(int8send(7::bigint)) AS h` }])[0]!.h;
   seen.length = 0;
