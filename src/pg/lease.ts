@@ -10,13 +10,13 @@ import type { SyncPg } from './sync-pg.js';
 /** The writer's advisory lock key ("zkgw" in ASCII). */
 export const WRITER_LOCK = 0x7a6b6777;
 
-/** Held by this session: pg_locks splits a bigint key into classid (high) and objid (low), objsubid 1. */
-const HELD = `SELECT EXISTS (SELECT 1 FROM pg_locks WHERE locktype = 'advisory' AND classid = 0 AND objid = ${WRITER_LOCK} AND objsubid = 1 AND pid = pg_backend_pid() AND granted) AS held`;
+/** This session holds the lock: pg_locks splits a bigint key into classid (high) and objid (low), objsubid 1. */
+const HELD_HERE = `EXISTS (SELECT 1 FROM pg_locks WHERE locktype = 'advisory' AND classid = 0 AND objid = ${WRITER_LOCK} AND objsubid = 1 AND pid = pg_backend_pid() AND granted)`;
 
 export class WriterLease {
   /** Before COMMIT in the writer's transactions: fails the transaction unless this session holds the lock. */
   readonly fence: Statement = {
-    sql: `DO $$ BEGIN IF NOT EXISTS (SELECT 1 FROM pg_locks WHERE locktype = 'advisory' AND classid = 0 AND objid = ${WRITER_LOCK} AND objsubid = 1 AND pid = pg_backend_pid() AND granted) THEN RAISE EXCEPTION 'this process no longer holds the index writer''s lock: another process writes the index'; END IF; END $$`,
+    sql: `DO $$ BEGIN IF NOT ${HELD_HERE} THEN RAISE EXCEPTION 'this process no longer holds the index writer''s lock: another process writes the index'; END IF; END $$`,
   };
 
   constructor(private readonly db: SyncPg) {}
@@ -33,7 +33,7 @@ export class WriterLease {
 
   /** Whether this session (the writer connection as it is now) holds the lock. */
   held(): boolean {
-    const [r] = this.db.query<{ held: boolean }>('writer', [{ sql: HELD }]);
+    const [r] = this.db.query<{ held: boolean }>('writer', [{ sql: `SELECT ${HELD_HERE} AS held` }]);
     return r?.held === true;
   }
 

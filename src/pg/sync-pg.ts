@@ -52,8 +52,6 @@ export class SyncPg {
   private nextId = 1;
   private closed = false;
   readonly where: string;
-  /** Round trips waited for, and the time spent waiting (for metrics). */
-  readonly stats = { waits: 0, waitMs: 0, failures: 0 };
 
   constructor(private readonly o: SyncPgOptions) {
     this.where = redactDbUrl(o.url);
@@ -118,7 +116,6 @@ export class SyncPg {
     for (;;) {
       const left = this.o.timeoutMs + 1000 - (performance.now() - t0);
       if (left <= 0 || Atomics.wait(this.flag, 0, 0, left) === 'timed-out') {
-        this.stats.failures++;
         this.o.onAnswer?.(performance.now() - t0, true);
         throw new IndexDbUnavailableError(
           `the index database ${this.where} did not answer within ${this.o.timeoutMs + 1000} ms`,
@@ -129,12 +126,9 @@ export class SyncPg {
       while ((m = receiveMessageOnPort(this.port) as { message: BridgeReply } | undefined)) {
         if (m.message.id !== id) continue;
         const ms = performance.now() - t0;
-        this.stats.waits++;
-        this.stats.waitMs += ms;
         const e = m.message.error;
         this.o.onAnswer?.(ms, e !== undefined);
         if (!e) return (m.message.rows ?? []) as R[];
-        this.stats.failures++;
         if (e.connection)
           throw new IndexDbUnavailableError(`the index database ${this.where} is unreachable: ${e.message}`);
         throw new IndexDbError(`index database: ${e.message}`, e.code);
