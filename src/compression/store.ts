@@ -64,6 +64,12 @@ const EMPTY = Buffer.alloc(0);
 /** A Buffer over the same bytes (no copy): lmdb takes Buffer keys. */
 const asBuffer = (b: Uint8Array): Buffer =>
   Buffer.isBuffer(b) ? b : Buffer.from(b.buffer, b.byteOffset, b.byteLength);
+/**
+ * Reads `keys` of `db` ahead, in one statement, where the engine can (the Postgres index's tables,
+ * pg/kv.ts); LMDB reads each when asked, at memory speed.
+ */
+const prefetch = (db: Database<Buffer, Buffer>, keys: Buffer[]) =>
+  (db as { prefetch?: (keys: Buffer[]) => void }).prefetch?.(keys);
 /** The byte string just above every key starting with `prefix` (end of a prefix range). */
 const FF = Buffer.alloc(200, 0xff);
 const after = (prefix: Buffer) => Buffer.concat([prefix, FF]);
@@ -197,8 +203,57 @@ export class CompressionStore {
     if (a && a.inOutputQueue) this.accounts.put(k, encodeRecord({ ...a, inOutputQueue: false }));
   }
 
+  /** Balance changes kept while deferringBalances runs, a transaction's each (taken back with it). */
+  private deferred: BalanceDeltas[] | undefined;
+
+  /**
+   * Runs `fn` with balance changes kept, and writes them summed when it returns: one read and
+   * write per owner (and mint) for a run of transactions, all read at once where the engine can.
+   */
+  deferringBalances<T>(fn: () => T): T {
+    if (this.deferred) return fn();
+    this.deferred = [];
+    try {
+      const r = fn();
+      const sum = new BalanceDeltas();
+      for (const d of this.deferred) {
+        for (const [k, v] of d.lamportDeltas) sum.lamportDeltas.set(k, (sum.lamportDeltas.get(k) ?? 0n) + v);
+        for (const [k, v] of d.tokenDeltas) sum.tokenDeltas.set(k, (sum.tokenDeltas.get(k) ?? 0n) + v);
+      }
+      this.deferred = undefined;
+      prefetch(
+        this.ownerBalances,
+        [...sum.lamportDeltas.keys()].map((k) => Buffer.from(k, 'latin1')),
+      );
+      prefetch(
+        this.tokenBalances,
+        [...sum.tokenDeltas.keys()].map((k) => Buffer.from(k, 'latin1')),
+      );
+      this.writeBalances(sum);
+      return r;
+    } finally {
+      this.deferred = undefined;
+    }
+  }
+
+  /** `fn`, whose balance changes are taken back if it throws (while deferringBalances runs). */
+  balancesTransaction<T>(fn: () => T): T {
+    const mark = this.deferred?.length;
+    try {
+      return fn();
+    } catch (e) {
+      if (mark !== undefined && this.deferred) this.deferred.length = mark;
+      throw e;
+    }
+  }
+
   /** Writes the balance changes of a transaction's accounts (one read and write per owner and mint). */
   applyBalances(deltas: BalanceDeltas): void {
+    if (this.deferred) this.deferred.push(deltas);
+    else this.writeBalances(deltas);
+  }
+
+  private writeBalances(deltas: BalanceDeltas): void {
     for (const [k, delta] of deltas.lamportDeltas) {
       if (delta === 0n) continue;
       const owner = Buffer.from(k, 'latin1');

@@ -262,7 +262,7 @@ export class ClusterIndex {
     if (fresh.length === 1 && (!fresh[0]!.final || this.undo.oldest() !== undefined)) {
       const block = fresh[0]!;
       this.root.transactionSync(() =>
-        this.undo.record(block.slot, () => this.compression.trees.deferringAppends(() => this.write(block, c, true))),
+        this.undo.record(block.slot, () => this.deferring(() => this.write(block, c, true))),
       );
       return;
     }
@@ -271,10 +271,15 @@ export class ClusterIndex {
       return;
     }
     this.root.transactionSync(() =>
-      this.compression.trees.deferringAppends(() => {
+      this.deferring(() => {
         for (const block of fresh) this.write(block, c, false);
       }),
     );
+  }
+
+  /** `fn` with V1 appends and balance changes written once for all its transactions, as it returns. */
+  private deferring(fn: () => void): void {
+    this.compression.trees.deferringAppends(() => this.compression.store.deferringBalances(fn));
   }
 
   private write(block: SourceBlock, c: Checkpoint, pending: boolean): void {
@@ -288,7 +293,9 @@ export class ClusterIndex {
       if (!touchesLight(t.accountKeys)) continue;
       try {
         // The trees' transaction (a savepoint): a failure takes back its writes and the appends it deferred.
-        this.compression.trees.transaction(() => this.compression.ingester.applyTransaction(t));
+        this.compression.trees.transaction(() =>
+          this.compression.store.balancesTransaction(() => this.compression.ingester.applyTransaction(t)),
+        );
       } catch (e) {
         this.failures?.inc();
         this.log.error('cluster index: ingest failed on a transaction; its writes are dropped', {

@@ -114,7 +114,12 @@ export class ClusterFollower {
     const tip = this.o.source.lastTip ?? -1n;
     return tip > this.indexedSlot ? tip : this.indexedSlot;
   }
+  /**
+   * Accounts known not to be trees (bounded), and trees known indexed: a transaction's keys are
+   * looked up here before the index (on Postgres, a round trip each). A tree is never unregistered.
+   */
   private readonly notTrees = new Set<string>();
+  private readonly knownTrees = new Set<string>();
   private readonly ac = new AbortController();
   /** Rollbacks so far: a block read before one is not applied after it. */
   private epoch = 0;
@@ -322,7 +327,9 @@ export class ClusterFollower {
       if (t.err || !t.accountKeys.some((k) => Buffer.from(k).equals(compression))) continue;
       for (const k of t.accountKeys) {
         const name = encodeBase58(k);
-        if (!this.o.index.compression.trees.has(name) && !this.notTrees.has(name)) unknown.add(name);
+        if (this.notTrees.has(name) || this.knownTrees.has(name)) continue;
+        if (this.o.index.compression.trees.has(name)) this.knownTrees.add(name);
+        else unknown.add(name);
       }
     }
     if (unknown.size === 0) return;

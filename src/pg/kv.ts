@@ -6,9 +6,9 @@
 // So the trees, queues and account indexes are the same code over either engine.
 //
 // Transactions: transactionSync opens one on the writer's connection; writes are kept and sent
-// with the next statement that needs them (a read the kept writes do not answer, a savepoint, the
-// commit), one table's upserts and deletes in one statement each. A nested transactionSync is a
-// SAVEPOINT. Reads outside a transaction see one snapshot per synchronous run (REPEATABLE READ,
+// with the next statement that needs them (a range read, the commit), one table's upserts and
+// deletes in one statement each; a point read is answered by the kept writes or read alone. A
+// nested transactionSync is a layer of kept writes, and a SAVEPOINT only once its writes are sent. Reads outside a transaction see one snapshot per synchronous run (REPEATABLE READ,
 // ended on the event loop's next turn), as LMDB's readers do: a proof's path and root come from
 // one state.
 import { pack, unpack } from 'msgpackr';
@@ -76,6 +76,14 @@ export class PgTable {
     if (this.encoding === 'binary') return b;
     if (this.encoding === 'json') return JSON.parse(b.toString('utf8'));
     return unpack(b);
+  }
+
+  /** Reads these keys ahead, in one statement (inside a transaction; see PgRoot.prefetch). */
+  prefetch(keys: unknown[]): void {
+    this.root.prefetch(
+      this,
+      keys.map((k) => this.key(k)),
+    );
   }
 
   getBinary(k: unknown): Buffer | undefined {
@@ -157,12 +165,19 @@ export class PgTable {
   }
 }
 
+type Layer = Map<PgTable, Map<string, [Buffer, Buffer | null]>>;
+
 export class PgRoot {
   private readonly tables = new Map<string, PgTable>();
-  /** Open transactionSync calls (0: none; 1: the transaction; more: savepoints). */
-  private depth = 0;
-  /** Writes kept until a statement needs them: table → key (hex) → [key, value or null for a removal]. */
-  private kept = new Map<PgTable, Map<string, [Buffer, Buffer | null]>>();
+  /**
+   * The open transaction's writes not sent yet, one layer per open transactionSync (0: the
+   * transaction; i: its i-th nested one): table → key (hex) → [key, value or null for a removal].
+   * A nested transaction is a layer here until a statement needs its writes in Postgres (a range
+   * read, the commit): ingest takes one per Light transaction, and almost never needs one there.
+   */
+  private layers: Layer[] = [];
+  /** Nested levels that have a SAVEPOINT in Postgres (1…materialized), their lower layers sent. */
+  private materialized = 0;
   private snapshot = false;
   /** Run before every COMMIT (the writer's lease check, lease.ts); none by default. */
   private fence: Statement | undefined;
@@ -201,7 +216,11 @@ export class PgRoot {
 
   /** Inside a transaction: the writer's connection, with the kept writes first; outside: this run's snapshot. */
   rows<R>(s: Statement): R[] {
-    if (this.depth > 0) return this.db.query<R>('writer', [...this.flush(), s]);
+    if (this.layers.length > 0) return this.db.query<R>('writer', [...this.flush(), s]);
+    return this.readerRows(s);
+  }
+
+  private readerRows<R>(s: Statement): R[] {
     const begin = this.snapshot ? [] : [{ sql: 'BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY' }];
     if (!this.snapshot) {
       this.snapshot = true;
@@ -218,62 +237,114 @@ export class PgRoot {
   }
 
   read(t: PgTable, key: Buffer): Buffer | undefined {
-    if (this.depth === 0) {
-      const [r] = this.rows<{ v: Uint8Array }>({ sql: `SELECT v FROM ${t.sql} WHERE k = $1`, params: [key] });
+    const sql = `SELECT v FROM ${t.sql} WHERE k = $1`;
+    if (this.layers.length === 0) {
+      const [r] = this.readerRows<{ v: Uint8Array }>({ sql, params: [key] });
       return r && buf(r.v);
     }
     const hex = key.toString('hex');
-    const kept = this.kept.get(t)?.get(hex);
-    if (kept) return kept[1] ?? undefined;
-    // Read once per transaction: the writer is the only process writing (its commits are fenced).
+    for (let i = this.layers.length - 1; i >= 0; i--) {
+      const w = this.layers[i]!.get(t)?.get(hex);
+      if (w) return w[1] ?? undefined;
+    }
+    // A key no kept write holds is as Postgres has it in this transaction: read without sending
+    // the kept writes, once per transaction (the writer is the only process writing; its commits are fenced).
     let seen = this.seen.get(t);
     if (!seen) this.seen.set(t, (seen = new Map()));
     if (seen.has(hex)) return seen.get(hex) ?? undefined;
-    const [r] = this.rows<{ v: Uint8Array }>({ sql: `SELECT v FROM ${t.sql} WHERE k = $1`, params: [key] });
+    const [r] = this.db.query<{ v: Uint8Array }>('writer', [{ sql, params: [key] }]);
     const v = r && buf(r.v);
     seen.set(hex, v ?? null);
     return v;
   }
 
-  /** Values read in the open transaction, by table and key (null: none); dropped when it ends or a savepoint is taken back. */
+  /**
+   * Reads `keys` of `t` in one statement into the open transaction's view, for reads about to
+   * come (outside a transaction, nothing would keep them).
+   */
+  prefetch(t: PgTable, keys: Buffer[]): void {
+    if (this.layers.length === 0) return;
+    let seen = this.seen.get(t);
+    if (!seen) this.seen.set(t, (seen = new Map()));
+    const want = new Map<string, Buffer>();
+    for (const k of keys) {
+      const hex = k.toString('hex');
+      if (!seen.has(hex) && !this.layers.some((l) => l.get(t)?.has(hex))) want.set(hex, k);
+    }
+    if (want.size === 0) return;
+    const rows = this.db.query<{ k: Uint8Array; v: Uint8Array }>('writer', [
+      { sql: `SELECT k, v FROM ${t.sql} WHERE k = ANY($1::bytea[])`, params: [[...want.values()]] },
+    ]);
+    for (const hex of want.keys()) seen.set(hex, null);
+    for (const r of rows) seen.set(buf(r.k).toString('hex'), buf(r.v));
+  }
+
+  /** Values Postgres holds in the open transaction, by table and key (null: none), as read or sent. */
   private seen = new Map<PgTable, Map<string, Buffer | null>>();
 
   write(t: PgTable, key: Buffer, value: Buffer | null): void {
-    if (this.depth === 0) {
+    if (this.layers.length === 0) {
       this.transactionSync(() => this.write(t, key, value));
       return;
     }
-    let m = this.kept.get(t);
-    if (!m) this.kept.set(t, (m = new Map()));
-    const hex = key.toString('hex');
-    m.set(hex, [key, value]);
-    this.seen.get(t)?.set(hex, value);
+    const layer = this.layers.at(-1)!;
+    let m = layer.get(t);
+    if (!m) layer.set(t, (m = new Map()));
+    m.set(key.toString('hex'), [key, value]);
   }
 
-  /** The kept writes as statements (one upsert and one delete per table), and forgets them. */
+  /**
+   * Every kept write as statements (one upsert and one delete per table and layer), each nested
+   * layer after a SAVEPOINT of its own, so that taking one back stays possible; forgets them.
+   */
   private flush(): Statement[] {
     const out: Statement[] = [];
-    for (const [t, m] of this.kept) {
-      const puts = [...m.values()].filter((w) => w[1] !== null) as [Buffer, Buffer][];
-      const dels = [...m.values()].filter((w) => w[1] === null).map((w) => w[0]);
+    for (let i = 0; i < this.layers.length; i++) {
+      if (i > this.materialized) {
+        out.push({ sql: `SAVEPOINT sp${i}` });
+        this.materialized = i;
+      }
+      out.push(...this.statements(this.layers[i]!));
+      this.layers[i] = new Map();
+    }
+    return out;
+  }
+
+  /** A layer's writes: an upsert and a delete per table; what they send is what Postgres then holds. */
+  private statements(layer: Layer): Statement[] {
+    const out: Statement[] = [];
+    for (const [t, m] of layer) {
+      let seen = this.seen.get(t);
+      if (!seen) this.seen.set(t, (seen = new Map()));
+      const puts: Buffer[] = [];
+      const values: Buffer[] = [];
+      const dels: Buffer[] = [];
+      for (const [hex, [k, v]] of m) {
+        seen.set(hex, v);
+        if (v === null) dels.push(k);
+        else {
+          puts.push(k);
+          values.push(v);
+        }
+      }
       if (puts.length > 0)
         out.push({
           sql: `INSERT INTO ${t.sql} (k, v) SELECT * FROM unnest($1::bytea[], $2::bytea[]) ON CONFLICT (k) DO UPDATE SET v = EXCLUDED.v`,
-          params: [puts.map((p) => p[0]), puts.map((p) => p[1])],
+          params: [puts, values],
         });
       if (dels.length > 0) out.push({ sql: `DELETE FROM ${t.sql} WHERE k = ANY($1::bytea[])`, params: [dels] });
     }
-    this.kept = new Map();
     return out;
   }
 
   /**
-   * `fn` in one transaction (a savepoint inside another): committed when it returns, taken back
-   * whole when it throws.
+   * `fn` in one transaction (nested in another: taken back alone): committed when it returns,
+   * taken back whole when it throws.
    */
   transactionSync<T>(fn: () => T): T {
-    if (this.depth === 0) {
-      this.depth = 1;
+    if (this.layers.length === 0) {
+      this.layers = [new Map()];
+      this.materialized = 0;
       this.db.send('writer', [{ sql: 'BEGIN' }]);
       try {
         const r = fn();
@@ -283,29 +354,43 @@ export class PgRoot {
         this.endSnapshot();
         return r;
       } catch (e) {
-        this.kept = new Map();
         this.db.send('writer', [{ sql: 'ROLLBACK' }]);
         throw e;
       } finally {
-        this.depth = 0;
+        this.layers = [];
         this.seen = new Map();
       }
     }
-    const name = `sp${this.depth}`;
-    this.db.send('writer', [...this.flush(), { sql: `SAVEPOINT ${name}` }]);
-    this.depth++;
+    const level = this.layers.length;
+    this.layers.push(new Map());
+    let ok = false;
     try {
       const r = fn();
-      // Its kept writes stay kept: they are the enclosing transaction's now.
-      this.db.send('writer', [{ sql: `RELEASE SAVEPOINT ${name}` }]);
+      ok = true;
       return r;
-    } catch (e) {
-      this.kept = new Map();
-      this.seen = new Map();
-      this.db.send('writer', [{ sql: `ROLLBACK TO SAVEPOINT ${name}` }, { sql: `RELEASE SAVEPOINT ${name}` }]);
-      throw e;
     } finally {
-      this.depth--;
+      const top = this.layers.pop()!;
+      if (this.materialized >= level) {
+        this.materialized = level - 1;
+        if (ok) this.db.send('writer', [{ sql: `RELEASE SAVEPOINT sp${level}` }]);
+        else {
+          this.db.send('writer', [
+            { sql: `ROLLBACK TO SAVEPOINT sp${level}` },
+            { sql: `RELEASE SAVEPOINT sp${level}` },
+          ]);
+          // What Postgres held of the keys sent since the savepoint is taken back with it.
+          this.seen = new Map();
+        }
+      }
+      if (ok) {
+        // Its writes are the enclosing transaction's now.
+        const below = this.layers.at(-1)!;
+        for (const [t, m] of top) {
+          const into = below.get(t);
+          if (!into) below.set(t, m);
+          else for (const [hex, w] of m) into.set(hex, w);
+        }
+      }
     }
   }
 
