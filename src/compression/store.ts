@@ -3,6 +3,7 @@
 // delegate, mint; balances; signatures). Written only by ingest, inside the ledger's transaction;
 // keys are ordered bytes so each paginated method is one range read in Photon's order.
 import type { Database, RootDatabase } from 'lmdb';
+import { readAhead } from '../util/read-ahead.js';
 import { decodeRecord, encodeRecord } from './record-codec.js';
 import type { TokenData } from './token-data.js';
 
@@ -64,12 +65,6 @@ const EMPTY = Buffer.alloc(0);
 /** A Buffer over the same bytes (no copy): lmdb takes Buffer keys. */
 const asBuffer = (b: Uint8Array): Buffer =>
   Buffer.isBuffer(b) ? b : Buffer.from(b.buffer, b.byteOffset, b.byteLength);
-/**
- * Reads `keys` of `db` ahead, in one statement, where the engine can (the Postgres index's tables,
- * pg/kv.ts); LMDB reads each when asked, at memory speed.
- */
-const prefetch = (db: Database<Buffer, Buffer>, keys: Buffer[]) =>
-  (db as { prefetch?: (keys: Buffer[]) => void }).prefetch?.(keys);
 /** The byte string just above every key starting with `prefix` (end of a prefix range). */
 const FF = Buffer.alloc(200, 0xff);
 const after = (prefix: Buffer) => Buffer.concat([prefix, FF]);
@@ -221,11 +216,11 @@ export class CompressionStore {
         for (const [k, v] of d.tokenDeltas) sum.tokenDeltas.set(k, (sum.tokenDeltas.get(k) ?? 0n) + v);
       }
       this.deferred = undefined;
-      prefetch(
+      readAhead(
         this.ownerBalances,
         [...sum.lamportDeltas.keys()].map((k) => Buffer.from(k, 'latin1')),
       );
-      prefetch(
+      readAhead(
         this.tokenBalances,
         [...sum.tokenDeltas.keys()].map((k) => Buffer.from(k, 'latin1')),
       );
@@ -326,10 +321,13 @@ export class CompressionStore {
     if (opts.limit === 0) return out;
     const prefix = Buffer.from(owner);
     const cursor = opts.cursor && Buffer.from(opts.cursor);
-    for (const k of this.byOwner.getKeys({ start: prefix, end: after(prefix) })) {
-      const hash = k.subarray(40, 72);
-      if (cursor && Buffer.compare(hash, cursor) <= 0) continue;
-      const a = this.account(hash);
+    const hashes = (function* (keys: Iterable<Buffer>) {
+      for (const k of keys) {
+        const hash = k.subarray(40, 72);
+        if (!cursor || Buffer.compare(hash, cursor) > 0) yield hash;
+      }
+    })(this.byOwner.getKeys({ start: prefix, end: after(prefix) }));
+    for (const a of this.accountsAhead(hashes, () => opts.limit - out.length)) {
       if (!a || (opts.keep && !opts.keep(a))) continue;
       out.push(a);
       if (out.length >= opts.limit) break;
@@ -360,12 +358,34 @@ export class CompressionStore {
       // Just above the cursor: with a mint filter only the hash part counts.
       start = key(opts.mint ? key(who, opts.mint, c.subarray(32)) : key(who, c), Buffer.of(0));
     }
-    for (const k of db.getKeys({ start, end: after(prefix) })) {
-      const a = this.account(k.subarray(64, 96));
+    const hashes = (function* (keys: Iterable<Buffer>) {
+      for (const k of keys) yield k.subarray(64, 96);
+    })(db.getKeys({ start, end: after(prefix) }));
+    for (const a of this.accountsAhead(hashes, () => opts.limit - out.length)) {
       if (a) out.push(a);
       if (out.length >= opts.limit) break;
     }
     return out;
+  }
+
+  /**
+   * The accounts of `hashes` in order (undefined where none), read ahead in batches of as many as
+   * `wanted()` says are still needed (at least one, at most 1,000).
+   */
+  private *accountsAhead(hashes: Iterator<Buffer>, wanted: () => number): Generator<AccountRecord | undefined> {
+    for (;;) {
+      const n = Math.min(1000, Math.max(1, wanted()));
+      const batch: Buffer[] = [];
+      while (batch.length < n) {
+        const r = hashes.next();
+        if (r.done) break;
+        batch.push(r.value);
+      }
+      if (batch.length === 0) return;
+      readAhead(this.accounts, batch);
+      for (const h of batch) yield this.account(h);
+      if (batch.length < n) return;
+    }
   }
 
   /** An owner's token balances by mint (ascending), mints above `cursor` unless a mint is given. */

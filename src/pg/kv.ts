@@ -233,16 +233,19 @@ export class PgRoot {
   private endSnapshot(): void {
     if (!this.snapshot) return;
     this.snapshot = false;
+    this.snapshotSeen = new Map();
     this.db.send('reader', [{ sql: 'COMMIT' }]);
   }
 
   read(t: PgTable, key: Buffer): Buffer | undefined {
     const sql = `SELECT v FROM ${t.sql} WHERE k = $1`;
+    const hex = key.toString('hex');
     if (this.layers.length === 0) {
+      const ahead = this.snapshotSeen.get(t)?.get(hex);
+      if (ahead !== undefined) return ahead ?? undefined;
       const [r] = this.readerRows<{ v: Uint8Array }>({ sql, params: [key] });
       return r && buf(r.v);
     }
-    const hex = key.toString('hex');
     for (let i = this.layers.length - 1; i >= 0; i--) {
       const w = this.layers[i]!.get(t)?.get(hex);
       if (w) return w[1] ?? undefined;
@@ -259,25 +262,30 @@ export class PgRoot {
   }
 
   /**
-   * Reads `keys` of `t` in one statement into the open transaction's view, for reads about to
-   * come (outside a transaction, nothing would keep them).
+   * Reads `keys` of `t` in one statement, for reads about to come: into the open transaction's
+   * view, or outside one into the readers' snapshot's (valid as long as it is).
    */
   prefetch(t: PgTable, keys: Buffer[]): void {
-    if (this.layers.length === 0) return;
-    let seen = this.seen.get(t);
-    if (!seen) this.seen.set(t, (seen = new Map()));
+    const inTransaction = this.layers.length > 0;
+    const cache = inTransaction ? this.seen : this.snapshotSeen;
+    let seen = cache.get(t);
+    if (!seen) cache.set(t, (seen = new Map()));
     const want = new Map<string, Buffer>();
     for (const k of keys) {
       const hex = k.toString('hex');
       if (!seen.has(hex) && !this.layers.some((l) => l.get(t)?.has(hex))) want.set(hex, k);
     }
     if (want.size === 0) return;
-    const rows = this.db.query<{ k: Uint8Array; v: Uint8Array }>('writer', [
-      { sql: `SELECT k, v FROM ${t.sql} WHERE k = ANY($1::bytea[])`, params: [[...want.values()]] },
-    ]);
+    const s = { sql: `SELECT k, v FROM ${t.sql} WHERE k = ANY($1::bytea[])`, params: [[...want.values()]] };
+    const rows = inTransaction
+      ? this.db.query<{ k: Uint8Array; v: Uint8Array }>('writer', [s])
+      : this.readerRows<{ k: Uint8Array; v: Uint8Array }>(s);
     for (const hex of want.keys()) seen.set(hex, null);
     for (const r of rows) seen.set(buf(r.k).toString('hex'), buf(r.v));
   }
+
+  /** Values read ahead in the readers' snapshot, by table and key (null: none); dropped with it. */
+  private snapshotSeen = new Map<PgTable, Map<string, Buffer | null>>();
 
   /** Values Postgres holds in the open transaction, by table and key (null: none), as read or sent. */
   private seen = new Map<PgTable, Map<string, Buffer | null>>();

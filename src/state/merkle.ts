@@ -1,6 +1,7 @@
 // A sparse binary Merkle tree over the store: only nodes that differ from the empty subtree of
 // their level are kept, so a tree with n leaves holds about 2n nodes whatever its height.
 import { poseidon, poseidonMany } from '../zk/poseidon.js';
+import { readAhead } from '../util/read-ahead.js';
 import { bufField, fieldBuf, nodeKey, type Dbs } from './store.js';
 
 const zeroCache: bigint[] = [0n];
@@ -52,6 +53,15 @@ export class SparseMerkleTree {
    */
   subtrees(n: number): bigint[] {
     const out: bigint[] = [];
+    if (n > 0) {
+      this.settle();
+      const keys: Buffer[] = [];
+      for (let level = 0; level < this.height; level++) {
+        const i = Math.floor((n - 1) / 2 ** level);
+        keys.push(nodeKey(this.treeId, level, i % 2 === 0 ? i : i - 1));
+      }
+      readAhead(this.dbs.nodes, keys);
+    }
     for (let level = 0; level < this.height; level++) {
       if (n === 0) {
         out.push(this.zeros[level]!);
@@ -70,6 +80,11 @@ export class SparseMerkleTree {
   /** Siblings from the leaf level up (pathElements in Light's order). */
   siblings(index: number): bigint[] {
     const out: bigint[] = [];
+    this.settle();
+    const keys: Buffer[] = [];
+    for (let level = 0, i = index; level < this.height; level++, i = Math.floor(i / 2))
+      keys.push(nodeKey(this.treeId, level, i % 2 === 0 ? i + 1 : i - 1));
+    readAhead(this.dbs.nodes, keys);
     let i = index;
     for (let level = 0; level < this.height; level++) {
       out.push(this.node(level, i % 2 === 0 ? i + 1 : i - 1));

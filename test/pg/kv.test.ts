@@ -247,7 +247,7 @@ test('trees on Postgres give LMDB’s roots and proofs, deferred appends, savepo
   assert.equal(results[0]!.info.nextIndex, 8);
 });
 
-test('readers see one snapshot per synchronous run; the next run sees what was committed since', async () => {
+test('readers see one snapshot per synchronous run (keys read ahead with it); the next run sees what was committed since', async () => {
   const url = freshDb();
   const a = new SyncPg({ url, timeoutMs: 5000 });
   const b = new SyncPg({ url, timeoutMs: 5000 });
@@ -265,6 +265,14 @@ test('readers see one snapshot per synchronous run; the next run sees what was c
   assert.equal(r.get('y'), undefined);
   await new Promise((res) => setImmediate(res));
   assert.deepEqual([r.get('x'), r.get('y')], [2, 2]);
+  // Keys read ahead belong to the snapshot they were read in.
+  await new Promise((res) => setImmediate(res));
+  r.prefetch(['x', 'y', 'z']);
+  w.putSync('x', 3);
+  w.putSync('z', 3);
+  assert.deepEqual([r.get('x'), r.get('y'), r.get('z')], [2, 2, undefined]);
+  await new Promise((res) => setImmediate(res));
+  assert.deepEqual([r.get('x'), r.get('z')], [3, 3]);
 });
 
 test('schema: migrated once, refused when newer than this zkgate, naming both versions; the password redacted', () => {
