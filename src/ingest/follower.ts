@@ -327,7 +327,7 @@ export class ClusterFollower {
       if (t.err || !t.accountKeys.some((k) => Buffer.from(k).equals(compression))) continue;
       for (const k of t.accountKeys) {
         const name = encodeBase58(k);
-        if (this.notTrees.has(name) || this.knownTrees.has(name)) continue;
+        if (unknown.has(name) || this.notTrees.has(name) || this.knownTrees.has(name)) continue;
         if (this.o.index.compression.trees.has(name)) this.knownTrees.add(name);
         else unknown.add(name);
       }
