@@ -100,6 +100,7 @@ export class SparseMerkleTree {
    */
   update(leaves: ReadonlyMap<number, bigint>): bigint {
     this.settle();
+    readAhead(this.dbs.nodes, () => this.siblingsOutside([...leaves.keys()]));
     let dirty = new Map(leaves);
     for (let level = 0; level < this.height; level++) {
       const parents: number[] = [];
@@ -120,6 +121,23 @@ export class SparseMerkleTree {
     const root = dirty.get(0)!;
     this.write(this.height, 0, root);
     return root;
+  }
+
+  /**
+   * The nodes update() reads for leaves at `indices`: at each level, the other child of each
+   * parent of a changed node, where that child is not changed itself. Indices alone decide them.
+   */
+  private siblingsOutside(indices: number[]): Buffer[] {
+    const keys: Buffer[] = [];
+    let changed = new Set(indices);
+    for (let level = 0; level < this.height; level++) {
+      const parents = new Set<number>();
+      for (const i of changed) parents.add(Math.floor(i / 2));
+      for (const p of parents)
+        for (const c of [2 * p, 2 * p + 1]) if (!changed.has(c)) keys.push(nodeKey(this.treeId, level, c));
+      changed = parents;
+    }
+    return keys;
   }
 
   /** Appends deferred for this tree are hashed in before its nodes are read or changed. */

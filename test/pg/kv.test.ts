@@ -9,7 +9,7 @@ import { after, before, test } from 'node:test';
 import { open, type RootDatabase } from 'lmdb';
 import { BalanceDeltas, CompressionStore } from '../../src/compression/store.js';
 import { UndoLog } from '../../src/ingest/undo-log.js';
-import { PgRoot } from '../../src/pg/kv.js';
+import { byteaArray, PgRoot } from '../../src/pg/kv.js';
 import { migrate, SCHEMA_VERSION } from '../../src/pg/schema.js';
 import { IndexDbUnavailableError, redactDbUrl, SyncPg } from '../../src/pg/sync-pg.js';
 import { TreeStore } from '../../src/state/index.js';
@@ -153,6 +153,19 @@ test('tables on Postgres read as LMDB’s: encodings, ranges both ways with limi
   });
   assert.deepEqual(views[1], views[0]);
   assert.equal((views[0]!.ranges[0] as number) > 500, true, 'a range longer than one page of rows');
+});
+
+test('bytea arrays go in Postgres’s binary form: empty arrays, empty and long elements come back as sent', () => {
+  const sync = connect();
+  for (const items of [[], [Buffer.alloc(0)], [Buffer.from([0, 255, 7]), Buffer.alloc(0), Buffer.alloc(70_000, 9)]]) {
+    const [r] = sync.query<{ a: Uint8Array[] }>('writer', [
+      { sql: 'SELECT $1::bytea[] AS a', params: [byteaArray(items)] },
+    ]);
+    assert.deepEqual(
+      r!.a.map((b) => Buffer.from(b).toString('hex')),
+      items.map((b) => b.toString('hex')),
+    );
+  }
 });
 
 test('balances summed over a run (one read each, ahead, on Postgres) equal balances written per transaction; a failed one’s are taken back', () => {
