@@ -10,6 +10,8 @@ export interface BridgeInit {
   url: string;
   flag: SharedArrayBuffer;
   reply: MessagePort;
+  /** Where a probe (see 'probe' below) says Postgres answers again. */
+  probeReply: MessagePort;
   /** statement_timeout and connection timeout, ms. */
   timeoutMs: number;
   applicationName: string;
@@ -31,7 +33,8 @@ export interface BridgeRequest {
 export interface BridgeReply {
   id: number;
   rows?: Record<string, unknown>[];
-  error?: { message: string; code?: string; connection: boolean };
+  /** `timedOut`: the server did not answer in time (connecting, or a query), not a refusal. */
+  error?: { message: string; code?: string; connection: boolean; timedOut: boolean };
 }
 
 const init = workerData as BridgeInit;
@@ -52,7 +55,7 @@ const isConnectionError = (e: unknown) => {
   const err = e as { code?: string; message?: string };
   return (
     (err.code !== undefined && connectionCodes.has(err.code)) ||
-    /Connection terminated|not queryable|connection timeout|Client has encountered a connection error|transaction was lost/i.test(
+    /Connection terminated|not queryable|connection timeout|timeout expired|Query read timeout|Client has encountered a connection error|transaction was lost/i.test(
       err.message ?? '',
     )
   );
@@ -101,6 +104,9 @@ function client(c: Conn, name: string): pg.Client {
     connectionString: init.url,
     connectionTimeoutMillis: init.timeoutMs,
     statement_timeout: init.timeoutMs,
+    // A server that stops answering (hung, or cut off) fails the query here too; the connection
+    // is then replaced, and the queue behind it goes on.
+    query_timeout: init.timeoutMs,
     application_name: `${init.applicationName} ${name}`,
   });
   cl.on('error', (e) => (c.failed ??= e));
@@ -183,11 +189,46 @@ async function run(name: string, req: BridgeRequest): Promise<void> {
       message: err.message,
       ...(err.code ? { code: err.code } : {}),
       connection: isConnectionError(err) || c.failed !== undefined,
+      timedOut: /timeout expired|Query read timeout/.test(err.message),
     },
   });
 }
 
-parentPort!.on('message', (req: BridgeRequest | 'close') => {
+/**
+ * Until Postgres answers a fresh connection's `SELECT 1`, tried every half second; then says so
+ * on the probe port. The main thread fails its calls at once meanwhile (sync-pg.ts).
+ */
+let probing = false;
+async function probe(): Promise<void> {
+  if (probing) return;
+  probing = true;
+  for (;;) {
+    const cl = new pg.Client({
+      connectionString: init.url,
+      connectionTimeoutMillis: init.timeoutMs,
+      query_timeout: init.timeoutMs,
+      application_name: `${init.applicationName} probe`,
+    });
+    cl.on('error', () => undefined);
+    try {
+      await cl.connect();
+      await cl.query('SELECT 1');
+      void cl.end().catch(() => undefined);
+      break;
+    } catch {
+      void cl.end().catch(() => undefined);
+      await new Promise((r) => setTimeout(r, 500));
+    }
+  }
+  probing = false;
+  init.probeReply.postMessage('answers');
+}
+
+parentPort!.on('message', (req: BridgeRequest | 'close' | 'probe') => {
+  if (req === 'probe') {
+    void probe();
+    return;
+  }
   if (req === 'close') {
     void Promise.all([...conns.values()].map((c) => c.client?.end().catch(() => undefined))).then(() =>
       process.exit(0),

@@ -3,7 +3,8 @@
 // statements on a worker thread (bridge.worker.ts) and waits for the answer with Atomics.wait,
 // bounded by a deadline. Writes are sent ahead without waiting; the worker runs them in order
 // before the next statement on the same connection, whose answer carries their error if one failed.
-// A Postgres that does not answer costs one deadline per call, never a hang.
+// A Postgres that does not answer costs one deadline, never a hang: after it, calls fail at once
+// until a probe on the worker finds it answering again.
 import { MessageChannel, receiveMessageOnPort, Worker, type MessagePort } from 'node:worker_threads';
 import { AppError } from '../errors.js';
 import { workerUrl } from '../util/worker-url.js';
@@ -48,6 +49,7 @@ export function redactDbUrl(url: string): string {
 export class SyncPg {
   private readonly worker: Worker;
   private readonly port: MessagePort;
+  private readonly probePort: MessagePort;
   private readonly flag: Int32Array;
   private nextId = 1;
   private closed = false;
@@ -59,16 +61,21 @@ export class SyncPg {
     this.flag = new Int32Array(shared);
     const { port1, port2 } = new MessageChannel();
     this.port = port1;
+    const probe = new MessageChannel();
+    this.probePort = probe.port1;
+    probe.port1.on('message', () => (this.silent = false));
+    probe.port1.unref();
     const init: BridgeInit = {
       url: o.url,
       flag: shared,
       reply: port2,
+      probeReply: probe.port2,
       timeoutMs: o.timeoutMs,
       applicationName: o.applicationName ?? 'zkgate',
     };
     this.worker = new Worker(new URL(workerUrl(new URL('./bridge.worker.js', import.meta.url))), {
       workerData: init,
-      transferList: [port2],
+      transferList: [port2, probe.port2],
     });
     // The thread must not keep the process alive, nor bring it down.
     this.worker.unref();
@@ -102,9 +109,26 @@ export class SyncPg {
     this.queued.clear();
   }
 
+  /**
+   * Postgres did not answer a call in time: later calls fail at once (the event loop would wait a
+   * whole timeout on each) until the worker's probe finds it answering again.
+   */
+  private silent = false;
+
+  /** Postgres did not answer in time: calls fail at once from now on, until the probe hears it. */
+  private silence(): IndexDbUnavailableError {
+    this.silent = true;
+    this.worker.postMessage('probe');
+    return new IndexDbUnavailableError(`the index database ${this.where} did not answer within ${this.o.timeoutMs} ms`);
+  }
+
   /** Runs statements on `conn` (after any sent ahead) and returns the last one's rows. */
   query<R = Record<string, unknown>>(conn: string, statements: Statement[]): R[] {
     if (this.closed) throw new IndexDbUnavailableError(`the index database ${this.where} is closed`);
+    if (this.silent)
+      throw new IndexDbUnavailableError(
+        `the index database ${this.where} did not answer within ${this.o.timeoutMs} ms; calls fail at once until it answers again`,
+      );
     const id = this.nextId++;
     Atomics.store(this.flag, 0, 0);
     const ahead = this.queued.get(conn);
@@ -117,9 +141,7 @@ export class SyncPg {
       const left = this.o.timeoutMs + 1000 - (performance.now() - t0);
       if (left <= 0 || Atomics.wait(this.flag, 0, 0, left) === 'timed-out') {
         this.o.onAnswer?.(performance.now() - t0, true);
-        throw new IndexDbUnavailableError(
-          `the index database ${this.where} did not answer within ${this.o.timeoutMs + 1000} ms`,
-        );
+        throw this.silence();
       }
       Atomics.store(this.flag, 0, 0);
       let m: { message: BridgeReply } | undefined;
@@ -129,6 +151,7 @@ export class SyncPg {
         const e = m.message.error;
         this.o.onAnswer?.(ms, e !== undefined);
         if (!e) return (m.message.rows ?? []) as R[];
+        if (e.timedOut) throw this.silence();
         if (e.connection)
           throw new IndexDbUnavailableError(`the index database ${this.where} is unreachable: ${e.message}`);
         throw new IndexDbError(`index database: ${e.message}`, e.code);
@@ -140,6 +163,7 @@ export class SyncPg {
     if (this.closed) return;
     this.postQueued();
     this.closed = true;
+    this.probePort.close();
     this.worker.postMessage('close');
   }
 }

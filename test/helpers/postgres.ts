@@ -2,7 +2,7 @@
 // in a temporary directory, trusting local connections. Postgres refuses to run as root, so as
 // root the directory is handed to the `postgres` user the package creates and the tools run as it.
 import { execFileSync, spawnSync } from 'node:child_process';
-import { chmodSync, chownSync, rmSync } from 'node:fs';
+import { chmodSync, chownSync, readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 // @ts-expect-error: a plain ES module of the test runner's, without types (the path holds compiled too)
 import { postgresBin } from '../../test/ensure-postgres.mjs';
@@ -16,6 +16,12 @@ export interface TestPostgres {
   /** Stops the server at once (as a crash would) and starts it again on the same port. */
   stop(): void;
   start(): void;
+  /**
+   * Freezes the server and every backend (SIGSTOP): connections stay open and nothing answers,
+   * as a hung host or a cut network; thaw() lets them go on.
+   */
+  freeze(): void;
+  thaw(): void;
   close(): void;
 }
 
@@ -46,11 +52,20 @@ export async function startPostgres(opts: { durable?: boolean } = {}): Promise<T
   start();
   run('createdb', ['-h', '127.0.0.1', '-p', String(port), '-U', 'zkgate', 'zkgate']);
   let closed = false;
+  const signal = (sig: 'STOP' | 'CONT') => {
+    const postmaster = readFileSync(join(data, 'postmaster.pid'), 'utf8').split('\n')[0]!.trim();
+    const children = spawnSync('pgrep', ['-P', postmaster], { encoding: 'utf8' }).stdout.split('\n').filter(Boolean);
+    // The postmaster first on STOP (no new backend starts), last on CONT.
+    const pids = sig === 'STOP' ? [postmaster, ...children] : [...children, postmaster];
+    for (const pid of pids) process.kill(Number(pid), `SIG${sig}`);
+  };
   return {
     url: `postgres://zkgate@127.0.0.1:${port}/zkgate`,
     port,
     stop,
     start,
+    freeze: () => signal('STOP'),
+    thaw: () => signal('CONT'),
     close: () => {
       if (closed) return;
       closed = true;

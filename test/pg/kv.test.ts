@@ -328,6 +328,40 @@ test('a Postgres that stops fails calls at once with a clear error; when it is b
   assert.equal(t.get('a'), 3);
 });
 
+test('a Postgres that hangs costs one timeout: later calls fail at once until a probe finds it answering', async () => {
+  const sync = connect(1500);
+  const root = new PgRoot(sync);
+  const t = root.openDB({ name: 'hang', encoding: 'json' });
+  t.putSync('a', 1);
+  await new Promise((r) => setImmediate(r));
+  pg.freeze();
+  try {
+    assert.throws(
+      () => t.get('a'),
+      (e: Error) => e instanceof IndexDbUnavailableError && /did not answer within 1500 ms$/.test(e.message),
+    );
+    // No round trip now: the message says calls fail at once.
+    for (const call of [() => t.get('a'), () => t.putSync('a', 2)])
+      assert.throws(call, (e: Error) => e instanceof IndexDbUnavailableError && /fail at once/.test(e.message));
+  } finally {
+    pg.thaw();
+  }
+  // The probe finds the server again; the next turns of the event loop hear of it.
+  let value: unknown;
+  for (let i = 0; i < 200 && value === undefined; i++) {
+    await new Promise((r) => setTimeout(r, 100));
+    try {
+      value = t.get('a');
+    } catch (e) {
+      assert.ok(e instanceof IndexDbUnavailableError);
+    }
+  }
+  assert.equal(value, 1);
+  t.putSync('a', 3);
+  await new Promise((r) => setImmediate(r));
+  assert.equal(t.get('a'), 3);
+});
+
 test('at 1,000,000 accounts every query shape the index sends is an index scan, never a sequential scan', () => {
   const url = freshDb();
   const seen: { sql: string; params: unknown[] }[] = [];
