@@ -265,10 +265,16 @@ export class PgRoot {
     const sql = `SELECT v FROM ${t.sql} WHERE k = $1`;
     const hex = key.toString('hex');
     if (this.layers.length === 0) {
-      const ahead = this.snapshotSeen.get(t)?.get(hex);
+      // One snapshot answers a key the same each time: a request reading it again (a tree's
+      // metadata, the checkpoint) makes one round trip for it.
+      let known = this.snapshotSeen.get(t);
+      const ahead = known?.get(hex);
       if (ahead !== undefined) return ahead ?? undefined;
       const [r] = this.readerRows<{ v: Uint8Array }>({ sql, params: [key] });
-      return r && buf(r.v);
+      const v = r && buf(r.v);
+      if (!known) this.snapshotSeen.set(t, (known = new Map()));
+      known.set(hex, v ?? null);
+      return v;
     }
     for (let i = this.layers.length - 1; i >= 0; i--) {
       const w = this.layers[i]!.get(t)?.get(hex);
@@ -308,7 +314,7 @@ export class PgRoot {
     for (const r of rows) seen.set(buf(r.k).toString('hex'), buf(r.v));
   }
 
-  /** Values read ahead in the readers' snapshot, by table and key (null: none); dropped with it. */
+  /** Values read (or read ahead) in the readers' snapshot, by table and key (null: none); dropped with it. */
   private snapshotSeen = new Map<PgTable, Map<string, Buffer | null>>();
 
   /** Values Postgres holds in the open transaction, by table and key (null: none), as read or sent. */

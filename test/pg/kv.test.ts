@@ -262,7 +262,8 @@ test('trees on Postgres give LMDB’s roots and proofs, deferred appends, savepo
 
 test('readers see one snapshot per synchronous run (keys read ahead with it); the next run sees what was committed since', async () => {
   const url = freshDb();
-  const a = new SyncPg({ url, timeoutMs: 5000 });
+  let answers = 0;
+  const a = new SyncPg({ url, timeoutMs: 5000, onAnswer: () => answers++ });
   const b = new SyncPg({ url, timeoutMs: 5000 });
   clients.push(a, b);
   migrate(a, 'test');
@@ -286,6 +287,11 @@ test('readers see one snapshot per synchronous run (keys read ahead with it); th
   assert.deepEqual([r.get('x'), r.get('y'), r.get('z')], [2, 2, undefined]);
   await new Promise((res) => setImmediate(res));
   assert.deepEqual([r.get('x'), r.get('z')], [3, 3]);
+  // A key read again in one snapshot is not asked for again.
+  await new Promise((res) => setImmediate(res));
+  const before = answers;
+  assert.deepEqual([r.get('x'), r.get('x'), r.get('nothing'), r.get('nothing')], [3, 3, undefined, undefined]);
+  assert.equal(answers - before, 2);
 });
 
 test('schema: migrated once, refused when newer than this zkgate, naming both versions; the password redacted', () => {
