@@ -8,9 +8,10 @@
 // Transactions: transactionSync opens one on the writer's connection; writes are kept and sent
 // with the next statement that needs them (a range read, the commit), one table's upserts and
 // deletes in one statement each; a point read is answered by the kept writes or read alone. A
-// nested transactionSync is a layer of kept writes, and a SAVEPOINT only once its writes are sent. Reads outside a transaction see one snapshot per synchronous run (REPEATABLE READ,
-// ended on the event loop's next turn), as LMDB's readers do: a proof's path and root come from
-// one state.
+// nested transactionSync is a layer of kept writes, and a SAVEPOINT only once its writes are
+// sent. Reads outside a transaction see one snapshot per synchronous run (REPEATABLE READ, ended
+// on the event loop's next turn), as LMDB's readers do: a proof's path and root come from one
+// state.
 import { pack, unpack } from 'msgpackr';
 import { readKey, writeKey } from 'ordered-binary';
 import { MIGRATION_LOCK } from './schema.js';
@@ -102,7 +103,7 @@ export class PgTable {
     return unpack(b);
   }
 
-  /** Reads these keys ahead, in one statement (inside a transaction; see PgRoot.prefetch). */
+  /** Reads these keys ahead, in one statement (see PgRoot.prefetch). */
   prefetch(keys: unknown[]): void {
     this.root.prefetch(
       this,
@@ -281,7 +282,8 @@ export class PgRoot {
       if (w) return w[1] ?? undefined;
     }
     // A key no kept write holds is as Postgres has it in this transaction: read without sending
-    // the kept writes, once per transaction (the writer is the only process writing; its commits are fenced).
+    // the kept writes, once per transaction (the writer is the only process writing; its commits
+    // are fenced).
     let seen = this.seen.get(t);
     if (!seen) this.seen.set(t, (seen = new Map()));
     if (seen.has(hex)) return seen.get(hex) ?? undefined;
