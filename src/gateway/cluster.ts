@@ -280,9 +280,12 @@ export async function openCluster(config: Config, log: Logger, registry: Metrics
         try {
           db.sync.query('reader', [{ sql: 'SELECT 1' }]);
         } catch (e) {
+          // Degraded, not unavailable: the cluster's own methods are still forwarded and bundles
+          // simulated; the index's fail at once (-32019). Every front shares the database, so a
+          // load balancer taking them out for it would take the whole service down.
           return {
-            status: 'unavailable',
-            detail: `the index database ${db.sync.where} does not answer: ${(e as Error).message}`,
+            status: 'degraded',
+            detail: `the index database ${db.sync.where} does not answer (the index's methods fail with -32019): ${(e as Error).message}`,
           };
         }
         if (!writing) {
