@@ -108,6 +108,12 @@ export class BalanceDeltas {
     const k = Buffer.concat([owner, mint]).toString('latin1');
     this.tokenDeltas.set(k, (this.tokenDeltas.get(k) ?? 0n) + delta);
   }
+
+  /** Adds another's changes to these. */
+  add(other: BalanceDeltas): void {
+    for (const [k, v] of other.lamportDeltas) this.lamportDeltas.set(k, (this.lamportDeltas.get(k) ?? 0n) + v);
+    for (const [k, v] of other.tokenDeltas) this.tokenDeltas.set(k, (this.tokenDeltas.get(k) ?? 0n) + v);
+  }
 }
 
 export class CompressionStore {
@@ -211,19 +217,11 @@ export class CompressionStore {
     try {
       const r = fn();
       const sum = new BalanceDeltas();
-      for (const d of this.deferred) {
-        for (const [k, v] of d.lamportDeltas) sum.lamportDeltas.set(k, (sum.lamportDeltas.get(k) ?? 0n) + v);
-        for (const [k, v] of d.tokenDeltas) sum.tokenDeltas.set(k, (sum.tokenDeltas.get(k) ?? 0n) + v);
-      }
+      for (const d of this.deferred) sum.add(d);
       this.deferred = undefined;
-      readAhead(
-        this.ownerBalances,
-        [...sum.lamportDeltas.keys()].map((k) => Buffer.from(k, 'latin1')),
-      );
-      readAhead(
-        this.tokenBalances,
-        [...sum.tokenDeltas.keys()].map((k) => Buffer.from(k, 'latin1')),
-      );
+      const keys = (m: Map<string, bigint>) => () => [...m.keys()].map((k) => Buffer.from(k, 'latin1'));
+      readAhead(this.ownerBalances, keys(sum.lamportDeltas));
+      readAhead(this.tokenBalances, keys(sum.tokenDeltas));
       this.writeBalances(sum);
       return r;
     } finally {

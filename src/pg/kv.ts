@@ -191,6 +191,13 @@ export class PgTable {
 }
 
 type Layer = Map<PgTable, Map<string, [Buffer, Buffer | null]>>;
+/** Values known of a table's keys (hex → value, null: none), as read or sent. */
+type Cache = Map<PgTable, Map<string, Buffer | null>>;
+const cacheOf = (c: Cache, t: PgTable) => {
+  let m = c.get(t);
+  if (!m) c.set(t, (m = new Map()));
+  return m;
+};
 
 export class PgRoot {
   private readonly tables = new Map<string, PgTable>();
@@ -268,12 +275,11 @@ export class PgRoot {
     if (this.layers.length === 0) {
       // One snapshot answers a key the same each time: a request reading it again (a tree's
       // metadata, the checkpoint) makes one round trip for it.
-      let known = this.snapshotSeen.get(t);
-      const ahead = known?.get(hex);
+      const known = cacheOf(this.snapshotSeen, t);
+      const ahead = known.get(hex);
       if (ahead !== undefined) return ahead ?? undefined;
       const [r] = this.readerRows<{ v: Uint8Array }>({ sql, params: [key] });
       const v = r && buf(r.v);
-      if (!known) this.snapshotSeen.set(t, (known = new Map()));
       known.set(hex, v ?? null);
       return v;
     }
@@ -284,8 +290,7 @@ export class PgRoot {
     // A key no kept write holds is as Postgres has it in this transaction: read without sending
     // the kept writes, once per transaction (the writer is the only process writing; its commits
     // are fenced).
-    let seen = this.seen.get(t);
-    if (!seen) this.seen.set(t, (seen = new Map()));
+    const seen = cacheOf(this.seen, t);
     if (seen.has(hex)) return seen.get(hex) ?? undefined;
     const [r] = this.db.query<{ v: Uint8Array }>('writer', [{ sql, params: [key] }]);
     const v = r && buf(r.v);
@@ -299,9 +304,7 @@ export class PgRoot {
    */
   prefetch(t: PgTable, keys: Buffer[]): void {
     const inTransaction = this.layers.length > 0;
-    const cache = inTransaction ? this.seen : this.snapshotSeen;
-    let seen = cache.get(t);
-    if (!seen) cache.set(t, (seen = new Map()));
+    const seen = cacheOf(inTransaction ? this.seen : this.snapshotSeen, t);
     const want = new Map<string, Buffer>();
     for (const k of keys) {
       const hex = k.toString('hex');
@@ -317,10 +320,10 @@ export class PgRoot {
   }
 
   /** Values read (or read ahead) in the readers' snapshot, by table and key (null: none); dropped with it. */
-  private snapshotSeen = new Map<PgTable, Map<string, Buffer | null>>();
+  private snapshotSeen: Cache = new Map();
 
   /** Values Postgres holds in the open transaction, by table and key (null: none), as read or sent. */
-  private seen = new Map<PgTable, Map<string, Buffer | null>>();
+  private seen: Cache = new Map();
 
   write(t: PgTable, key: Buffer, value: Buffer | null): void {
     if (this.layers.length === 0) {
@@ -354,8 +357,7 @@ export class PgRoot {
   private statements(layer: Layer): Statement[] {
     const out: Statement[] = [];
     for (const [t, m] of layer) {
-      let seen = this.seen.get(t);
-      if (!seen) this.seen.set(t, (seen = new Map()));
+      const seen = cacheOf(this.seen, t);
       const puts: Buffer[] = [];
       const values: Buffer[] = [];
       const dels: Buffer[] = [];

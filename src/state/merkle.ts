@@ -52,25 +52,11 @@ export class SparseMerkleTree {
    * on the path of the last leaf (what the next append combines with), or the empty subtree.
    */
   subtrees(n: number): bigint[] {
-    const out: bigint[] = [];
-    if (n > 0) {
-      this.settle();
-      const keys: Buffer[] = [];
-      for (let level = 0; level < this.height; level++) {
-        const i = Math.floor((n - 1) / 2 ** level);
-        keys.push(nodeKey(this.treeId, level, i % 2 === 0 ? i : i - 1));
-      }
-      readAhead(this.dbs.nodes, keys);
-    }
-    for (let level = 0; level < this.height; level++) {
-      if (n === 0) {
-        out.push(this.zeros[level]!);
-        continue;
-      }
+    if (n === 0) return this.zeros.slice(0, this.height);
+    return this.nodesAt((level) => {
       const i = Math.floor((n - 1) / 2 ** level);
-      out.push(this.node(level, i % 2 === 0 ? i : i - 1));
-    }
-    return out;
+      return i % 2 === 0 ? i : i - 1;
+    });
   }
 
   root(): bigint {
@@ -79,18 +65,18 @@ export class SparseMerkleTree {
 
   /** Siblings from the leaf level up (pathElements in Light's order). */
   siblings(index: number): bigint[] {
-    const out: bigint[] = [];
+    return this.nodesAt((level) => {
+      const i = Math.floor(index / 2 ** level);
+      return i % 2 === 0 ? i + 1 : i - 1;
+    });
+  }
+
+  /** One node per level from the leaves up, at the index `at` gives for it; read ahead together. */
+  private nodesAt(at: (level: number) => number): bigint[] {
     this.settle();
-    const keys: Buffer[] = [];
-    for (let level = 0, i = index; level < this.height; level++, i = Math.floor(i / 2))
-      keys.push(nodeKey(this.treeId, level, i % 2 === 0 ? i + 1 : i - 1));
-    readAhead(this.dbs.nodes, keys);
-    let i = index;
-    for (let level = 0; level < this.height; level++) {
-      out.push(this.node(level, i % 2 === 0 ? i + 1 : i - 1));
-      i = Math.floor(i / 2);
-    }
-    return out;
+    const indices = Array.from({ length: this.height }, (_, level) => at(level));
+    readAhead(this.dbs.nodes, () => indices.map((i, level) => nodeKey(this.treeId, level, i)));
+    return indices.map((i, level) => this.node(level, i));
   }
 
   /**
