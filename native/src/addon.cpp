@@ -1323,11 +1323,8 @@ napi_value PoseidonHash(napi_env env, napi_callback_info info) {
     return throw_error(env, "inputs must be groups of arity 32-byte values, arity 1 to 16");
   GUARD_BEGIN
   const size_t k = len / (32 * size_t(arity));
-  std::vector<Fr> x(k * arity), h(k);
-  for (size_t i = 0; i < k * arity; i++) x[i] = field_in<Fr>(in + 32 * i);
-  for (size_t g = 0; g < k; g++) h[g] = poseidon().hash(x.data() + g * arity, arity);
   std::vector<uint8_t> out(32 * k);
-  for (size_t g = 0; g < k; g++) field_out(h[g], out.data() + 32 * g);
+  poseidon().hash_bytes(in, arity, k, out.data());
   return make_bytes(env, out.data(), out.size());
   GUARD_END
 }

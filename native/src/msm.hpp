@@ -27,35 +27,12 @@
 #include "curve.hpp"
 #include "hd/digits.hpp"
 #include "msm_x8.hpp"
+#include "simd.hpp"
 #include "parallel.hpp"
 #include "scratch.hpp"
 
 namespace zk {
 
-/**
- * Whether fixed-base tables built from now on use the eight-lane form (field_x8.hpp): where the
- * build targets a CPU with AVX-512 IFMA, unless ZKGATE_NATIVE_SIMD=0 (or set_x8_tables(false)),
- * which keeps the 64-bit scalar path (what CPUs without IFMA run) for comparison and tests.
- */
-inline std::atomic<int>& x8_tables_setting() {
-  static std::atomic<int> setting{-1};  // -1: not decided yet
-  return setting;
-}
-inline bool x8_tables() {
-#ifdef ZK_HAVE_X8
-  int s = x8_tables_setting().load(std::memory_order_relaxed);
-  if (s < 0) {
-    const char* env = std::getenv("ZKGATE_NATIVE_SIMD");
-    s = env && std::string(env) == "0" ? 0 : 1;
-    x8_tables_setting().store(s);
-  }
-  return s == 1;
-#else
-  return false;
-#endif
-}
-/** Overrides ZKGATE_NATIVE_SIMD (false everywhere the CPU lacks IFMA). */
-inline void set_x8_tables(bool on) { x8_tables_setting().store(on ? 1 : 0); }
 
 /** Scalars are canonical integers below r, four little-endian limbs each. */
 struct Scalar {

@@ -7,11 +7,13 @@
 // P; the partial rounds (S-box and C on state[0], then the sparse mix); 3 full rounds; a last S-box
 // and M. Out: state[0].
 #pragma once
+#include <cstring>
 #include <mutex>
 #include <stdexcept>
 #include <vector>
 
 #include "field.hpp"
+#include "simd.hpp"
 
 namespace zk {
 
@@ -25,6 +27,85 @@ struct PoseidonWidth {
   std::vector<Fr> p;  // t × t, likewise
 };
 
+/** One arithmetic a hash runs on: its elements E, its constants' stored form K. */
+struct ScalarArith {
+  using E = Fr;
+  using K = Fr;
+  static ZK_INLINE E k(const K& c) { return c; }
+  static ZK_INLINE E add(const E& a, const E& b) { return a + b; }
+  static ZK_INLINE E mul(const E& a, const E& b) { return a * b; }
+};
+
+#ifdef ZK_HAVE_X8
+/**
+ * Eight hashes at once, one per lane. Every element is kept below 2p: mul returns below 2p, and a
+ * sum of two (below 4p) is brought back by a conditional 2p, so no bound is ever in question.
+ */
+struct LaneArith {
+  using E = x8::F8<FrParams>;
+  using K = x8::Limbs;
+  static ZK_INLINE E k(const K& c) { return E::broadcast(c); }
+  static ZK_INLINE E add(const E& a, const E& b) {
+    E r = E::add(a, b);
+    E::reduce_by(r, E::P2);
+    return r;
+  }
+  static ZK_INLINE E mul(const E& a, const E& b) { return E::mul(a, b); }
+};
+#endif
+
+/** A width's constants in one arithmetic's form. */
+template <class K>
+struct PoseidonConsts {
+  int t = 0, full = 0, partial = 0;
+  std::vector<K> c, s, m, p;
+};
+
+/**
+ * The permutation, written once for both arithmetics: s holds t elements (s[0] the capacity),
+ * and s[0] is the hash after it.
+ */
+template <class A>
+void poseidon_permute(typename A::E* s, const PoseidonConsts<typename A::K>& w) {
+  using E = typename A::E;
+  const int t = w.t;
+  const auto* c = w.c.data();
+  for (int i = 0; i < t; i++) s[i] = A::add(s[i], A::k(c[i]));
+  auto pow5 = [](const E& x) {
+    E x2 = A::mul(x, x);
+    return A::mul(x, A::mul(x2, x2));
+  };
+  // S-box on every cell, add the round constants (none in the last round), mix with m.
+  auto full_round = [&](const typename A::K* rc, const typename A::K* m) {
+    for (int i = 0; i < t; i++) s[i] = pow5(s[i]);
+    if (rc)
+      for (int i = 0; i < t; i++) s[i] = A::add(s[i], A::k(rc[i]));
+    E out[17];
+    for (int i = 0; i < t; i++) {
+      E acc = A::mul(A::k(m[i]), s[0]);
+      for (int j = 1; j < t; j++) acc = A::add(acc, A::mul(A::k(m[j * t + i]), s[j]));
+      out[i] = acc;
+    }
+    for (int i = 0; i < t; i++) s[i] = out[i];
+  };
+  const int half = w.full / 2;
+  for (int r = 0; r < half - 1; r++) full_round(c + (r + 1) * t, w.m.data());
+  full_round(c + half * t, w.p.data());
+  const auto* cp = c + (half + 1) * t;
+  const auto* sp = w.s.data();
+  for (int r = 0; r < w.partial; r++) {
+    const auto* row = sp + (2 * t - 1) * r;
+    s[0] = A::add(pow5(s[0]), A::k(cp[r]));
+    E s0 = A::mul(A::k(row[0]), s[0]);
+    for (int j = 1; j < t; j++) s0 = A::add(s0, A::mul(A::k(row[j]), s[j]));
+    for (int q = 1; q < t; q++) s[q] = A::add(s[q], A::mul(s[0], A::k(row[t + q - 1])));
+    s[0] = s0;
+  }
+  const auto* cf = c + (half + 1) * t + w.partial;
+  for (int r = 0; r < half - 1; r++) full_round(cf + r * t, w.m.data());
+  full_round(nullptr, w.m.data());
+}
+
 class Poseidon {
  public:
   static constexpr int MAX_T = 17;
@@ -36,65 +117,110 @@ class Poseidon {
     if ((int)w.c.size() != t * w.full + w.partial || (int)w.s.size() != (2 * t - 1) * w.partial ||
         (int)w.m.size() != t * t || (int)w.p.size() != t * t)
       throw std::runtime_error("poseidon constants have the wrong size");
-    widths_[t] = std::move(w);
+    scalar_[t] = {t, w.full, w.partial, std::move(w.c), std::move(w.s), std::move(w.m), std::move(w.p)};
+#ifdef ZK_HAVE_X8
+    // The lanes' Montgomery form is x·2^260: the scalar form (x·2^256) doubled four times.
+    auto lanes = [](const std::vector<Fr>& v) {
+      std::vector<x8::Limbs> out;
+      out.reserve(v.size());
+      for (Fr x : v) {
+        for (int i = 0; i < 4; i++) x = x + x;
+        out.push_back(x8::limbs52(x.v));
+      }
+      return out;
+    };
+    const auto& sc = scalar_[t];
+    lanes_[t] = {t, sc.full, sc.partial, lanes(sc.c), lanes(sc.s), lanes(sc.m), lanes(sc.p)};
+#endif
   }
 
-  bool ready(int t) const { return t >= 2 && t <= MAX_T && widths_[t].t == t; }
+  bool ready(int t) const { return t >= 2 && t <= MAX_T && scalar_[t].t == t; }
 
-  /** Hash of n = t - 1 inputs. */
+  /** Hash of n = t - 1 inputs (Montgomery form). */
   Fr hash(const Fr* in, int n) const {
     const int t = n + 1;
     if (!ready(t)) throw std::runtime_error("poseidon constants for this width are not set");
-    const PoseidonWidth& w = widths_[t];
-    const Fr* c = w.c.data();
     Fr s[MAX_T];
-    s[0] = c[0];
-    for (int i = 0; i < n; i++) s[i + 1] = in[i] + c[i + 1];
-    const int half = w.full / 2;
-    for (int r = 0; r < half - 1; r++) full_round(s, t, c + (r + 1) * t, w.m.data());
-    full_round(s, t, c + half * t, w.p.data());
-    const Fr* cp = c + (half + 1) * t;
-    const Fr* sp = w.s.data();
-    for (int r = 0; r < w.partial; r++) {
-      const Fr* row = sp + (2 * t - 1) * r;
-      s[0] = pow5(s[0]) + cp[r];
-      Fr s0 = row[0] * s[0];
-      for (int j = 1; j < t; j++) s0 = s0 + row[j] * s[j];
-      for (int q = 1; q < t; q++) s[q] = s[q] + s[0] * row[t + q - 1];
-      s[0] = s0;
-    }
-    const Fr* cf = c + (half + 1) * t + w.partial;
-    for (int r = 0; r < half - 1; r++) full_round(s, t, cf + r * t, w.m.data());
-    full_round(s, t, nullptr, w.m.data());
+    s[0] = Fr::zero();
+    for (int i = 0; i < n; i++) s[i + 1] = in[i];
+    poseidon_permute<ScalarArith>(s, scalar_[t]);
     return s[0];
   }
 
- private:
-  /** S-box on every cell, add the round constants (none in the last round), mix with `m`. */
-  static void full_round(Fr* s, int t, const Fr* c, const Fr* m) {
-    for (int i = 0; i < t; i++) s[i] = pow5(s[i]);
-    if (c)
-      for (int i = 0; i < t; i++) s[i] = s[i] + c[i];
-    mix(s, t, m);
+  /**
+   * Hashes of k consecutive groups of `arity` canonical little-endian inputs (checked below r),
+   * into k canonical little-endian outputs: eight groups at a time in the lanes of AVX-512 IFMA
+   * where the build has it (x8_tables()), the rest one by one.
+   */
+  void hash_bytes(const uint8_t* in, int arity, size_t k, uint8_t* out) const {
+    const int t = arity + 1;
+    if (!ready(t)) throw std::runtime_error("poseidon constants for this width are not set");
+    for (size_t i = 0; i < k * arity; i++) {
+      u64 x[4];
+      std::memcpy(x, in + 32 * i, 32);
+      if (!Fr::is_canonical(x)) throw std::runtime_error("field element out of range");
+    }
+    size_t g = 0;
+#ifdef ZK_HAVE_X8
+    if (x8_tables())
+      for (; g + 8 <= k; g += 8) hash8(in + 32 * arity * g, arity, out + 32 * g);
+#endif
+    for (; g < k; g++) {
+      Fr x[MAX_T];
+      for (int i = 0; i < arity; i++) {
+        u64 v[4];
+        std::memcpy(v, in + 32 * (arity * g + i), 32);
+        x[i] = Fr::from_canonical(v);
+      }
+      u64 h[4];
+      hash(x, arity).to_canonical(h);
+      std::memcpy(out + 32 * g, h, 32);
+    }
   }
 
-  static Fr pow5(const Fr& x) {
-    Fr x2 = x.squared();
-    return x * x2.squared();
-  }
-  /** out[i] = Σ_j m[j][i] · s[j] (the matrices are stored as circomlib writes them). */
-  static void mix(Fr* s, int t, const Fr* m) {
-    Fr out[MAX_T];
-    for (int i = 0; i < t; i++) {
-      Fr acc = m[i] * s[0];
-      for (int j = 1; j < t; j++) acc = acc + m[j * t + i] * s[j];
-      out[i] = acc;
+ private:
+#ifdef ZK_HAVE_X8
+  using F8 = x8::F8<FrParams>;
+
+  /** Eight groups, lane j the j-th: inputs into the lanes' Montgomery form, outputs back out. */
+  void hash8(const uint8_t* in, int arity, uint8_t* out) const {
+    static const x8::Limbs R2 = [] {
+      // 2^520 mod r: multiplying by it takes x to x·2^260, the lanes' Montgomery form.
+      Fr x{{FrParams::R2[0], FrParams::R2[1], FrParams::R2[2], FrParams::R2[3]}};
+      for (int i = 0; i < 8; i++) x = x + x;
+      return x8::limbs52(x.v);
+    }();
+    static const x8::Limbs ONE = {1, 0, 0, 0, 0};
+    F8 s[MAX_T];
+    s[0] = F8::zero();
+    for (int i = 0; i < arity; i++) {
+      alignas(64) u64 l[5][8];
+      for (int j = 0; j < 8; j++) {
+        u64 v[4];
+        std::memcpy(v, in + 32 * (arity * j + i), 32);
+        const x8::Limbs x = x8::limbs52(v);
+        for (int q = 0; q < 5; q++) l[q][j] = x[q];
+      }
+      F8 x;
+      for (int q = 0; q < 5; q++) x.l[q] = _mm512_load_si512(l[q]);
+      s[i + 1] = F8::mul(x, F8::broadcast(R2));
     }
-    for (int i = 0; i < t; i++) s[i] = out[i];
+    poseidon_permute<LaneArith>(s, lanes_[arity + 1]);
+    const F8 h = F8::canonical<2>(F8::mul(s[0], F8::broadcast(ONE)));
+    x8::V w[4];
+    x8::pack(h, w[0], w[1], w[2], w[3]);
+    alignas(64) u64 l[4][8];
+    for (int q = 0; q < 4; q++) _mm512_store_si512(l[q], w[q]);
+    for (int j = 0; j < 8; j++) {
+      u64 v[4] = {l[0][j], l[1][j], l[2][j], l[3][j]};
+      std::memcpy(out + 32 * j, v, 32);
+    }
   }
+  PoseidonConsts<x8::Limbs> lanes_[MAX_T + 1];
+#endif
 
   std::mutex mutex_;
-  PoseidonWidth widths_[MAX_T + 1];
+  PoseidonConsts<Fr> scalar_[MAX_T + 1];
 };
 
 inline Poseidon& poseidon() {

@@ -26,6 +26,7 @@ import { sleep, type ClusterRpc } from './cluster-rpc.js';
 
 /** Keys looked at and found not to be trees: remembered (bounded) so a block does not ask again. */
 const NOT_TREES_MAX = 100_000;
+const COMPRESSION_KEY = Buffer.from(decodeBase58(LIGHT_IDS.accountCompression));
 
 interface AccountAnswer {
   data: [string, string];
@@ -115,8 +116,9 @@ export class ClusterFollower {
     return tip > this.indexedSlot ? tip : this.indexedSlot;
   }
   /**
-   * Accounts known not to be trees (bounded), and trees known indexed: a transaction's keys are
-   * looked up here before the index (on Postgres, a round trip each). A tree is never unregistered.
+   * Accounts known not to be trees (bounded), and trees known indexed, by their keys' bytes (as
+   * latin1): a transaction's keys are looked up here before the index (on Postgres, a round trip
+   * each). A tree is never unregistered.
    */
   private readonly notTrees = new Set<string>();
   private readonly knownTrees = new Set<string>();
@@ -321,22 +323,23 @@ export class ClusterFollower {
 
   /** The writable keys of a block's account-compression transactions that may be new trees. */
   private async registerNewTrees(block: SourceBlock, signal: AbortSignal): Promise<void> {
-    const compression = decodeBase58(LIGHT_IDS.accountCompression);
-    const unknown = new Set<string>();
+    const unknown = new Map<string, string>();
     for (const t of block.transactions) {
-      if (t.err || !t.accountKeys.some((k) => Buffer.from(k).equals(compression))) continue;
+      if (t.err || !t.accountKeys.some((k) => COMPRESSION_KEY.equals(k))) continue;
       for (const k of t.accountKeys) {
+        // Looked up by the key's bytes: base58 only for keys not seen before.
+        const id = Buffer.from(k.buffer, k.byteOffset, k.byteLength).toString('latin1');
+        if (unknown.has(id) || this.notTrees.has(id) || this.knownTrees.has(id)) continue;
         const name = encodeBase58(k);
-        if (unknown.has(name) || this.notTrees.has(name) || this.knownTrees.has(name)) continue;
-        if (this.o.index.compression.trees.has(name)) this.knownTrees.add(name);
-        else unknown.add(name);
+        if (this.o.index.compression.trees.has(name)) this.knownTrees.add(id);
+        else unknown.set(id, name);
       }
     }
     if (unknown.size === 0) return;
-    const keys = [...unknown];
+    const ids = [...unknown.keys()];
     const found: TreeMetadata[] = [];
-    for (let i = 0; i < keys.length; i += 100) {
-      const chunk = keys.slice(i, i + 100);
+    for (let i = 0; i < ids.length; i += 100) {
+      const chunk = ids.slice(i, i + 100).map((id) => unknown.get(id)!);
       const r = await this.o.rpc.call<{ value: (AccountAnswer | null)[] }>(
         'getMultipleAccounts',
         [chunk, { encoding: 'base64', dataSlice: { offset: 0, length: TREE_METADATA_BYTES } }],
@@ -347,7 +350,7 @@ export class ClusterFollower {
         if (t) found.push(t);
         else {
           if (this.notTrees.size >= NOT_TREES_MAX) this.notTrees.clear();
-          this.notTrees.add(k);
+          this.notTrees.add(ids[i + j]!);
         }
       });
     }

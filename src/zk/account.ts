@@ -3,7 +3,7 @@
 import { keccak_256 } from '@noble/hashes/sha3.js';
 import { bytesToBigInt } from './field.js';
 import { hashToBn254Field, hashvToBn254 } from './hash-to-field.js';
-import { poseidon } from './poseidon.js';
+import { poseidon, poseidonMany } from './poseidon.js';
 
 export type TreeVersion = 1 | 2;
 
@@ -48,6 +48,30 @@ function putUint(buf: Uint8Array, offset: number, width: number, v: bigint, litt
  * (bytes 24..32, byte 23 = 2) and data hash if any.
  */
 export function compressedAccountHash(a: CompressedAccount, version: TreeVersion): bigint {
+  return poseidon(compressedAccountInputs(a, version));
+}
+
+/**
+ * The hashes of many accounts: one native call per count of inputs (eight at a time in the IFMA
+ * lanes where the CPU has them), as a self-check over a run of blocks hashes.
+ */
+export function compressedAccountHashes(
+  list: readonly { account: CompressedAccount; version: TreeVersion }[],
+): bigint[] {
+  const byArity = new Map<number, { at: number[]; inputs: bigint[][] }>();
+  list.forEach(({ account, version }, i) => {
+    const inputs = compressedAccountInputs(account, version);
+    let g = byArity.get(inputs.length);
+    if (!g) byArity.set(inputs.length, (g = { at: [], inputs: [] }));
+    g.at.push(i);
+    g.inputs.push(inputs);
+  });
+  const out = new Array<bigint>(list.length);
+  for (const { at, inputs } of byArity.values()) poseidonMany(inputs).forEach((h, k) => (out[at[k]!] = h));
+  return out;
+}
+
+function compressedAccountInputs(a: CompressedAccount, version: TreeVersion): bigint[] {
   if (!Number.isInteger(a.leafIndex) || a.leafIndex < 0 || a.leafIndex > 0xffffffff) {
     throw new RangeError(`leaf index is not a u32: ${a.leafIndex}`);
   }
@@ -72,7 +96,7 @@ export function compressedAccountHash(a: CompressedAccount, version: TreeVersion
     disc[23] = 2;
     inputs.push(bytesToBigInt(disc), bytesToBigInt(a.data.dataHash));
   }
-  return poseidon(inputs);
+  return inputs;
 }
 
 const utf8 = (s: string | Uint8Array): Uint8Array => (typeof s === 'string' ? new TextEncoder().encode(s) : s);
