@@ -1309,22 +1309,25 @@ napi_value PoseidonSetup(napi_env env, napi_callback_info info) {
 }
 
 /**
- * poseidon(inputs, arity): hashes of consecutive groups of `arity` inputs (32-byte little-endian
- * values), so a Merkle level of k pairs is one call; returns k × 32 bytes.
+ * poseidon(inputs, arity, bigEndian?): hashes of consecutive groups of `arity` inputs (32-byte
+ * values, little-endian unless bigEndian), so a Merkle level of k pairs is one call; returns k × 32
+ * bytes in the same byte order.
  */
 napi_value PoseidonHash(napi_env env, napi_callback_info info) {
-  napi_value argv[2];
-  if (!args(env, info, argv)) return throw_error(env, "poseidon(inputs, arity)");
+  napi_value argv[3];
+  if (!args_from(env, info, argv, 2)) return throw_error(env, "poseidon(inputs, arity, bigEndian)");
   const uint8_t* in;
   size_t len;
   if (!get_bytes(env, argv[0], &in, &len)) return throw_error(env, "inputs must be a Uint8Array");
   int arity = get_int(env, argv[1], 0);
   if (arity < 1 || arity >= Poseidon::MAX_T || len % (32 * size_t(arity)))
     return throw_error(env, "inputs must be groups of arity 32-byte values, arity 1 to 16");
+  bool big_endian = false;
+  napi_get_value_bool(env, argv[2], &big_endian);  // undefined: little-endian
   GUARD_BEGIN
   const size_t k = len / (32 * size_t(arity));
   std::vector<uint8_t> out(32 * k);
-  poseidon().hash_bytes(in, arity, k, out.data());
+  poseidon().hash_bytes(in, arity, k, out.data(), big_endian);
   return make_bytes(env, out.data(), out.size());
   GUARD_END
 }

@@ -106,6 +106,21 @@ void poseidon_permute(typename A::E* s, const PoseidonConsts<typename A::K>& w) 
   full_round(nullptr, w.m.data());
 }
 
+/** A 32-byte value as four little-endian limbs, from little- or big-endian bytes, and back. */
+inline void poseidon_load(const uint8_t* p, bool big_endian, u64 x[4]) {
+  std::memcpy(x, p, 32);
+  if (big_endian)
+    for (int i = 0; i < 2; i++) {
+      const u64 lo = __builtin_bswap64(x[i]), hi = __builtin_bswap64(x[3 - i]);
+      x[i] = hi;
+      x[3 - i] = lo;
+    }
+}
+inline void poseidon_store(u64 x[4], bool big_endian, uint8_t* p) {
+  poseidon_load(reinterpret_cast<const uint8_t*>(x), big_endian, x);
+  std::memcpy(p, x, 32);
+}
+
 class Poseidon {
  public:
   static constexpr int MAX_T = 17;
@@ -148,33 +163,29 @@ class Poseidon {
   }
 
   /**
-   * Hashes of k consecutive groups of `arity` canonical little-endian inputs (checked below r),
-   * into k canonical little-endian outputs: eight groups at a time in the lanes of AVX-512 IFMA
-   * where the build has it (x8_tables()), the rest one by one.
+   * Hashes of k consecutive groups of `arity` canonical 32-byte inputs (checked below r), little-
+   * or big-endian, into k outputs in the same byte order: eight groups at a time in the lanes of
+   * AVX-512 IFMA where the build has it (x8_tables()), the rest one by one.
    */
-  void hash_bytes(const uint8_t* in, int arity, size_t k, uint8_t* out) const {
+  void hash_bytes(const uint8_t* in, int arity, size_t k, uint8_t* out, bool big_endian) const {
     const int t = arity + 1;
     if (!ready(t)) throw std::runtime_error("poseidon constants for this width are not set");
+    std::vector<u64> x(4 * k * arity);
     for (size_t i = 0; i < k * arity; i++) {
-      u64 x[4];
-      std::memcpy(x, in + 32 * i, 32);
-      if (!Fr::is_canonical(x)) throw std::runtime_error("field element out of range");
+      poseidon_load(in + 32 * i, big_endian, &x[4 * i]);
+      if (!Fr::is_canonical(&x[4 * i])) throw std::runtime_error("field element out of range");
     }
     size_t g = 0;
 #ifdef ZK_HAVE_X8
     if (x8_tables())
-      for (; g + 8 <= k; g += 8) hash8(in + 32 * arity * g, arity, out + 32 * g);
+      for (; g + 8 <= k; g += 8) hash8(&x[4 * arity * g], arity, out + 32 * g, big_endian);
 #endif
     for (; g < k; g++) {
-      Fr x[MAX_T];
-      for (int i = 0; i < arity; i++) {
-        u64 v[4];
-        std::memcpy(v, in + 32 * (arity * g + i), 32);
-        x[i] = Fr::from_canonical(v);
-      }
+      Fr e[MAX_T];
+      for (int i = 0; i < arity; i++) e[i] = Fr::from_canonical(&x[4 * (arity * g + i)]);
       u64 h[4];
-      hash(x, arity).to_canonical(h);
-      std::memcpy(out + 32 * g, h, 32);
+      hash(e, arity).to_canonical(h);
+      poseidon_store(h, big_endian, out + 32 * g);
     }
   }
 
@@ -182,8 +193,8 @@ class Poseidon {
 #ifdef ZK_HAVE_X8
   using F8 = x8::F8<FrParams>;
 
-  /** Eight groups, lane j the j-th: inputs into the lanes' Montgomery form, outputs back out. */
-  void hash8(const uint8_t* in, int arity, uint8_t* out) const {
+  /** Eight groups (canonical limbs), lane j the j-th: into the lanes' Montgomery form, and back out. */
+  void hash8(const u64* in, int arity, uint8_t* out, bool big_endian) const {
     static const x8::Limbs R2 = [] {
       // 2^520 mod r: multiplying by it takes x to x·2^260, the lanes' Montgomery form.
       Fr x{{FrParams::R2[0], FrParams::R2[1], FrParams::R2[2], FrParams::R2[3]}};
@@ -197,7 +208,7 @@ class Poseidon {
       alignas(64) u64 l[5][8];
       for (int j = 0; j < 8; j++) {
         u64 v[4];
-        std::memcpy(v, in + 32 * (arity * j + i), 32);
+        std::memcpy(v, in + 4 * (arity * j + i), 32);
         const x8::Limbs x = x8::limbs52(v);
         for (int q = 0; q < 5; q++) l[q][j] = x[q];
       }
@@ -213,7 +224,7 @@ class Poseidon {
     for (int q = 0; q < 4; q++) _mm512_store_si512(l[q], w[q]);
     for (int j = 0; j < 8; j++) {
       u64 v[4] = {l[0][j], l[1][j], l[2][j], l[3][j]};
-      std::memcpy(out + 32 * j, v, 32);
+      poseidon_store(v, big_endian, out + 32 * j);
     }
   }
   PoseidonConsts<x8::Limbs> lanes_[MAX_T + 1];

@@ -216,19 +216,20 @@ export class CompressionIngester implements TransactionIndexer {
     );
     const hashOf = new Map(unhashed.map((o, i) => [o, computed[i]!]));
     for (const p of list) {
-      const signature = encodeBase58(p.signature);
+      // base58 only for a divergence's message: every check's would be most of this one's garbage.
+      const signature = () => encodeBase58(p.signature);
       p.outputs.forEach((o) => {
         const hash = o.bodyHash ?? hashOf.get(o)!;
         if (hash !== o.leaf)
           this.diverged(
             o.tree,
-            `output ${o.index} of ${signature}: its body hashes to ${encodeBase58(bigIntToBytes32(hash))}, its leaf is ${encodeBase58(bigIntToBytes32(o.leaf))}`,
-            signature,
+            `output ${o.index} of ${signature()}: its body hashes to ${encodeBase58(bigIntToBytes32(hash))}, its leaf is ${encodeBase58(bigIntToBytes32(o.leaf))}`,
+            signature(),
           );
       });
       for (const { info, accounts } of p.trees) {
         const diff = compareWithChain(info, (k) => accounts.get(k));
-        if (diff.length > 0) this.diverged(info.pubkey, diff.join('; '), signature);
+        if (diff.length > 0) this.diverged(info.pubkey, diff.join('; '), signature());
       }
     }
   }

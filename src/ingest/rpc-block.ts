@@ -102,13 +102,15 @@ function innerOf(meta: Obj, topLevel: number, keys: number): InnerInstruction[][
   const out: InnerInstruction[][] = Array.from({ length: topLevel }, () => []);
   const list = meta.innerInstructions ?? [];
   if (!Array.isArray(list)) throw new Unreadable('meta.innerInstructions: expected an array');
-  for (const [n, group] of list.entries()) {
+  for (let n = 0; n < list.length; n++) {
+    const group: unknown = list[n];
     if (!isObj(group) || !Array.isArray(group.instructions))
       throw new Unreadable(`innerInstructions[${n}]: expected {index, instructions}`);
     const at = group.index;
     if (typeof at !== 'number' || !Number.isInteger(at) || at < 0 || at >= topLevel)
       throw new Unreadable(`innerInstructions[${n}].index: not one of the ${topLevel} instructions`);
-    for (const [i, ix] of group.instructions.entries()) {
+    for (let i = 0; i < group.instructions.length; i++) {
+      const ix: unknown = group.instructions[i];
       const what = `innerInstructions[${n}].instructions[${i}]`;
       if (!isObj(ix)) throw new Unreadable(`${what}: expected an object`);
       const programIdIndex = index(ix.programIdIndex, `${what}.programIdIndex`);

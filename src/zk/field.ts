@@ -8,19 +8,16 @@ export const FP = 21888242871839275222246405745257275088696311157297823662689037
 export const ADDRESS_BOUND = 1n << 248n;
 export const HIGHEST_ADDRESS_PLUS_ONE = ADDRESS_BOUND - 1n;
 
+// Through hex: a byte at a time made two bigints per byte, which ingest's garbage was full of.
 export function bytesToBigInt(bytes: Uint8Array): bigint {
-  let v = 0n;
-  for (const b of bytes) v = (v << 8n) | BigInt(b);
-  return v;
+  if (bytes.length === 0) return 0n;
+  return BigInt('0x' + Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString('hex'));
 }
 
 export function bigIntToBytes32(v: bigint): Uint8Array {
   if (v < 0n || v >= 1n << 256n) throw new RangeError(`value does not fit in 32 bytes: ${v}`);
   const out = new Uint8Array(32);
-  for (let i = 31; i >= 0; i--) {
-    out[i] = Number(v & 0xffn);
-    v >>= 8n;
-  }
+  Buffer.from(out.buffer).write(v.toString(16).padStart(64, '0'), 'hex');
   return out;
 }
 

@@ -165,8 +165,8 @@ export interface NativeAddon {
     m: Uint8Array,
     p: Uint8Array,
   ): void;
-  /** Hashes of consecutive groups of `arity` 32-byte LE inputs: groups × 32 bytes. */
-  poseidon(inputs: Uint8Array, arity: number): Uint8Array;
+  /** Hashes of consecutive groups of `arity` 32-byte inputs (LE, or BE if asked): groups × 32 bytes, alike. */
+  poseidon(inputs: Uint8Array, arity: number, bigEndian?: boolean): Uint8Array;
   /** The GPU path's field arithmetic as compiled for the host (ops as fieldOp's, no inverse). */
   hdFieldOp(field: number, op: number, a: Uint8Array, b: Uint8Array): Uint8Array;
   /** The GPU path's point formulas: op 0 add, 1 mixed add, 2 double, 4 mixed add of −q. */

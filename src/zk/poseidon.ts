@@ -40,21 +40,14 @@ function wasmImpl(p: WasmPoseidon): Impl {
   return { name: 'wasm', one, many: (groups) => groups.map(one) };
 }
 
-/** 32-byte little-endian field elements (below 2^256) in and out of a Buffer, a 64-bit limb at a time. */
-function writeLe(buf: Buffer, offset: number, v: bigint): void {
-  buf.writeBigUInt64LE(BigInt.asUintN(64, v), offset);
-  buf.writeBigUInt64LE(BigInt.asUintN(64, v >> 64n), offset + 8);
-  buf.writeBigUInt64LE(BigInt.asUintN(64, v >> 128n), offset + 16);
-  buf.writeBigUInt64LE(v >> 192n, offset + 24);
+/**
+ * 32-byte big-endian field elements in and out of a Buffer, through hex: a string and a bigint
+ * each, where limb arithmetic made a dozen bigints (ingest hashes enough for that garbage to count).
+ */
+function writeBe(buf: Buffer, offset: number, v: bigint): void {
+  buf.write(v.toString(16).padStart(64, '0'), offset, 32, 'hex');
 }
-function readLe(buf: Buffer, offset: number): bigint {
-  return (
-    buf.readBigUInt64LE(offset) |
-    (buf.readBigUInt64LE(offset + 8) << 64n) |
-    (buf.readBigUInt64LE(offset + 16) << 128n) |
-    (buf.readBigUInt64LE(offset + 24) << 192n)
-  );
-}
+const readBe = (buf: Buffer, offset: number): bigint => BigInt('0x' + buf.toString('hex', offset, offset + 32));
 
 /** circomlib's partial rounds per width t = 2..17 (from its Poseidon implementations). */
 const PARTIAL_ROUNDS = [56, 57, 56, 60, 60, 63, 64, 63, 60, 66, 60, 65, 70, 60, 64, 68];
@@ -67,9 +60,13 @@ function nativeImpl(addon: NativeAddon): Impl {
     M: string[][][];
     P: string[][][];
   };
+  // The constants go in little-endian, as the addon's other field elements do.
   const bytes = (hex: string[]) => {
     const b = Buffer.alloc(32 * hex.length);
-    hex.forEach((h, i) => writeLe(b, 32 * i, BigInt(h)));
+    hex.forEach((h, i) => {
+      writeBe(b, 32 * i, BigInt(h));
+      b.subarray(32 * i, 32 * i + 32).reverse();
+    });
     return b;
   };
   for (let t = 2; t <= 17; t++)
@@ -89,11 +86,11 @@ function nativeImpl(addon: NativeAddon): Impl {
     groups.forEach((g, i) => {
       if (g.length !== arity) throw new RangeError('Poseidon groups of one call must have the same arity');
       checkInputs(g);
-      g.forEach((x, j) => writeLe(buf, 32 * (i * arity + j), x));
+      g.forEach((x, j) => writeBe(buf, 32 * (i * arity + j), x));
     });
-    const raw = addon.poseidon(buf, arity);
+    const raw = addon.poseidon(buf, arity, true);
     const out = Buffer.from(raw.buffer, raw.byteOffset, raw.byteLength);
-    return groups.map((_, i) => readLe(out, 32 * i));
+    return groups.map((_, i) => readBe(out, 32 * i));
   };
   return { name: 'native', one: (inputs) => many([inputs])[0]!, many };
 }

@@ -171,3 +171,78 @@ test('a savepoint that throws takes back exactly what it wrote (nested ones too)
     rmSync(dir, { recursive: true, force: true });
   }
 });
+
+test('savepoints keep writes in memory until they return; a range read inside sends them to LMDB, and a throw still takes back exactly its own, slot records included', async () => {
+  const dir = tempDir();
+  try {
+    const root = open({ path: dir, maxDbs: 8, compression: false });
+    const undo = new UndoLog(root);
+    const t = tables(root, undo);
+    const B = (s: string) => Buffer.from(s);
+    const binKeys = () => [...t.bin.getKeys()].map((k) => k.toString());
+    root.transactionSync(() => {
+      void t.bin.put(B('a'), B('final-a'));
+      void t.json.put('tree', { nextIndex: 3 });
+      void t.packed.put(7, { n: 1n });
+    });
+    const before = dump(root, t);
+    root.transactionSync(() =>
+      undo.record(30n, () => {
+        void t.json.put('kept', 'slot30');
+        undo.savepoint(() => {
+          void t.bin.put(B('x'), B('l1-x'));
+          void t.bin.put(B('a'), B('l1-a'));
+          // Point reads see the kept writes.
+          assert.equal(t.bin.get(B('x'))!.toString(), 'l1-x');
+          assert.equal(t.bin.getBinary(B('a'))!.toString(), 'l1-a');
+          assert.equal(t.bin.doesExist(B('x')), true);
+          assert.throws(
+            () =>
+              undo.savepoint(() => {
+                void t.bin.put(B('y'), B('l2-y'));
+                void t.bin.remove(B('x'));
+                assert.equal(t.bin.get(B('x')), undefined);
+                assert.equal(t.bin.doesExist(B('x')), false);
+                void t.json.put('tree', { nextIndex: 4 });
+                assert.deepEqual(t.json.get('tree'), { nextIndex: 4 });
+                // A range read sees both savepoints' writes: they went to LMDB for it.
+                assert.deepEqual(binKeys(), ['a', 'y']);
+                // From then on writes go through, each recording what it replaced.
+                void t.bin.put(B('z'), B('l2-z'));
+                void t.packed.remove(7);
+                throw new Error('inner');
+              }),
+            /inner/,
+          );
+          assert.deepEqual(binKeys(), ['a', 'x']);
+          assert.equal(t.bin.get(B('a'))!.toString(), 'l1-a');
+          assert.deepEqual(t.json.get('tree'), { nextIndex: 3 });
+          assert.deepEqual(t.packed.get(7), { n: 1n });
+          // A savepoint over one whose writes went to LMDB: kept, then written through as it returns.
+          undo.savepoint(() => void t.json.put('tree', { nextIndex: 5 }));
+          assert.deepEqual(t.json.get('tree'), { nextIndex: 5 });
+          // A write LMDB's own encoding must make (msgpack) goes through at once.
+          undo.savepoint(() => void t.packed.put(8, { n: 2n }));
+        });
+        // One that throws before anything went to LMDB: nothing of it remains.
+        assert.throws(() =>
+          undo.savepoint(() => {
+            void t.json.put('kept', 'lost');
+            void t.bin.put(B('w'), B('lost'));
+            throw new Error('outer');
+          }),
+        );
+      }),
+    );
+    assert.deepEqual(binKeys(), ['a', 'x']);
+    assert.equal(t.json.get('kept'), 'slot30');
+    assert.deepEqual(t.json.get('tree'), { nextIndex: 5 });
+    assert.deepEqual(t.packed.get(8), { n: 2n });
+    // The slot's records take back exactly what stayed: the bytes are as before it.
+    root.transactionSync(() => undo.rollback(30n));
+    assert.equal(dump(root, t), before);
+    await root.close();
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
