@@ -16,8 +16,6 @@ import {
   inclusionWitness,
   KeyStore,
   nonInclusionWitness,
-  loadPoseidon,
-  poseidon,
   proveWithSnarkjs,
   SHAPES,
   shapeByName,
@@ -28,7 +26,7 @@ import {
 } from '../../src/zk/index.js';
 import { envList as list, table } from '../lib/table.js';
 // Keys for the proving part persist between runs in the bench cache (the setup part always starts cold).
-import { BENCH_CACHE as PROVE_CACHE } from '../lib/paths.js';
+import { BENCH_CACHE as PROVE_CACHE, ROOT } from '../lib/paths.js';
 
 const run = promisify(execFile);
 const SNARKJS_CLI = join(dirname(createRequire(import.meta.url).resolve('snarkjs')), 'cli.cjs');
@@ -44,23 +42,58 @@ const V2_PROVE = [
   'v2_non-inclusion_40_32',
 ];
 
+/**
+ * Each implementation in a child process of its own (the switches are read once per process): the
+ * native one's eight-lane IFMA path (where the CPU has it), its scalar path, WebAssembly; and
+ * circomlibjs' BigInt reference here. The scalar path is the baseline, measured in the same run.
+ */
 async function benchPoseidon(): Promise<void> {
-  await loadPoseidon();
-  const n = 20_000;
-  const inputs = Array.from({ length: n }, (_, i) => [BigInt(i) * 7919n + 1n, BigInt(i) * 104729n + 3n]);
-  let t = performance.now();
-  for (const x of inputs) poseidon(x);
-  const wasm = ((performance.now() - t) * 1000) / n;
+  const rates = async (env: Record<string, string>) => {
+    const { stdout } = await run(
+      process.execPath,
+      ['--import', 'tsx', join(ROOT, 'benchmarks/lib/poseidon-rates.ts')],
+      {
+        cwd: ROOT,
+        env: { ...process.env, ...env },
+      },
+    );
+    return JSON.parse(stdout.trim().split('\n').at(-1)!) as Record<string, number | string>;
+  };
+  const lanes = await rates({});
+  const scalar = await rates({ ZKGATE_NATIVE_SIMD: '0' });
+  const wasm = await rates({ ZKGATE_POSEIDON: 'wasm' });
   const ref = await buildPoseidonReference();
-  t = performance.now();
-  for (const x of inputs.slice(0, 2000)) ref(x);
-  const bigint = ((performance.now() - t) * 1000) / 2000;
-  console.log('\nPoseidon(2), µs per hash (lower is better)');
+  const inputs = Array.from({ length: 2000 }, (_, i) => [BigInt(i) * 7919n + 1n, BigInt(i) * 104729n + 3n]);
+  const t = performance.now();
+  for (const x of inputs) ref(x);
+  const bigint = ((performance.now() - t) * 1000) / inputs.length;
+  const f = (v: number | string | undefined) => (typeof v === 'number' ? v.toFixed(1) : '-');
+  const ratio = (v: number | string | undefined) =>
+    typeof v === 'number' && typeof scalar.many2 === 'number' ? (scalar.many2 / v).toFixed(2) : '-';
+  console.log('\nPoseidon, µs per hash (lower is better): one call per hash, and batches of 1,000');
   table(
-    ['implementation', 'µs/hash'],
+    ['implementation', 'arithmetic', '2 in, one', '2 in, batch', '4 in, one', '4 in, batch', 'batch(2) vs scalar'],
     [
-      ['circomlibjs WebAssembly (used)', wasm.toFixed(1)],
-      ['circomlibjs BigInt reference', bigint.toFixed(1)],
+      [
+        `native (default)`,
+        String(lanes.arithmetic),
+        f(lanes.one2),
+        f(lanes.many2),
+        f(lanes.one4),
+        f(lanes.many4),
+        ratio(lanes.many2),
+      ],
+      [
+        'native, ZKGATE_NATIVE_SIMD=0',
+        String(scalar.arithmetic),
+        f(scalar.one2),
+        f(scalar.many2),
+        f(scalar.one4),
+        f(scalar.many4),
+        '1.00',
+      ],
+      ['circomlibjs WebAssembly', '-', f(wasm.one2), f(wasm.many2), f(wasm.one4), f(wasm.many4), ratio(wasm.many2)],
+      ['circomlibjs BigInt reference', '-', bigint.toFixed(1), '-', '-', '-', ratio(bigint)],
     ],
   );
 }
