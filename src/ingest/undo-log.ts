@@ -122,7 +122,7 @@ export class UndoLog {
           }
           this.send();
         }
-        if (this.recording !== undefined || this.levels.length > 0) this.recordPrior(name, k);
+        this.recordPrior(name, k);
         return put(k, v, ...rest);
       },
       remove: (k: Key, ...rest: unknown[]) => {
@@ -132,7 +132,7 @@ export class UndoLog {
           return true;
         }
         if (layer) this.send();
-        if (this.recording !== undefined || this.levels.length > 0) this.recordPrior(name, k);
+        this.recordPrior(name, k);
         return remove(k, ...rest);
       },
       getBinary: (k: Key) => {
@@ -178,8 +178,12 @@ export class UndoLog {
     return undefined;
   }
 
-  /** Records the value a write to `name`'s `k` replaces: in the slot's log and the innermost savepoint. */
+  /**
+   * Records the value a write to `name`'s `k` replaces, where anything may take it back: in the
+   * slot's log (a recorded slot) and the innermost savepoint (one whose writes went to LMDB).
+   */
   private recordPrior(name: string, k: Key): void {
+    if (this.recording === undefined && this.levels.length === 0) return;
     const raw = this.tables.get(name)!.getBinary(k);
     const prev = raw === undefined ? null : Buffer.from(raw);
     if (this.recording !== undefined) void this.log.put([this.recording, this.seq++], { d: name, k, v: prev });
@@ -189,7 +193,7 @@ export class UndoLog {
   /** A kept write to LMDB, recorded as the levels below it (and the slot) require. */
   private apply(w: KeptWrite): void {
     const t = this.tables.get(w.d)!;
-    if (this.recording !== undefined || this.levels.length > 0) this.recordPrior(w.d, w.k);
+    this.recordPrior(w.d, w.k);
     if (w.v === null) t.remove(w.k);
     else t.put(w.k, asBinary(w.v));
   }

@@ -11,7 +11,7 @@ import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import type { Poseidon as WasmPoseidon } from 'circomlibjs';
-import { FR } from './field.js';
+import { bytesToBigInt, FR } from './field.js';
 import { loadNativeAddon, type NativeAddon } from './native-addon.js';
 
 export type Hasher = (inputs: readonly bigint[]) => bigint;
@@ -47,7 +47,7 @@ function wasmImpl(p: WasmPoseidon): Impl {
 function writeBe(buf: Buffer, offset: number, v: bigint): void {
   buf.write(v.toString(16).padStart(64, '0'), offset, 32, 'hex');
 }
-const readBe = (buf: Buffer, offset: number): bigint => BigInt('0x' + buf.toString('hex', offset, offset + 32));
+const readBe = (buf: Uint8Array, offset: number): bigint => bytesToBigInt(buf.subarray(offset, offset + 32));
 
 /** circomlib's partial rounds per width t = 2..17 (from its Poseidon implementations). */
 const PARTIAL_ROUNDS = [56, 57, 56, 60, 60, 63, 64, 63, 60, 66, 60, 65, 70, 60, 64, 68];
@@ -88,8 +88,7 @@ function nativeImpl(addon: NativeAddon): Impl {
       checkInputs(g);
       g.forEach((x, j) => writeBe(buf, 32 * (i * arity + j), x));
     });
-    const raw = addon.poseidon(buf, arity, true);
-    const out = Buffer.from(raw.buffer, raw.byteOffset, raw.byteLength);
+    const out = addon.poseidon(buf, arity, true);
     return groups.map((_, i) => readBe(out, 32 * i));
   };
   return { name: 'native', one: (inputs) => many([inputs])[0]!, many };
