@@ -21,6 +21,7 @@ export {
 export {
   parseMessage,
   parseTransaction,
+  transactionVersion,
   isStaticWritable,
   withBlockhash,
   TxDecodeError,

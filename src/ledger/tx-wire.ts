@@ -57,6 +57,17 @@ class Reader {
   }
 }
 
+/** A wire transaction's version, read from its message's first byte (what parseTransaction finds, without the rest). */
+export function transactionVersion(bytes: Uint8Array): 'legacy' | 0 {
+  const r = new Reader(bytes);
+  r.bytes(r.shortvec() * 64);
+  const first = r.byte();
+  if (!(first & 0x80)) return 'legacy';
+  const v = first & 0x7f;
+  if (v !== 0) throw new TxDecodeError(`unsupported transaction version ${v}`);
+  return 0;
+}
+
 export function parseTransaction(bytes: Uint8Array): ParsedTransaction {
   const r = new Reader(bytes);
   const nSig = r.shortvec();

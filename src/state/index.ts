@@ -121,8 +121,11 @@ export class TreeStore {
       this.dbs.metaDirty = new Set();
       try {
         const r = fn();
-        // Changed metadata is written once, as this transaction commits into the enclosing one.
-        for (const k of this.dbs.metaDirty) this.dbs.trees.put(k, this.dbs.metaCache.get(k)!);
+        // Changed metadata goes to the enclosing transaction, and is written once by the outermost:
+        // a backfill's run of thousands of transactions writes each tree's once, not once each.
+        // (Readers inside take it from the cache; listings read only what never changes.)
+        if (outer.dirty) for (const k of this.dbs.metaDirty) outer.dirty.add(k);
+        else for (const k of this.dbs.metaDirty) this.dbs.trees.put(k, this.dbs.metaCache.get(k)!);
         if (outer.cache) for (const [k, v] of this.dbs.metaCache) outer.cache.set(k, v);
         return r;
       } catch (e) {

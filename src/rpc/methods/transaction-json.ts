@@ -3,7 +3,7 @@
 // encodings it offers (json, jsonParsed, base58, base64, legacy binary) and the "accounts" detail
 // level, with Agave's key order and its rule for v0 transactions and maxSupportedTransactionVersion.
 import type { BlockRecord, Ledger, TxRecord } from '../../ledger/index.js';
-import { parseTransaction, type ParsedTransaction } from '../../ledger/index.js';
+import { parseTransaction, transactionVersion, type ParsedTransaction } from '../../ledger/index.js';
 import type { TokenBalance } from '../../ledger/token-balances.js';
 import { encodeBase58 } from '../../zk/base58.js';
 import { UnsupportedTransactionVersionError } from '../errors.js';
@@ -78,10 +78,11 @@ function metaHead(rec: TxRecord) {
   };
 }
 
-function meta(rec: TxRecord, tx: ParsedTransaction, view: TxView) {
+/** `tx` is needed for jsonParsed only (its keys name the inner instructions' accounts). */
+function meta(rec: TxRecord, tx: ParsedTransaction | undefined, view: TxView) {
   const loaded = rec.loaded ?? NO_LOADED;
   const parsed = view.encoding === 'jsonParsed';
-  const keys = parsed ? messageKeys(tx, loaded) : [];
+  const keys = parsed && tx ? messageKeys(tx, loaded) : [];
   const innerInstructions = (rec.inner ?? []).map((group) => ({
     index: group.index,
     instructions: group.instructions.map((ix) => {
@@ -151,21 +152,24 @@ function message(rec: TxRecord, tx: ParsedTransaction, encoding: 'json' | 'jsonP
   };
 }
 
-function checkVersion(tx: ParsedTransaction, view: TxView): void {
-  if (tx.version === 'legacy') return;
-  if (view.maxSupportedTransactionVersion === undefined || view.maxSupportedTransactionVersion < tx.version)
-    throw new UnsupportedTransactionVersionError(tx.version);
+function checkVersion(version: ParsedTransaction['version'], view: TxView): void {
+  if (version === 'legacy') return;
+  if (view.maxSupportedTransactionVersion === undefined || view.maxSupportedTransactionVersion < version)
+    throw new UnsupportedTransactionVersionError(version);
 }
 
-const versionField = (tx: ParsedTransaction, view: TxView) =>
-  view.maxSupportedTransactionVersion === undefined ? {} : { version: tx.version };
+const versionField = (version: ParsedTransaction['version'], view: TxView) =>
+  view.maxSupportedTransactionVersion === undefined ? {} : { version };
 
 /** `{transaction, meta, version?}` of one processed transaction (a block's entry). */
 export function encodeTransactionWithMeta(rec: TxRecord, view: TxView) {
   const bytes = new Uint8Array(Buffer.from(rec.tx, 'base64'));
-  const tx = parseTransaction(bytes);
-  checkVersion(tx, view);
   const e = view.encoding;
+  // The message is parsed for json and jsonParsed only; the wire forms need just its version
+  // (a block of them is what a follower reads).
+  const tx = e === 'json' || e === 'jsonParsed' ? parseTransaction(bytes) : undefined;
+  const version = tx ? tx.version : transactionVersion(bytes);
+  checkVersion(version, view);
   const transaction =
     e === 'binary'
       ? encodeBase58(bytes)
@@ -173,14 +177,14 @@ export function encodeTransactionWithMeta(rec: TxRecord, view: TxView) {
         ? [encodeBase58(bytes), 'base58']
         : e === 'base64'
           ? [rec.tx, 'base64']
-          : { signatures: tx.signatures.map(encodeBase58), message: message(rec, tx, e) };
-  return { transaction, meta: meta(rec, tx, view), ...versionField(tx, view) };
+          : { signatures: tx!.signatures.map(encodeBase58), message: message(rec, tx!, e) };
+  return { transaction, meta: meta(rec, tx, view), ...versionField(version, view) };
 }
 
 /** transactionDetails "accounts": signatures and parsed account keys, a meta without instructions or logs. */
 export function encodeTransactionAccounts(rec: TxRecord, view: TxView) {
   const tx = parseTransaction(new Uint8Array(Buffer.from(rec.tx, 'base64')));
-  checkVersion(tx, view);
+  checkVersion(tx.version, view);
   return {
     transaction: {
       signatures: tx.signatures.map(encodeBase58),
@@ -192,7 +196,7 @@ export function encodeTransactionAccounts(rec: TxRecord, view: TxView) {
       postTokenBalances: tokenBalancesJson(rec.postTokenBalances),
       ...(view.rewards ? { rewards: [] } : {}),
     },
-    ...versionField(tx, view),
+    ...versionField(tx.version, view),
   };
 }
 
