@@ -46,6 +46,9 @@ type Seen = Pick<
   'signature' | 'slot' | 'position' | 'tx' | 'accountKeys' | 'tokenBalances' | 'account'
 >;
 
+/** Accounts whose asset the backfill remembers at once (about 100 bytes each). */
+const REPLAY_MEMO_MAX = 200_000;
+
 export class AssetSignatures implements TransactionIndexer {
   private readonly db: Database<string, Buffer>;
   private readonly state: Database<{ backfilled: boolean }, string>;
@@ -76,16 +79,19 @@ export class AssetSignatures implements TransactionIndexer {
   readonly backfill = {
     needed: () => this.state.get('backfill')?.backfilled !== true,
     apply: (t: StoredTransaction) => {
-      if (!t.failed) this.record(t);
+      this.replayed ??= new Map();
+      if (!t.failed) this.record(t, this.replayed);
     },
     done: () => {
+      this.replayed = undefined;
       this.state.put('backfill', { backfilled: true });
       // v1's keys had no position in the slot; v2 replaces it.
       this.root.openDB({ name: 'das-asset-signatures-v1', keyEncoding: 'binary' }).dropSync();
     },
   };
 
-  private record(t: Seen): void {
+  /** `memo`: the backfill's, where accounts are read as they are now (never a live transaction's). */
+  private record(t: Seen, memo?: Map<string, string | undefined>): void {
     const assets = new Map<string, string>();
     const tokenPrograms = new Set([TOKEN_PROGRAM, TOKEN_2022_PROGRAM]);
     const keys = t.accountKeys.map((k) => encodeBase58(k));
@@ -98,7 +104,7 @@ export class AssetSignatures implements TransactionIndexer {
     }
     const mintOf = new Map(t.tokenBalances.map((b) => [b.accountIndex, b.mint]));
     t.accountKeys.forEach((k, i) => {
-      const asset = this.assetOf(k, keys[i]!, t) ?? mintOf.get(i);
+      const asset = this.assetOf(k, keys[i]!, t, memo) ?? mintOf.get(i);
       if (asset && !assets.has(asset)) assets.set(asset, did.get(i) ?? 'Unknown');
       else if (asset && assets.get(asset) === 'Unknown' && did.has(i)) assets.set(asset, did.get(i)!);
     });
@@ -109,8 +115,29 @@ export class AssetSignatures implements TransactionIndexer {
       this.db.put(Buffer.concat([decodeBase58(asset), place, Buffer.from(t.signature)]), what);
   }
 
+  /**
+   * While the backfill replays, what assetOf found for each account: the replay reads accounts as
+   * they are now, the same for every transaction, and every Light transaction names trees and
+   * queues of megabytes (20,000 transactions took 55 s reading them again each time). Bounded.
+   */
+  private replayed: Map<string, string | undefined> | undefined;
+
   /** The asset an account belongs to, as the transaction left it (or as the index last saw it). */
-  private assetOf(key: Uint8Array, address: string, t: Seen): string | undefined {
+  private assetOf(
+    key: Uint8Array,
+    address: string,
+    t: Seen,
+    memo: Map<string, string | undefined> | undefined,
+  ): string | undefined {
+    if (!memo) return this.assetNow(key, address, t);
+    if (memo.has(address)) return memo.get(address);
+    if (memo.size >= REPLAY_MEMO_MAX) memo.clear();
+    const asset = this.assetNow(key, address, t);
+    memo.set(address, asset);
+    return asset;
+  }
+
+  private assetNow(key: Uint8Array, address: string, t: Seen): string | undefined {
     const a = t.account(key);
     if (a) {
       const owner = encodeBase58(a.owner);
