@@ -53,6 +53,12 @@ export class AssetSignatures implements TransactionIndexer {
   private readonly db: Database<string, Buffer>;
   private readonly state: Database<{ backfilled: boolean }, string>;
   private readonly root: RootDatabase;
+  /**
+   * While the backfill replays, what assetOf found for each account: the replay reads accounts as
+   * they are now, the same for every transaction, and every Light transaction names trees and
+   * queues of megabytes (20,000 transactions took 55 s reading them again each time). Bounded.
+   */
+  private replayed: Map<string, string | undefined> | undefined;
 
   constructor(
     root: RootDatabase,
@@ -114,13 +120,6 @@ export class AssetSignatures implements TransactionIndexer {
     for (const [asset, what] of assets)
       this.db.put(Buffer.concat([decodeBase58(asset), place, Buffer.from(t.signature)]), what);
   }
-
-  /**
-   * While the backfill replays, what assetOf found for each account: the replay reads accounts as
-   * they are now, the same for every transaction, and every Light transaction names trees and
-   * queues of megabytes (20,000 transactions took 55 s reading them again each time). Bounded.
-   */
-  private replayed: Map<string, string | undefined> | undefined;
 
   /** The asset an account belongs to, as the transaction left it (or as the index last saw it). */
   private assetOf(
