@@ -10,7 +10,7 @@
 // buffering, no hang), and waiters keep looking until their deadline, so a restart of Redis under
 // load loses nothing that Redis kept.
 import { createHash, randomUUID } from 'node:crypto';
-import { Redis } from 'ioredis';
+import type { Redis } from 'ioredis';
 import { AppError } from '../errors.js';
 import { ProverError, type ProverErrorKind } from '../prover/errors.js';
 import type { Logger } from '../obs/log.js';
@@ -141,10 +141,13 @@ export class JobQueue {
   private readonly sleepers = new Set<() => void>();
   private closed = false;
 
-  private constructor(readonly o: QueueOptions) {
+  private constructor(
+    readonly o: QueueOptions,
+    RedisClient: typeof Redis,
+  ) {
     this.layout = layoutOf(o.format);
     this.where = redactRedisUrl(o.url);
-    this.redis = new Redis(o.url, {
+    this.redis = new RedisClient(o.url, {
       // A command while Redis is away fails now, with a clear error, rather than waiting in a buffer.
       enableOfflineQueue: false,
       maxRetriesPerRequest: 1,
@@ -193,7 +196,9 @@ export class JobQueue {
 
   /** Connects (waiting up to 2 s; an unreachable Redis is reported by /health and retried). */
   static async open(o: QueueOptions): Promise<JobQueue> {
-    const q = new JobQueue(o);
+    // Loaded here, not with the module: a gateway without --queue never needs the client.
+    const { Redis: RedisClient } = await import('ioredis');
+    const q = new JobQueue(o, RedisClient);
     const connected = await q.redis.connect().then(
       () => true,
       (e: Error) => {

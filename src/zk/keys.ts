@@ -5,7 +5,6 @@ import { createHash } from 'node:crypto';
 import { createReadStream, existsSync, mkdirSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { copyFile, rename, rm } from 'node:fs/promises';
 import { join } from 'node:path';
-import * as snarkjs from 'snarkjs';
 import { AppError } from '../errors.js';
 import { writeFileAtomic } from '../util/atomic-file.js';
 import { processAlive, withFileLock } from '../util/file-lock.js';
@@ -311,7 +310,8 @@ export class KeyStore {
     info: { nPublic: number; nVars: number; domainSize: number },
     knownVk?: SnarkjsVerificationKey,
   ): Promise<KeyEntry> {
-    const vkJson = knownVk ?? (await snarkjs.zKey.exportVerificationKey(join(this.dir, zkey)));
+    // snarkjs loaded only where a key is built (a third of a gateway's start-up otherwise).
+    const vkJson = knownVk ?? (await (await import('snarkjs')).zKey.exportVerificationKey(join(this.dir, zkey)));
     const vk = `${shape.name}.vk.json`;
     await writeFileAtomic(join(this.dir, vk), JSON.stringify(vkJson, null, 1) + '\n');
     const entry: KeyEntry = {

@@ -1,6 +1,5 @@
 // prove(shape, inputs) with snarkjs: the witness from the circuit's WebAssembly calculator, the
 // Groth16 proof from the key, returned in every format zkgate serves.
-import * as snarkjs from 'snarkjs';
 import { AppError } from '../errors.js';
 import type { CircuitInputs } from './inputs.js';
 import type { ProvingKey } from './keys.js';
@@ -31,6 +30,7 @@ export interface ProofResult {
 export async function proveWithSnarkjs(key: ProvingKey, inputs: CircuitInputs): Promise<ProofResult> {
   let out;
   try {
+    const snarkjs = await import('snarkjs'); // loaded by the first proof, not at start-up
     out = await snarkjs.groth16.fullProve(inputs, key.wasmPath, key.zkeyPath);
   } catch (e) {
     const msg = (e as Error).message ?? String(e);
