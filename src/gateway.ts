@@ -86,7 +86,17 @@ export async function startGateway({
   const trees = chain?.compression.trees ?? cluster?.index.compression.trees;
   let proving: ProvingSide;
   try {
-    proving = await startProving({ config, log, registry, chain, trees, given, embeddedProver });
+    const warmAfter = cluster?.writing()?.follower.caughtUp;
+    proving = await startProving({
+      config,
+      log,
+      registry,
+      chain,
+      trees,
+      given,
+      embeddedProver,
+      ...(warmAfter ? { warmAfter } : {}),
+    });
   } catch (e) {
     await chain?.ledger.close();
     await cluster?.close();

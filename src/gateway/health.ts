@@ -133,6 +133,12 @@ export function keysHealth(prover: Prover): ComponentStatus {
 
 /** The prover's start-up warm-up as a health component: warming until every listed shape is in. */
 export function warmUpHealth(s: WarmUpState): ComponentStatus {
+  if (s.phase === 'warming' && s.waiting)
+    return {
+      status: 'warming',
+      detail: `${s.total} circuits to preload, waiting for ${s.waiting}`,
+      progress: { done: 0, total: s.total },
+    };
   if (s.phase === 'warming')
     return {
       status: 'warming',

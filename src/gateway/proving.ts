@@ -75,6 +75,7 @@ export async function startProving({
   trees,
   given,
   embeddedProver,
+  warmAfter,
 }: {
   config: Config;
   log: Logger;
@@ -84,6 +85,8 @@ export async function startProving({
   trees: TreeStore | undefined;
   given: Backends;
   embeddedProver: boolean;
+  /** See ProverHooks.warmAfter. */
+  warmAfter?: Promise<void>;
 }): Promise<ProvingSide> {
   // What a client's request that comes in here may have built (--build-on-demand, by where this
   // process is reachable): carried to whichever prover proves it, gRPC or queue host, which builds
@@ -120,6 +123,7 @@ export async function startProving({
                 }
               : {}),
             ...(trees ? { store: trees } : {}),
+            ...(warmAfter ? { warmAfter } : {}),
           })
         : undefined;
     // Keys built in earlier runs: their shapes verify on the ledger from the start.

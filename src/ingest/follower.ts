@@ -138,7 +138,16 @@ export class ClusterFollower {
   /** Why following stopped, when it did (never for the cluster's faults, which are retried). */
   failure: Error | undefined;
 
+  /**
+   * Settles the first time the index reaches the cluster's tip (nothing listed or in flight past
+   * the last block applied), or following stops: what may wait for the backfill rather than
+   * compete with it.
+   */
+  readonly caughtUp: Promise<void>;
+  private reachedTip!: () => void;
+
   constructor(private readonly o: FollowerOptions) {
+    this.caughtUp = new Promise((resolve) => (this.reachedTip = resolve));
     this.rollbacks = o.metrics?.counter(
       'zkgate_cluster_rollbacks_total',
       'Times blocks applied before they were final were taken back (the cluster went on from another fork).',
@@ -206,6 +215,7 @@ export class ClusterFollower {
             if (!this.o.index.pendingHead()) {
               this.o.index.applyBlocks(group);
               this.indexedSlot = group.at(-1)!.slot;
+              if (!this.o.source.behind) this.reachedTip();
               continue;
             }
             // Behind a pending block, each block must hang from the one before.
@@ -223,6 +233,7 @@ export class ClusterFollower {
               this.indexedSlot = block.slot;
             }
             if (forked) break;
+            if (!this.o.source.behind) this.reachedTip();
           }
         } catch (e) {
           if (!pass.signal.aborted) throw e;
@@ -234,6 +245,7 @@ export class ClusterFollower {
       if (signal.aborted) return;
       // Not the cluster's faults (retried below this): the index's own. Serving goes on from what is indexed.
       this.failure = e as Error;
+      this.reachedTip(); // what waited for the tip need not wait longer
       this.o.log.error('following the cluster stopped', { error: String((e as Error)?.stack ?? e) });
     }
   }

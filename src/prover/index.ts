@@ -101,6 +101,12 @@ export interface ProverHooks {
    * its own store in the data dir.
    */
   store?: TreeStore;
+  /**
+   * The preloads wait for this (a follower's backfill reaching the cluster's tip): loading keys
+   * and their trial proofs would take cores from the backfill, and until it is done no proof of
+   * the cluster's current state can be made anyway.
+   */
+  warmAfter?: Promise<void>;
 }
 
 /**
@@ -271,7 +277,11 @@ export async function startProver(
       log.info('preloading circuits', { circuits: preload });
       // In the background: requests for other shapes are served meanwhile; /health says
       // "warming" until every listed shape is loaded in every worker.
-      void service.warmUp(preload).then((s) =>
+      const after = hooks.warmAfter && {
+        until: hooks.warmAfter,
+        what: "the index to reach the cluster's tip (the backfill has the cores first)",
+      };
+      void service.warmUp(preload, after).then((s) =>
         log.info('circuits preloaded', {
           circuits: preload,
           ms: s.ms,

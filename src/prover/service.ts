@@ -78,6 +78,8 @@ export interface WarmUpState {
   done: number;
   /** The shape being loaded now. */
   current?: string;
+  /** What the warm-up waits for before it loads anything (a follower's backfill). */
+  waiting?: string;
   /** Shapes whose key could not be built or loaded, with why. */
   failed: { circuit: string; error: string }[];
   /** Preloaded shapes that prove without fixed-base tables: the memory budget had no room (bytes: theirs). */
@@ -229,12 +231,19 @@ export class ProverService {
    * fit beside the keys (the rest prove without them); both reported. Progress is `warmUp()`'s
    * state; a shape that fails is logged and the others go on.
    */
-  warmUp(names: readonly string[]): Promise<WarmUpState> {
-    this.warming = this.warmUpNow(names);
+  warmUp(names: readonly string[], after?: { until: Promise<void>; what: string }): Promise<WarmUpState> {
+    this.warming = this.warmUpNow(names, after);
     return this.warming;
   }
 
-  private async warmUpNow(names: readonly string[]): Promise<WarmUpState> {
+  private async warmUpNow(
+    names: readonly string[],
+    after?: { until: Promise<void>; what: string },
+  ): Promise<WarmUpState> {
+    if (after) {
+      this.warmState = { phase: 'warming', total: names.length, done: 0, failed: [], waiting: after.what };
+      await after.until;
+    }
     const started = Date.now();
     this.warmState = { phase: 'warming', total: names.length, done: 0, failed: [] };
     // The workers compile each circuit's witness code whole when they load it (prove.worker.ts);

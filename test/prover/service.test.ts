@@ -2,6 +2,8 @@
 // StateSync over gRPC, the split roles and Light's /prove API.
 import assert from 'node:assert/strict';
 import { rmSync } from 'node:fs';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { after, before, describe, test } from 'node:test';
 import type { HealthReport } from '../../src/obs/health.js';
 import { ProverClient, demoAccountHashes, demoAddress } from '../../src/prover/index.js';
@@ -250,6 +252,63 @@ describe('preload', () => {
     } finally {
       process.off('warning', onWarning);
       await gw.stop();
+    }
+  });
+  test("a follower's preloads wait until its backfill reaches the cluster's tip, then load", async () => {
+    // The cluster A answers through a proxy that fails every call until it is let through: B can
+    // follow nothing, so its preload waits, loading nothing, and says so in /health.
+    const a = await startTestGateway({}, {}, { ledger: true });
+    let through = false;
+    const proxy = createServer((req, res) => {
+      const chunks: Buffer[] = [];
+      req.on('data', (c: Buffer) => chunks.push(c));
+      req.on('end', () => {
+        if (!through) return res.writeHead(503).end();
+        fetch(a.url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: Buffer.concat(chunks) })
+          .then(async (r) => res.writeHead(r.status, { 'content-type': 'application/json' }).end(await r.text()))
+          .catch(() => res.destroy());
+      });
+    });
+    await new Promise<void>((r) => proxy.listen(0, '127.0.0.1', r));
+    const clusterRpc = `http://127.0.0.1:${(proxy.address() as AddressInfo).port}/`;
+    let b: Awaited<ReturnType<typeof startTestGateway>> | undefined;
+    try {
+      b = await startTestGateway(
+        { clusterRpc, preloadCircuits: ['v1_inclusion_26_1'], upstreamTimeoutMs: 2000 },
+        {},
+        { prover: true },
+      );
+      const validity = async () => {
+        const r = await httpRequest(`${b!.base}health`, { method: 'GET' });
+        return (JSON.parse(r.text) as HealthReport).components.validityProof!;
+      };
+      // The proxy has failed several of B's calls (its retries), and still nothing is loaded.
+      while (!b.logs.some((l) => l.includes('cluster RPC failing'))) await new Promise((r) => setTimeout(r, 50));
+      await new Promise((r) => setTimeout(r, 500));
+      assert.deepEqual(await validity(), {
+        status: 'warming',
+        detail:
+          "1 circuits to preload, waiting for the index to reach the cluster's tip (the backfill has the cores first)",
+        progress: { done: 0, total: 1 },
+      });
+      assert.equal(b.gateway.prover!.service.warmUpState().done, 0);
+      assert.equal(
+        b.logs.some((l) => l.includes('"circuit warm"')),
+        false,
+      );
+      through = true;
+      for (let i = 0; (await validity()).status !== 'ready'; i++) {
+        assert.ok(i < 1800, `the preload ends once B is at A's tip; B's log ends:\n${b.logs.slice(-10).join('\n')}`);
+        await new Promise((r) => setTimeout(r, 100));
+      }
+      assert.match((await validity()).detail ?? '', /^1 circuits preloaded in \d+ ms$/);
+      // Loaded after B indexed A's tip: the follower's "following" came first, then the warm circuit.
+      const order = (text: string) => b!.logs.findIndex((l) => l.includes(text));
+      assert.ok(order('"following cluster"') >= 0 && order('"following cluster"') < order('"circuit warm"'));
+    } finally {
+      await b?.stop();
+      await a.stop();
+      await new Promise((r) => proxy.close(r));
     }
   });
 });
