@@ -114,14 +114,14 @@ export async function openCluster(config: Config, log: Logger, registry: Metrics
   // A cache of the cluster's accounts, made again at every start.
   const bankDir = join(config.dataDir, 'cluster-bank');
   rmSync(bankDir, { recursive: true, force: true });
-  const bank = new ClusterBank(Ledger.open({ dir: bankDir, slotMs: 0 }), url, config.upstreamTimeoutMs);
+  const bank = new ClusterBank(() => Ledger.open({ dir: bankDir, slotMs: 0 }), url, config.upstreamTimeoutMs);
   // An index of another cluster fails the start; an unreachable cluster does not (it is retried).
   const c = index.checkpoint;
   if (c) {
     const genesis = await upstreamCall(url, 'getGenesisHash', [], config.upstreamTimeoutMs).catch(() => undefined);
     if (typeof genesis === 'string' && genesis !== c.genesisHash) {
       await index.close();
-      await bank.ledger.close();
+      await bank.close();
       throw new ClusterMismatchError(
         `the index in ${where} follows the cluster with genesis ${c.genesisHash}, and ${origin} has ${genesis}: use another ${db ? '--index-db' : '--data-dir'}`,
       );
@@ -321,7 +321,7 @@ export async function openCluster(config: Config, log: Logger, registry: Metrics
       clearTimeout(leaseTimer);
       if (writing) await stopWriting(writing);
       await index.close();
-      await bank.ledger.close();
+      await bank.close();
     },
   };
 }

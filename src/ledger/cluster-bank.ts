@@ -31,11 +31,23 @@ export class ClusterBank {
   private readonly deployed = new Map<string, bigint>();
   private turn: Promise<unknown> = Promise.resolve();
 
+  private opened: Ledger | undefined;
+
+  /** `open` makes the scratch ledger, on the first bundle: a follower that simulates none never pays for it. */
   constructor(
-    readonly ledger: Ledger,
+    private readonly open: () => Ledger,
     private readonly url: string,
     private readonly timeoutMs: number,
   ) {}
+
+  get ledger(): Ledger {
+    return (this.opened ??= this.open());
+  }
+
+  /** Closes the scratch ledger if a bundle opened it. */
+  async close(): Promise<void> {
+    await this.opened?.close();
+  }
 
   /** Runs `fn` on the bank once it holds the cluster's state for these transactions; bundles take turns. */
   run<T>(

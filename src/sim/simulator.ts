@@ -74,9 +74,13 @@ interface Config {
 }
 
 export class BundleSimulator {
-  private readonly ledger: Ledger;
+  private readonly on: Ledger | ClusterBank;
   private readonly fork: ForkSource | undefined;
   private readonly bank: ClusterBank | undefined;
+  /** The ledger bundles run on (a ClusterBank's opens on the first). */
+  private get ledger(): Ledger {
+    return this.on instanceof ClusterBank ? this.on.ledger : this.on;
+  }
 
   /**
    * On the embedded ledger (with accounts it lacks from `--fork-url`), or on a followed cluster's
@@ -87,8 +91,8 @@ export class BundleSimulator {
     private readonly apiVersion: string,
     fork?: ForkSource,
   ) {
+    this.on = on;
     this.bank = on instanceof ClusterBank ? on : undefined;
-    this.ledger = on instanceof ClusterBank ? on.ledger : on;
     this.fork = fork;
   }
 
