@@ -26,6 +26,7 @@ import {
   type InsertIntoQueues,
   type OutputAccount,
 } from './instructions.js';
+import { sameBytes } from '../util/same-bytes.js';
 
 const KEY = {
   system: Buffer.from(decodeBase58(LIGHT_IDS.system)),
@@ -86,7 +87,7 @@ export function lightEvents(t: ChainTransaction): { events: LightEvent[]; skippe
   const events: LightEvent[] = [];
   const skipped: SkippedEvent[] = [];
   const keys = t.accountKeys;
-  const indexOf = (k: Buffer) => keys.findIndex((x) => k.equals(x));
+  const indexOf = (k: Buffer) => keys.findIndex((x) => sameBytes(k, x));
   // Cheap filter: no account-compression program among the keys, no Light state change.
   const compression = indexOf(KEY.accountCompression);
   if (compression < 0) return { events, skipped };
@@ -111,7 +112,7 @@ export function lightEvents(t: ChainTransaction): { events: LightEvent[]; skippe
         if (!key) return;
         accounts.push(key);
       }
-      if (!KEY.registeredPda.equals(accounts[1]!)) return;
+      if (!sameBytes(KEY.registeredPda, accounts[1]!)) return;
       let queues: InsertIntoQueues;
       try {
         queues = decodeInsertIntoQueues(ix.data);

@@ -7,6 +7,7 @@ import type { ChainTransaction } from '../ledger/index.js';
 import { LIGHT_IDS } from '../ledger/index.js';
 import { decodeBase58 } from '../zk/base58.js';
 import { bytesToBigInt } from '../zk/field.js';
+import { sameBytes } from '../util/same-bytes.js';
 
 const KEY = {
   accountCompression: Buffer.from(decodeBase58(LIGHT_IDS.accountCompression)),
@@ -144,7 +145,7 @@ export function treeEvents(t: ChainTransaction): { events: TreeEvent[]; skipped:
   const events: TreeEvent[] = [];
   const skipped: string[] = [];
   const keys = t.accountKeys;
-  const indexOf = (k: Buffer) => keys.findIndex((x) => k.equals(x));
+  const indexOf = (k: Buffer) => keys.findIndex((x) => sameBytes(k, x));
   const noop = indexOf(KEY.noop);
   const compression = indexOf(KEY.accountCompression);
   if (noop < 0 || compression < 0 || t.err) return { events, skipped };

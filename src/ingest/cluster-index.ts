@@ -17,6 +17,7 @@ import type { Logger } from '../obs/log.js';
 import type { MetricsRegistry } from '../obs/metrics.js';
 import type { SourceBlock } from './block-source.js';
 import { UndoLog } from './undo-log.js';
+import { sameBytes } from '../util/same-bytes.js';
 
 /** A block applied before it was final: where it hangs in the chain. */
 export interface PendingBlock {
@@ -73,7 +74,7 @@ export const LIGHT_PROGRAM_IDS = [
   LIGHT_IDS.registry,
 ] as const;
 const LIGHT_PROGRAMS = LIGHT_PROGRAM_IDS.map((k) => Buffer.from(decodeBase58(k)));
-const touchesLight = (keys: readonly Uint8Array[]) => keys.some((k) => LIGHT_PROGRAMS.some((p) => p.equals(k)));
+const touchesLight = (keys: readonly Uint8Array[]) => keys.some((k) => LIGHT_PROGRAMS.some((p) => sameBytes(p, k)));
 
 export class ClusterIndex {
   private constructor(

@@ -23,6 +23,7 @@ import { decodeBase58, encodeBase58 } from '../zk/base58.js';
 import type { BlockSource, SourceBlock } from './block-source.js';
 import type { ClusterIndex } from './cluster-index.js';
 import { sleep, type ClusterRpc } from './cluster-rpc.js';
+import { sameBytes } from '../util/same-bytes.js';
 
 /** Keys looked at and found not to be trees: remembered (bounded) so a block does not ask again. */
 const NOT_TREES_MAX = 100_000;
@@ -337,7 +338,7 @@ export class ClusterFollower {
   private async registerNewTrees(block: SourceBlock, signal: AbortSignal): Promise<void> {
     const unknown = new Map<string, string>();
     for (const t of block.transactions) {
-      if (t.err || !t.accountKeys.some((k) => COMPRESSION_KEY.equals(k))) continue;
+      if (t.err || !t.accountKeys.some((k) => sameBytes(COMPRESSION_KEY, k))) continue;
       for (const k of t.accountKeys) {
         // Looked up by the key's bytes: base58 only for keys not seen before.
         const id = Buffer.from(k.buffer, k.byteOffset, k.byteLength).toString('latin1');

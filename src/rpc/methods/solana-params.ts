@@ -80,7 +80,7 @@ export function renderAccount(pubkey: Uint8Array, a: StoredAccount | undefined, 
   return encodeUiAccount(pubkey, a, v.encoding, v.dataSlice, v.ctx);
 }
 
-export const sameBytes = (a: Uint8Array, b: Uint8Array) => Buffer.from(a).equals(Buffer.from(b));
+export { sameBytes } from '../../util/same-bytes.js';
 
 /** A u64 amount as Agave's UiTokenAmount (its field order) for a mint without UI-amount extensions. */
 export const uiTokenAmount = (amount: bigint, decimals: number) =>
