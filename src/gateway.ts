@@ -87,16 +87,7 @@ export async function startGateway({
   let proving: ProvingSide;
   try {
     const warmAfter = cluster?.writing()?.follower.caughtUp;
-    proving = await startProving({
-      config,
-      log,
-      registry,
-      chain,
-      trees,
-      given,
-      embeddedProver,
-      ...(warmAfter ? { warmAfter } : {}),
-    });
+    proving = await startProving({ config, log, registry, chain, trees, given, embeddedProver, warmAfter });
   } catch (e) {
     await chain?.ledger.close();
     await cluster?.close();

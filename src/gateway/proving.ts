@@ -86,7 +86,7 @@ export async function startProving({
   given: Backends;
   embeddedProver: boolean;
   /** See ProverHooks.warmAfter. */
-  warmAfter?: Promise<void>;
+  warmAfter: Promise<void> | undefined;
 }): Promise<ProvingSide> {
   // What a client's request that comes in here may have built (--build-on-demand, by where this
   // process is reachable): carried to whichever prover proves it, gRPC or queue host, which builds
