@@ -93,6 +93,8 @@ export interface WarmUpState {
 export class ProverService {
   private warmState: WarmUpState = { phase: 'idle', total: 0, done: 0, failed: [] };
   private warming: Promise<WarmUpState> | undefined;
+  /** Set by close(): a warm-up cut short by it is not a failure. */
+  private closing = false;
   /** Keys in use (built first where missing), with the bytes their files take (a worker's memory budget counts them). */
   private readonly loaded = new Map<string, Promise<ProvingKey & { keyBytes: number }>>();
   readonly builds: KeyBuildQueue;
@@ -381,6 +383,11 @@ export class ProverService {
       });
       return w.evictions;
     } catch (e) {
+      // Stopped with the process (its workers closed under it): not a failure to report.
+      if (this.closing) {
+        this.o.log.info('circuit warm-up stopped: the prover is closing', { circuit: name });
+        return undefined;
+      }
       this.warmState.failed.push({ circuit: name, error: String((e as Error)?.message ?? e) });
       this.o.log.error('circuit warm-up failed', { circuit: name, error: String(e) });
       return undefined;
@@ -541,6 +548,7 @@ export class ProverService {
 
   /** Stops the key builds under way (their processes). */
   close(): void {
+    this.closing = true;
     this.builds.close();
   }
 }
