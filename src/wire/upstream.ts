@@ -114,70 +114,81 @@ function post(url: URL, body: string, timeoutMs: number, signal?: AbortSignal): 
     const client = url.protocol === 'https:' ? https : http;
     let done = false;
     let gotHeaders = false;
+    let req: http.ClientRequest | undefined;
     const finish = (err: unknown, answer?: Answer) => {
       if (done) return;
       done = true;
       clearTimeout(timer);
       signal?.removeEventListener('abort', onAbort);
       if (err !== undefined) {
-        req.destroy();
+        req?.destroy();
         reject(err);
       } else resolve(answer!);
     };
     const onAbort = () => finish(signal!.reason);
     const timer = setTimeout(() => finish(new PostFailure(`timed out after ${timeoutMs} ms`, 'timeout')), timeoutMs);
     signal?.addEventListener('abort', onAbort, { once: true });
-    const req = client.request(
-      url,
-      {
-        method: 'POST',
-        agent: agents[url.protocol as keyof typeof agents],
-        headers: {
-          'content-type': 'application/json',
-          'content-length': Buffer.byteLength(body),
-          'accept-encoding': 'gzip, deflate, br',
+    try {
+      req = request();
+    } catch (e) {
+      // A request node refuses to make (a header or URL it will not send): nothing was sent.
+      finish(new PostFailure((e as Error).message, 'connect'));
+    }
+
+    function request(): http.ClientRequest {
+      const r = client.request(
+        url,
+        {
+          method: 'POST',
+          agent: agents[url.protocol as keyof typeof agents],
+          headers: {
+            'content-type': 'application/json',
+            'content-length': Buffer.byteLength(body),
+            'accept-encoding': 'gzip, deflate, br',
+          },
         },
-      },
-      (res) => {
-        gotHeaders = true;
-        const enc = String(res.headers['content-encoding'] ?? '').toLowerCase();
-        const decoded: Readable =
-          enc === 'gzip' || enc === 'x-gzip'
-            ? res.pipe(zlib.createGunzip())
-            : enc === 'deflate'
-              ? res.pipe(zlib.createInflate())
-              : enc === 'br'
-                ? res.pipe(zlib.createBrotliDecompress())
-                : res;
-        const chunks: Buffer[] = [];
-        const broke = (e?: Error) =>
-          finish(new PostFailure(e?.message ?? 'the connection closed before the answer ended', 'body'));
-        decoded.on('data', (c: Buffer) => chunks.push(c));
-        decoded.on('error', broke);
-        res.on('error', broke);
-        // A body cut short (a closed socket, a wrong length) ends in 'close' without 'end'.
-        res.on('close', () => {
-          if (!res.complete) broke();
-        });
-        decoded.on('end', () =>
-          finish(undefined, {
-            status: res.statusCode ?? 0,
-            retryAfter: (res.headers['retry-after'] as string | undefined) ?? null,
-            text: textOf(chunks),
-          }),
-        );
-      },
-    );
-    req.on('error', (e: NodeJS.ErrnoException) =>
-      finish(
-        new PostFailure(
-          e.message,
-          gotHeaders ? 'body' : 'connect',
-          !gotHeaders && req.reusedSocket && e.code === 'ECONNRESET',
+        (res) => {
+          gotHeaders = true;
+          const enc = String(res.headers['content-encoding'] ?? '').toLowerCase();
+          const decoded: Readable =
+            enc === 'gzip' || enc === 'x-gzip'
+              ? res.pipe(zlib.createGunzip())
+              : enc === 'deflate'
+                ? res.pipe(zlib.createInflate())
+                : enc === 'br'
+                  ? res.pipe(zlib.createBrotliDecompress())
+                  : res;
+          const chunks: Buffer[] = [];
+          const broke = (e?: Error) =>
+            finish(new PostFailure(e?.message ?? 'the connection closed before the answer ended', 'body'));
+          decoded.on('data', (c: Buffer) => chunks.push(c));
+          decoded.on('error', broke);
+          res.on('error', broke);
+          // A body cut short (a closed socket, a wrong length) ends in 'close' without 'end'.
+          res.on('close', () => {
+            if (!res.complete) broke();
+          });
+          decoded.on('end', () =>
+            finish(undefined, {
+              status: res.statusCode ?? 0,
+              retryAfter: (res.headers['retry-after'] as string | undefined) ?? null,
+              text: textOf(chunks),
+            }),
+          );
+        },
+      );
+      r.on('error', (e: NodeJS.ErrnoException) =>
+        finish(
+          new PostFailure(
+            e.message,
+            gotHeaders ? 'body' : 'connect',
+            !gotHeaders && r.reusedSocket && e.code === 'ECONNRESET',
+          ),
         ),
-      ),
-    );
-    req.end(body);
+      );
+      r.end(body);
+      return r;
+    }
   });
 }
 
@@ -190,13 +201,14 @@ export async function upstreamCall(
   signal?: AbortSignal,
 ): Promise<unknown> {
   const where = `${method} at ${origin(url)}`;
-  let target: URL;
+  let target: URL | undefined;
   try {
     target = new URL(url);
-    if (target.protocol !== 'http:' && target.protocol !== 'https:') throw new Error('not http(s)');
   } catch {
-    throw new UpstreamError(`upstream ${where} unreachable: not an http(s) URL`, 'unreachable');
+    // The configured URL is the operator's, checked at start; this is the last guard.
   }
+  if (target?.protocol !== 'http:' && target?.protocol !== 'https:')
+    throw new UpstreamError(`upstream ${where} unreachable: not an http(s) URL`, 'unreachable');
   const request = JSON.stringify({ jsonrpc: '2.0', id: 1, method, params });
   let res: Answer;
   try {

@@ -156,4 +156,10 @@ test('nothing listening: unreachable, naming the origin only', async () => {
   assert.equal(e.failure, 'unreachable');
   assert.match(e.message, new RegExp(`^upstream getSlot at http://127\\.0\\.0\\.1:${port} unreachable: `));
   assert.doesNotMatch(e.message, /secret/);
+  // URLs no request can be made to: typed failures, nothing thrown raw.
+  for (const bad of ['ftp://127.0.0.1/', 'not a url', 'http://127.0.0.1:99999/']) {
+    const f = await failure(upstreamCall(bad, 'getSlot', [], 5000));
+    assert.ok(f instanceof UpstreamError, bad);
+    assert.equal(f.failure, 'unreachable', bad);
+  }
 });
