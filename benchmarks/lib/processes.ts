@@ -1,7 +1,7 @@
 // Starts servers under test as child processes, so the load generator in this process and the
 // server each get their own core, and always stops them.
 import { spawn, type ChildProcess } from 'node:child_process';
-import { openSync } from 'node:fs';
+import { openSync, readFileSync } from 'node:fs';
 
 export interface Started {
   child: ChildProcess;
@@ -53,4 +53,10 @@ export function startProcess(
       reject(new Error(`${args.join(' ')} exited with ${code} before ready; output: ${seen}`));
     });
   });
+}
+
+/** CPU seconds a process has used so far, all its threads (utime + stime, /proc/PID/stat, in 1/100 s). */
+export function cpuSeconds(pid: number): number {
+  const f = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
+  return (Number(f[11]) + Number(f[12])) / 100;
 }

@@ -21,7 +21,7 @@ import {
 } from '@lightprotocol/stateless.js';
 import { parseTransaction } from '../../src/ledger/index.js';
 import { compressManyIx, openLightLedger } from '../../test/compression/helpers.js';
-import { startProcess, type Started } from '../lib/processes.js';
+import { cpuSeconds, startProcess, type Started } from '../lib/processes.js';
 import { table } from '../lib/table.js';
 import { ROOT as root, BENCH_CACHE, BENCH_KEY as KEY, benchDataDir } from '../lib/paths.js';
 
@@ -132,16 +132,21 @@ export function gateway(dataDir: string, extra: string[]): Promise<Started> {
 
 export const urlOf = (g: Started) => `${g.match[1]!}?api-key=${KEY}`;
 
-/** Starts a follower of `cluster`; resolves with it once its index reaches `through`, and the seconds that took. */
+/**
+ * Starts a follower of `cluster`; resolves with it once its index reaches `through`, the seconds
+ * that took, and the CPU seconds the follower used (all its threads) up to its RPC and after.
+ */
 export async function follow(cluster: string, through: number, extra: string[] = [], dataDir?: string) {
   const dir = dataDir ?? benchDataDir('follower');
   const t0 = performance.now();
   const g = await gateway(dir, ['--cluster-rpc', cluster, ...extra]);
   const ready = performance.now();
+  const cpuReady = cpuSeconds(g.child.pid!);
   const url = urlOf(g);
   while ((await rpc<number>(url, 'getIndexerSlot')) < through) await new Promise((r) => setTimeout(r, 50));
   const end = performance.now();
-  return { g, url, dir, seconds: (end - t0) / 1000, fromReady: (end - ready) / 1000 };
+  const cpu = { start: cpuReady, backfill: cpuSeconds(g.child.pid!) - cpuReady };
+  return { g, url, dir, seconds: (end - t0) / 1000, fromReady: (end - ready) / 1000, cpu };
 }
 
 /** PROOFS getValidityProof of `hash` from each URL in turn; the latencies per URL, ms. */
@@ -179,7 +184,11 @@ export const clusterFollowScenario = {
       ).value.items[0]!.hash;
       await rpc(aUrl, 'getValidityProof', { hashes: [hash] }); // loads the key
       const aloneA = (await timedProofs([aUrl], hash))[0]!;
+      // CPU seconds as well as rates: this machine's speed drifts by a third within an hour, the
+      // work done much less.
+      const aCpu0 = cpuSeconds(a.child.pid!);
       const b = await follow(aUrl, finalized);
+      const aCpu = cpuSeconds(a.child.pid!) - aCpu0;
       procs.push(b.g);
       dirs.push(b.dir);
       const check = await rpc<{ value: { items: unknown[] } }>(b.url, 'getCompressedAccountsByOwner', {
@@ -208,6 +217,9 @@ export const clusterFollowScenario = {
             (TXS / b.fromReady).toFixed(0),
           ],
         ],
+      );
+      console.log(
+        `CPU seconds, all threads: B to its RPC up ${b.cpu.start.toFixed(2)}, B after ${b.cpu.backfill.toFixed(2)}; A (serving getBlock) ${aCpu.toFixed(2)}`,
       );
       console.log(`follower backfill / dev chain's own ingest: ${(backfillRate / ingestRate).toFixed(2)}`);
       console.log(`  the same from B's RPC up: ${(TXS / b.fromReady / ingestRate).toFixed(2)}`);

@@ -25,7 +25,7 @@ import {
 import { toHex32 } from '../../src/zk/field.js';
 import { sampleLightInputs } from '../../src/zk/light/sample-inputs.js';
 import { BENCH_CACHE as CACHE } from '../lib/paths.js';
-import { startProcess, type Started } from '../lib/processes.js';
+import { cpuSeconds, startProcess, type Started } from '../lib/processes.js';
 import { envList, table } from '../lib/table.js';
 import { startBenchGateway } from './prover.js';
 
@@ -266,12 +266,6 @@ async function measure(url: string, body: string): Promise<{ p50: number; rate: 
 async function warm(url: string, body: string): Promise<void> {
   for (let i = 0; i < WARM; i++) await prove(url, body);
 }
-
-/** CPU seconds a process has used (utime + stime, /proc/PID/stat). */
-const cpuSeconds = (pid: number): number => {
-  const f = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
-  return (Number(f[11]) + Number(f[12])) / 100;
-};
 
 /**
  * Waits until neither process works in the background (zkgate builds fixed-base tables on a thread
