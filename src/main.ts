@@ -37,7 +37,7 @@ function banner(g: Gateway, dataDir: string, terminal: boolean): string {
       ? [`  ledger     embedded dev chain on Light's system program as shipped: it verifies Light's own keys only`]
       : [
           `  ledger     embedded dev chain: Light's programs here verify zkgate's own keys, so its proofs land here`,
-          `             and nowhere else; for devnet/mainnet, forward with --validity-proof-upstream`,
+          `             and nowhere else; for devnet/mainnet, follow the cluster with --cluster-rpc URL`,
         ]
     : g.cluster
       ? [
