@@ -86,7 +86,13 @@ export async function startGateway({
   const trees = chain?.compression.trees ?? cluster?.index.compression.trees;
   let proving: ProvingSide;
   try {
-    const warmAfter = cluster?.writing()?.follower.caughtUp;
+    // A follower's preloads wait for its backfill: keys and their trial proofs would take its
+    // cores, and no proof of the cluster's current state can be made before it ends anyway.
+    const caughtUp = cluster?.writing()?.follower.caughtUp;
+    const warmAfter = caughtUp && {
+      until: caughtUp,
+      what: "the index to reach the cluster's tip (the backfill has the cores first)",
+    };
     proving = await startProving({ config, log, registry, chain, trees, given, embeddedProver, warmAfter });
   } catch (e) {
     await chain?.ledger.close();

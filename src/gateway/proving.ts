@@ -28,6 +28,7 @@ import {
   type Prover,
   type ProvingClient,
   type WitnessProving,
+  type WarmUpWait,
 } from '../prover/index.js';
 import {
   HOST_INTAKE,
@@ -86,7 +87,7 @@ export async function startProving({
   given: Backends;
   embeddedProver: boolean;
   /** See ProverHooks.warmAfter. */
-  warmAfter: Promise<void> | undefined;
+  warmAfter: WarmUpWait | undefined;
 }): Promise<ProvingSide> {
   // What a client's request that comes in here may have built (--build-on-demand, by where this
   // process is reachable): carried to whichever prover proves it, gRPC or queue host, which builds

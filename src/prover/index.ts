@@ -32,11 +32,11 @@ import type { BuildNeed } from './build-budget.js';
 import { startKeyBuild } from '../zk/setup/key-build-process.js';
 import { isLoopback } from '../util/loopback.js';
 import { ProverPool } from './pool.js';
-import { ProverService } from './service.js';
+import { ProverService, type WarmUpWait } from './service.js';
 
 export { ProverClient, RemoteProverError, type ClientValidityProof, type TreeStateView } from './client.js';
 export { ProverError, type ProverErrorKind } from './errors.js';
-export { ProverService, explicitShape, type WarmUpState } from './service.js';
+export { ProverService, explicitShape, type WarmUpState, type WarmUpWait } from './service.js';
 export { startLightHttp, type LightJobs } from './light-http.js';
 export { explicitRequest, lightProveBody, parseProveBody } from './light-json.js';
 export { RemoteWitnessProver, grpcWitnessProving, type WitnessProving } from './remote-witness.js';
@@ -101,12 +101,8 @@ export interface ProverHooks {
    * its own store in the data dir.
    */
   store?: TreeStore;
-  /**
-   * The preloads wait for this (a follower's backfill reaching the cluster's tip): loading keys
-   * and their trial proofs would take cores from the backfill, and until it is done no proof of
-   * the cluster's current state can be made anyway.
-   */
-  warmAfter?: Promise<void>;
+  /** What the preloads wait for before they load anything (a follower's backfill). */
+  warmAfter?: WarmUpWait;
 }
 
 /**
@@ -277,11 +273,7 @@ export async function startProver(
       log.info('preloading circuits', { circuits: preload });
       // In the background: requests for other shapes are served meanwhile; /health says
       // "warming" until every listed shape is loaded in every worker.
-      const after = hooks.warmAfter && {
-        until: hooks.warmAfter,
-        what: "the index to reach the cluster's tip (the backfill has the cores first)",
-      };
-      void service.warmUp(preload, after).then((s) =>
+      void service.warmUp(preload, hooks.warmAfter).then((s) =>
         log.info('circuits preloaded', {
           circuits: preload,
           ms: s.ms,

@@ -71,6 +71,12 @@ export interface ProverServiceOptions {
   builds?: KeyBuildQueue;
 }
 
+/** What a warm-up waits for before it loads anything, and how /health names it. */
+export interface WarmUpWait {
+  until: Promise<void>;
+  what: string;
+}
+
 /** The start-up warm-up of the configured shapes: what /health reports until it is done. */
 export interface WarmUpState {
   phase: 'idle' | 'warming' | 'ready';
@@ -233,15 +239,12 @@ export class ProverService {
    * fit beside the keys (the rest prove without them); both reported. Progress is `warmUp()`'s
    * state; a shape that fails is logged and the others go on.
    */
-  warmUp(names: readonly string[], after?: { until: Promise<void>; what: string }): Promise<WarmUpState> {
+  warmUp(names: readonly string[], after?: WarmUpWait): Promise<WarmUpState> {
     this.warming = this.warmUpNow(names, after);
     return this.warming;
   }
 
-  private async warmUpNow(
-    names: readonly string[],
-    after?: { until: Promise<void>; what: string },
-  ): Promise<WarmUpState> {
+  private async warmUpNow(names: readonly string[], after?: WarmUpWait): Promise<WarmUpState> {
     if (after) {
       this.warmState = { phase: 'warming', total: names.length, done: 0, failed: [], waiting: after.what };
       await after.until;

@@ -76,7 +76,9 @@ interface Config {
 export class BundleSimulator {
   private readonly on: Ledger | ClusterBank;
   private readonly fork: ForkSource | undefined;
-  private readonly bank: ClusterBank | undefined;
+  private get bank(): ClusterBank | undefined {
+    return this.on instanceof ClusterBank ? this.on : undefined;
+  }
   /** The ledger bundles run on (a ClusterBank's opens on the first). */
   private get ledger(): Ledger {
     return this.on instanceof ClusterBank ? this.on.ledger : this.on;
@@ -92,7 +94,6 @@ export class BundleSimulator {
     fork?: ForkSource,
   ) {
     this.on = on;
-    this.bank = on instanceof ClusterBank ? on : undefined;
     this.fork = fork;
   }
 
