@@ -48,14 +48,42 @@ function indexes(v: unknown, what: string): number[] {
   return v.map((x, i) => index(x, `${what}[${i}]`));
 }
 
+/** Account indexes below `keys`, as bytes (an inner instruction's). */
+function indexBytes(v: unknown, keys: number, what: string): Uint8Array {
+  if (!Array.isArray(v)) throw new Unreadable(`${what}: expected an array of account indexes`);
+  const out = new Uint8Array(v.length);
+  for (let i = 0; i < v.length; i++) {
+    const x: unknown = v[i];
+    if (typeof x !== 'number' || !Number.isInteger(x) || x < 0 || x > 255)
+      throw new Unreadable(`${what}[${i}]: expected an account index`);
+    if (x >= keys) throw new Unreadable(`${what}: an account index past the keys`);
+    out[i] = x;
+  }
+  return out;
+}
+
+/**
+ * Standard base64 (RFC 4648 §4, padded) decoded. Node's decoder skips what is not base64 and takes
+ * the URL alphabet too; a string with either decodes to fewer bytes than its length says or holds
+ * '-' or '_', so checking those refuses it without encoding the bytes again to compare.
+ */
+function base64Bytes(data: string): Buffer | undefined {
+  const n = data.length;
+  if (n % 4 !== 0 || data.includes('-') || data.includes('_')) return undefined;
+  const pad = n > 0 && data.charCodeAt(n - 1) === 61 ? (data.charCodeAt(n - 2) === 61 ? 2 : 1) : 0;
+  const bytes = Buffer.from(data, 'base64');
+  return bytes.length === (n / 4) * 3 - pad ? bytes : undefined;
+}
+
 /** The transaction of an entry, in either encoding, as wire bytes parsed. */
 function transactionOf(raw: unknown, version: unknown): ParsedTransaction {
   if (Array.isArray(raw)) {
     const [data, enc] = raw as unknown[];
     if (enc !== 'base64' || typeof data !== 'string') throw new Unreadable('transaction: expected [base64, "base64"]');
-    const bytes = Buffer.from(data, 'base64');
-    if (bytes.toString('base64') !== data) throw new Unreadable('transaction: not base64');
-    return parseTransaction(new Uint8Array(bytes));
+    const bytes = base64Bytes(data);
+    if (!bytes) throw new Unreadable('transaction: not base64');
+    // A view of the decoded bytes (a Uint8Array, as every parsed transaction holds), not a copy.
+    return parseTransaction(new Uint8Array(bytes.buffer, bytes.byteOffset, bytes.length));
   }
   if (!isObj(raw) || !isObj(raw.message) || !Array.isArray(raw.signatures))
     throw new Unreadable('transaction: expected {signatures, message}');
@@ -114,14 +142,13 @@ function innerOf(meta: Obj, topLevel: number, keys: number): InnerInstruction[][
       const what = `innerInstructions[${n}].instructions[${i}]`;
       if (!isObj(ix)) throw new Unreadable(`${what}: expected an object`);
       const programIdIndex = index(ix.programIdIndex, `${what}.programIdIndex`);
-      const accounts = indexes(ix.accounts, `${what}.accounts`);
-      if (programIdIndex >= keys || accounts.some((a) => a >= keys))
-        throw new Unreadable(`${what}: an account index past the keys`);
+      if (programIdIndex >= keys) throw new Unreadable(`${what}: an account index past the keys`);
+      const accounts = indexBytes(ix.accounts, keys, `${what}.accounts`);
       // Blocks from before stack heights were recorded have none: a direct invocation is assumed.
       const stackHeight = typeof ix.stackHeight === 'number' ? ix.stackHeight : 2;
       out[at]!.push({
         programIdIndex,
-        accounts: Uint8Array.from(accounts),
+        accounts,
         data: b58(ix.data, undefined, `${what}.data`),
         stackHeight,
       });
@@ -172,11 +199,11 @@ function readTransaction(entry: unknown, slot: bigint, position: number, blockTi
     return v.map((k, i) => b58(k, 32, `meta.loadedAddresses.${what}[${i}]`));
   };
   const wanted = tx.lookups.reduce((n, l) => n + l.writable.length + l.readonly.length, 0);
-  const accountKeys = [
-    ...tx.staticKeys,
-    ...listOf(loaded.writable ?? [], 'writable'),
-    ...listOf(loaded.readonly ?? [], 'readonly'),
-  ];
+  const writable = listOf(loaded.writable ?? [], 'writable');
+  const readonly = listOf(loaded.readonly ?? [], 'readonly');
+  // Most transactions load no addresses: their keys are the message's own array.
+  const accountKeys =
+    writable.length + readonly.length === 0 ? tx.staticKeys : [...tx.staticKeys, ...writable, ...readonly];
   if (accountKeys.length !== tx.staticKeys.length + wanted)
     throw new Unreadable(
       `meta.loadedAddresses: ${accountKeys.length - tx.staticKeys.length} addresses for ${wanted} lookups`,
