@@ -25,11 +25,18 @@ import type { Backends, CompressionIndex } from '../rpc/index.js';
 import { migrate, PgRoot, SyncPg, WriterLease } from '../pg/index.js';
 import { VERSION } from '../version.js';
 import { forwardTo, upstreamCall } from '../wire/index.js';
+import { Prefetcher } from '../wire/prefetch.js';
 import { bigIntToBytes32 } from '../zk/field.js';
 import { encodeBase58, loadPoseidon } from '../zk/index.js';
 
 /** Further behind than this (about an hour of slots), the backfill reads only blocks with Light's transactions. */
 const SPARSE_FROM_SLOTS = 9000;
+
+/**
+ * getBlock calls made ahead of the follower: 8 under way (as many as it has itself), up to 256
+ * blocks or 64 MB of answers waiting (a busy mainnet block is a few MB as base64).
+ */
+const PREFETCH = { concurrency: 8, maxAhead: 256, maxBytes: 64 << 20 };
 
 /** Behind the cluster by more than this (about a minute of slots), /health says degraded. */
 const CAUGHT_UP_SLOTS = 150n;
@@ -65,6 +72,7 @@ export interface Writing {
   monitor: ConsistencyMonitor;
   slots: SlotWatch;
   started: Promise<void>;
+  prefetch: Prefetcher;
 }
 
 /** The index database (--index-db): its connections, its schema brought up to date, the tables. */
@@ -132,11 +140,13 @@ export async function openCluster(config: Config, log: Logger, registry: Metrics
   // Made again each time this process takes the lease (--index-db): its metrics are the same series.
   const writerMetrics = registry.again();
   const startWriting = (): Writing => {
+    const prefetch = new Prefetcher({ url, timeoutMs: config.upstreamTimeoutMs, ...PREFETCH });
     const source = new RpcBlockSource({
       rpc,
       commitment: config.clusterCommitment,
       pollMs: Math.max(50, config.clusterPollMs),
       sparse: { programs: LIGHT_PROGRAM_IDS, sparseFromSlots: SPARSE_FROM_SLOTS },
+      prefetch,
       log,
       metrics: writerMetrics,
     });
@@ -163,13 +173,14 @@ export async function openCluster(config: Config, log: Logger, registry: Metrics
       follower.failure = e as Error;
       log.error('following the cluster did not start', { cluster: origin, error: (e as Error).message });
     });
-    return { follower, monitor, slots, started };
+    return { follower, monitor, slots, started, prefetch };
   };
   const stopWriting = async (w: Writing) => {
     w.slots.stop();
     await w.monitor.stop();
     await w.follower.stop();
     await w.started;
+    w.prefetch.close();
   };
 
   // Without --index-db this process writes its own index. With it, the process holding the

@@ -6,7 +6,14 @@
 // never a crash or a skipped block.
 import type { Logger } from '../obs/log.js';
 import type { MetricsRegistry } from '../obs/metrics.js';
-import { RelayedRpcError, upstreamCall, UpstreamError, type UpstreamFailure } from '../wire/upstream.js';
+import {
+  answerResult,
+  RelayedRpcError,
+  upstreamCall,
+  UpstreamError,
+  type Answer,
+  type UpstreamFailure,
+} from '../wire/upstream.js';
 
 /** The methods a follower may call: what every Solana RPC provider serves (issue 50 §1). */
 export const CLUSTER_METHODS = [
@@ -88,8 +95,15 @@ export class ClusterRpc {
   /**
    * One call, retried until it answers or `signal` aborts (then the abort's error is thrown). A
    * JSON-RPC error that is the answer (a skipped slot, bad params) is thrown as RelayedRpcError.
+   * `ahead`: the same call made ahead (a Prefetcher's), read as the first attempt's answer when
+   * there is one.
    */
-  async call<T>(method: ClusterMethod, params: unknown[], signal?: AbortSignal): Promise<T> {
+  async call<T>(
+    method: ClusterMethod,
+    params: unknown[],
+    signal?: AbortSignal,
+    ahead?: Promise<Answer | undefined>,
+  ): Promise<T> {
     for (let attempt = 0; ; attempt++) {
       signal?.throwIfAborted();
       this.calls?.inc([method]);
@@ -97,7 +111,12 @@ export class ClusterRpc {
       let wait: number | undefined;
       let message: string;
       try {
-        const result = (await upstreamCall(this.o.url, method, params, this.o.timeoutMs, JSON.parse, signal)) as T;
+        const made = attempt === 0 && ahead ? await abortable(ahead, signal) : undefined;
+        const result = (
+          made
+            ? answerResult(this.o.url, method, made)
+            : await upstreamCall(this.o.url, method, params, this.o.timeoutMs, JSON.parse, signal)
+        ) as T;
         this.recovered();
         return result;
       } catch (e) {
@@ -144,6 +163,26 @@ export class ClusterRpc {
       ms: Date.now() - since,
     });
   }
+}
+
+/** `p`, or the signal's reason as soon as it aborts. */
+function abortable<T>(p: Promise<T>, signal?: AbortSignal): Promise<T> {
+  if (!signal) return p;
+  if (signal.aborted) return Promise.reject(signal.reason);
+  return new Promise<T>((resolve, reject) => {
+    const onAbort = () => reject(signal.reason);
+    signal.addEventListener('abort', onAbort, { once: true });
+    p.then(
+      (v) => {
+        signal.removeEventListener('abort', onAbort);
+        resolve(v);
+      },
+      (e) => {
+        signal.removeEventListener('abort', onAbort);
+        reject(e);
+      },
+    );
+  });
 }
 
 /** Waits `ms`, or throws the signal's reason as soon as it aborts. */

@@ -5,6 +5,7 @@
 // never puts a wrong block into it.
 import type { Logger } from '../obs/log.js';
 import type { MetricsRegistry } from '../obs/metrics.js';
+import type { Prefetcher } from '../wire/prefetch.js';
 import { RelayedRpcError } from '../wire/upstream.js';
 import type { BlockSource, SourceBlock } from './block-source.js';
 import { sleep, type ClusterRpc } from './cluster-rpc.js';
@@ -36,6 +37,11 @@ export interface RpcBlockSourceOptions {
    * transaction that loads one of them are read up to that tip; from there, every block.
    */
   sparse?: { programs: readonly string[]; sparseFromSlots: number };
+  /**
+   * Makes the getBlock calls of the listed slots ahead, on a thread of its own: the cluster's node
+   * answers them while this thread applies a run of blocks.
+   */
+  prefetch?: Prefetcher;
   log: Logger;
   metrics?: MetricsRegistry;
 }
@@ -173,8 +179,8 @@ export class RpcBlockSource implements BlockSource {
     }
   }
 
-  /** One block, asked for until it reads; undefined when the node says the slot has none. */
-  private async fetch(slot: bigint, signal: AbortSignal): Promise<SourceBlock | undefined> {
+  /** getBlock's params for `slot`, and whether its block is read as final. */
+  private blockCall(slot: bigint): { params: unknown[]; final: boolean } {
     // A block at or below the finalized slot is asked for as finalized: a fork's block there is
     // then no block, never a block applied as final.
     const final = this.o.commitment === 'finalized' || (this.finalized !== undefined && slot <= this.finalized);
@@ -188,10 +194,25 @@ export class RpcBlockSource implements BlockSource {
         commitment: final ? 'finalized' : this.o.commitment,
       },
     ];
+    return { params, final };
+  }
+
+  /** The blocks of `slots` will be read: the prefetcher asks for them meanwhile. */
+  private wantAhead(slots: readonly bigint[]): void {
+    const p = this.o.prefetch;
+    if (p) for (const slot of slots) p.want(String(slot), 'getBlock', this.blockCall(slot).params);
+  }
+
+  /** One block, asked for until it reads; undefined when the node says the slot has none. */
+  private async fetch(slot: bigint, signal: AbortSignal): Promise<SourceBlock | undefined> {
+    const { params, final } = this.blockCall(slot);
+    // What the prefetcher got is the first answer (if its call was the same); asking again is this source's.
+    let ahead = this.o.prefetch?.take(String(slot), 'getBlock', params);
     for (let attempt = 0; ; attempt++) {
       let raw: unknown;
       try {
-        raw = await this.o.rpc.call<unknown>('getBlock', params, signal);
+        raw = await this.o.rpc.call<unknown>('getBlock', params, signal, ahead);
+        ahead = undefined;
       } catch (e) {
         if (e instanceof RelayedRpcError && NO_BLOCK_CODES.has(e.code)) {
           this.counters?.noBlock.inc();
@@ -270,6 +291,7 @@ export class RpcBlockSource implements BlockSource {
         const tip = await this.finalizedTip(signal);
         if (tip - from > BigInt(sparse.sparseFromSlots)) {
           listed.push(...(await this.programSlots(sparse.programs, from, tip, signal)));
+          this.wantAhead(listed);
           next = tip + 1n;
           this.o.log.info("cluster backfill through Light programs' signatures", {
             cluster: this.name,
@@ -283,6 +305,7 @@ export class RpcBlockSource implements BlockSource {
         if (listed.length === 0 && inflight.length < ahead) {
           const l = await this.list(next, signal);
           listed.push(...l.slots);
+          this.wantAhead(l.slots);
           next = l.next;
         }
         while (inflight.length < ahead && listed.length > 0) {
@@ -302,6 +325,8 @@ export class RpcBlockSource implements BlockSource {
     } catch (e) {
       if (signal.aborted) return;
       throw e;
+    } finally {
+      this.o.prefetch?.drop();
     }
   }
 }

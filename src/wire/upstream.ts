@@ -83,15 +83,22 @@ function textOf(chunks: readonly Buffer[]): string {
   return scratch.toString('utf8', 0, total);
 }
 
-/** What the caller sees of an answer: its status, Retry-After, and its body as text. */
-interface Answer {
+/** An upstream's whole answer to one POST: its status, Retry-After, and its body (decoded) as text. */
+export interface Answer {
   status: number;
   retryAfter: string | null;
   text: string;
 }
 
+/** An answer as a transport hands it on: the body still in the chunks it arrived in. */
+export interface RawAnswer {
+  status: number;
+  retryAfter: string | null;
+  chunks: Buffer[];
+}
+
 /** Why a POST got no whole answer: the caller words it. */
-class PostFailure extends Error {
+export class PostFailure extends Error {
   constructor(
     message: string,
     readonly stage: 'connect' | 'body' | 'timeout',
@@ -106,16 +113,22 @@ class PostFailure extends Error {
  * POSTs `body` as JSON and reads the whole answer (gzip, deflate or brotli undone), with node's own
  * HTTP client rather than fetch: a follower reads megabytes of getBlock a second, and fetch's web
  * streams cost it twice the CPU for the same bytes. Settles once: the answer, a PostFailure, or
- * `signal`'s reason.
+ * `signal`'s reason. A kept-alive connection found closed as it was reused is tried once more.
  */
-function post(url: URL, body: string, timeoutMs: number, signal?: AbortSignal): Promise<Answer> {
+export function postJson(url: URL, body: string, timeoutMs: number, signal?: AbortSignal): Promise<RawAnswer> {
+  return post(url, body, timeoutMs, signal).catch((e) =>
+    e instanceof PostFailure && e.stale ? post(url, body, timeoutMs, signal) : Promise.reject(e),
+  );
+}
+
+function post(url: URL, body: string, timeoutMs: number, signal?: AbortSignal): Promise<RawAnswer> {
   return new Promise((resolve, reject) => {
     if (signal?.aborted) return reject(signal.reason);
     const client = url.protocol === 'https:' ? https : http;
     let done = false;
     let gotHeaders = false;
     let req: http.ClientRequest | undefined;
-    const finish = (err: unknown, answer?: Answer) => {
+    const finish = (err: unknown, answer?: RawAnswer) => {
       if (done) return;
       done = true;
       clearTimeout(timer);
@@ -172,7 +185,7 @@ function post(url: URL, body: string, timeoutMs: number, signal?: AbortSignal): 
             finish(undefined, {
               status: res.statusCode ?? 0,
               retryAfter: (res.headers['retry-after'] as string | undefined) ?? null,
-              text: textOf(chunks),
+              chunks,
             }),
           );
         },
@@ -192,6 +205,21 @@ function post(url: URL, body: string, timeoutMs: number, signal?: AbortSignal): 
   });
 }
 
+/** An upstream's URL, checked to be one this client calls; undefined when it is not. */
+export function httpUrl(url: string): URL | undefined {
+  try {
+    const target = new URL(url);
+    return target.protocol === 'http:' || target.protocol === 'https:' ? target : undefined;
+  } catch {
+    // The configured URL is the operator's, checked at start; this is the last guard.
+    return undefined;
+  }
+}
+
+/** The JSON-RPC request body of one call. */
+export const requestBody = (method: string, params: unknown): string =>
+  JSON.stringify({ jsonrpc: '2.0', id: 1, method, params });
+
 export async function upstreamCall(
   url: string,
   method: string,
@@ -201,20 +229,11 @@ export async function upstreamCall(
   signal?: AbortSignal,
 ): Promise<unknown> {
   const where = `${method} at ${origin(url)}`;
-  let target: URL | undefined;
+  const target = httpUrl(url);
+  if (!target) throw new UpstreamError(`upstream ${where} unreachable: not an http(s) URL`, 'unreachable');
+  let res: RawAnswer;
   try {
-    target = new URL(url);
-  } catch {
-    // The configured URL is the operator's, checked at start; this is the last guard.
-  }
-  if (target?.protocol !== 'http:' && target?.protocol !== 'https:')
-    throw new UpstreamError(`upstream ${where} unreachable: not an http(s) URL`, 'unreachable');
-  const request = JSON.stringify({ jsonrpc: '2.0', id: 1, method, params });
-  let res: Answer;
-  try {
-    res = await post(target, request, timeoutMs, signal).catch((e) =>
-      e instanceof PostFailure && e.stale ? post(target, request, timeoutMs, signal) : Promise.reject(e),
-    );
+    res = await postJson(target, requestBody(method, params), timeoutMs, signal);
   } catch (e) {
     if (signal?.aborted || !(e instanceof PostFailure)) throw e;
     throw e.stage === 'timeout'
@@ -223,6 +242,20 @@ export async function upstreamCall(
         ? new UpstreamError(`upstream ${where} broke off its answer: ${e.message}`, 'unreachable')
         : new UpstreamError(`upstream ${where} unreachable: ${e.message}`, 'unreachable');
   }
+  return answerResult(url, method, { status: res.status, retryAfter: res.retryAfter, text: textOf(res.chunks) }, parse);
+}
+
+/**
+ * The result of a call from the upstream's whole answer; a rate limit, an HTTP error or a body that
+ * is not JSON-RPC as UpstreamError, the upstream's own JSON-RPC error as RelayedRpcError.
+ */
+export function answerResult(
+  url: string,
+  method: string,
+  res: Answer,
+  parse: (text: string) => unknown = JSON.parse,
+): unknown {
+  const where = `${method} at ${origin(url)}`;
   if (res.status === 429)
     throw new UpstreamError(
       `upstream ${where} answered HTTP 429 (rate limited)`,
