@@ -140,7 +140,7 @@ test('a call taken with other params is not used; dropped calls not yet made are
 
 test('an HTTP error is handed on as the answer; where no answer came, none; ClusterRpc calls again itself', async () => {
   reset();
-  const log = createLogger({ level: 'error' });
+  const log = createLogger('silent');
   status = 503;
   const p = new Prefetcher({ url, timeoutMs: 5000, concurrency: 1, maxAhead: 4, maxBytes: 1 << 20 });
   const refused = new Prefetcher({
