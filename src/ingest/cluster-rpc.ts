@@ -6,14 +6,8 @@
 // never a crash or a skipped block.
 import type { Logger } from '../obs/log.js';
 import type { MetricsRegistry } from '../obs/metrics.js';
-import {
-  answerResult,
-  RelayedRpcError,
-  upstreamCall,
-  UpstreamError,
-  type Answer,
-  type UpstreamFailure,
-} from '../wire/upstream.js';
+import { answerResult, RelayedRpcError, upstreamCall, UpstreamError, type UpstreamFailure } from '../wire/upstream.js';
+import type { Prefetched } from '../wire/prefetch.js';
 
 /** The methods a follower may call: what every Solana RPC provider serves (issue 50 §1). */
 export const CLUSTER_METHODS = [
@@ -95,14 +89,14 @@ export class ClusterRpc {
   /**
    * One call, retried until it answers or `signal` aborts (then the abort's error is thrown). A
    * JSON-RPC error that is the answer (a skipped slot, bad params) is thrown as RelayedRpcError.
-   * `ahead`: the same call made ahead (a Prefetcher's), read as the first attempt's answer when
-   * there is one.
+   * `ahead`: the same call made ahead (a Prefetcher's): the first attempt's answer or failure,
+   * when it was made.
    */
   async call<T>(
     method: ClusterMethod,
     params: unknown[],
     signal?: AbortSignal,
-    ahead?: Promise<Answer | undefined>,
+    ahead?: Promise<Prefetched>,
   ): Promise<T> {
     for (let attempt = 0; ; attempt++) {
       signal?.throwIfAborted();
@@ -112,6 +106,7 @@ export class ClusterRpc {
       let message: string;
       try {
         const made = attempt === 0 && ahead ? await abortable(ahead, signal) : undefined;
+        if (made instanceof UpstreamError) throw made;
         const result = (
           made
             ? answerResult(this.o.url, method, made)

@@ -7,7 +7,7 @@
 // (with its own retries), so a prefetch never changes what the caller ends up with.
 import { Worker } from 'node:worker_threads';
 import { workerUrl } from '../util/worker-url.js';
-import { requestBody, type Answer } from './upstream.js';
+import { PostFailure, postFailureError, requestBody, type Answer, type UpstreamError } from './upstream.js';
 
 export interface PrefetchOptions {
   /** The upstream's URL (http or https). */
@@ -27,13 +27,20 @@ export type PrefetchInit = PrefetchOptions;
 /** To the thread: a request to make, answers taken (their bytes), or: forget what is queued. */
 export type ToPrefetcher = { t: 'want'; id: number; body: string } | { t: 'took'; bytes: number } | { t: 'drop' };
 
-/** From the thread: an answer (its body handed over), or none when the request failed or was dropped. */
+/**
+ * From the thread: an answer (its body handed over), why none came (a timeout, a connection that
+ * failed or broke off), or nothing (dropped before it started).
+ */
 export interface FromPrefetcher {
   id: number;
   status?: number;
   retryAfter?: string | null;
   body?: ArrayBuffer;
+  failure?: { stage: PostFailure['stage']; message: string };
 }
+
+/** A call made ahead: its whole answer, the typed error of why none came, or undefined (not made). */
+export type Prefetched = Answer | UpstreamError | undefined;
 
 interface Wanted {
   id: number;
@@ -50,7 +57,7 @@ export class Prefetcher {
   private nextId = 0;
   private dead = false;
 
-  constructor(o: PrefetchOptions) {
+  constructor(private readonly o: PrefetchOptions) {
     this.worker = new Worker(new URL(workerUrl(new URL('./prefetch.worker.js', import.meta.url))), {
       workerData: o satisfies PrefetchInit,
     });
@@ -73,10 +80,11 @@ export class Prefetcher {
   }
 
   /**
-   * The answer made ahead for `key`, once it is there; undefined when none was wanted with the same
-   * request, or when the thread could not get one. Either way the caller makes the call itself.
+   * The call made ahead for `key`, once it is done: its answer, or the UpstreamError of why none
+   * came (the first attempt's, for the caller to retry); undefined when no call with the same
+   * request was wanted, or it was never made. Then the caller makes it itself.
    */
-  take(key: string, method: string, params: unknown): Promise<Answer | undefined> | undefined {
+  take(key: string, method: string, params: unknown): Promise<Prefetched> | undefined {
     const w = this.byKey.get(key);
     if (!w) return undefined;
     this.byKey.delete(key);
@@ -85,6 +93,13 @@ export class Prefetcher {
       return undefined;
     }
     return w.answer.then((m) => {
+      if (m?.failure)
+        return postFailureError(
+          this.o.url,
+          method,
+          new PostFailure(m.failure.message, m.failure.stage),
+          this.o.timeoutMs,
+        );
       if (!m?.body) return undefined;
       const answer = {
         status: m.status!,

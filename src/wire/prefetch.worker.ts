@@ -2,10 +2,10 @@
 // at a time, and posts each whole answer back with its body as a transferred buffer. It stops
 // while the answers it has posted and the requests under way reach the window its owner allows,
 // and goes on as the owner takes them, so it runs ahead while the owner's thread is busy but never
-// holds more than the window. A failing upstream pauses it (its owner calls the upstream itself,
-// with its own retries and backoff).
+// holds more than the window. A failing upstream pauses it (its owner retries the calls itself,
+// with its own backoff).
 import { parentPort, workerData } from 'node:worker_threads';
-import { postJson, type RawAnswer } from './upstream.js';
+import { PostFailure, postJson, type RawAnswer } from './upstream.js';
 import type { PrefetchInit, ToPrefetcher, FromPrefetcher } from './prefetch.js';
 
 const init = workerData as PrefetchInit;
@@ -46,9 +46,9 @@ function pump(): void {
     underWay++;
     postJson(url, body, init.timeoutMs).then(
       (a) => answered(id, a),
-      () => {
+      (e: unknown) => {
         pause();
-        answered(id, undefined);
+        answered(id, undefined, e instanceof PostFailure ? { stage: e.stage, message: e.message } : undefined);
       },
     );
   }
@@ -58,10 +58,10 @@ function pump(): void {
   }
 }
 
-function answered(id: number, a: RawAnswer | undefined): void {
+function answered(id: number, a: RawAnswer | undefined, failure?: FromPrefetcher['failure']): void {
   underWay--;
   if (!a) {
-    const m: FromPrefetcher = { id };
+    const m: FromPrefetcher = failure ? { id, failure } : { id };
     port.postMessage(m);
   } else {
     if (a.status === 200) pauseMs = 0;

@@ -236,13 +236,19 @@ export async function upstreamCall(
     res = await postJson(target, requestBody(method, params), timeoutMs, signal);
   } catch (e) {
     if (signal?.aborted || !(e instanceof PostFailure)) throw e;
-    throw e.stage === 'timeout'
-      ? new UpstreamError(`upstream ${where} timed out after ${timeoutMs} ms`, 'timeout')
-      : e.stage === 'body'
-        ? new UpstreamError(`upstream ${where} broke off its answer: ${e.message}`, 'unreachable')
-        : new UpstreamError(`upstream ${where} unreachable: ${e.message}`, 'unreachable');
+    throw postFailureError(url, method, e, timeoutMs);
   }
   return answerResult(url, method, { status: res.status, retryAfter: res.retryAfter, text: textOf(res.chunks) }, parse);
+}
+
+/** A call that got no whole answer (`postJson`'s PostFailure), as the caller's typed error. */
+export function postFailureError(url: string, method: string, e: PostFailure, timeoutMs: number): UpstreamError {
+  const where = `${method} at ${origin(url)}`;
+  return e.stage === 'timeout'
+    ? new UpstreamError(`upstream ${where} timed out after ${timeoutMs} ms`, 'timeout')
+    : e.stage === 'body'
+      ? new UpstreamError(`upstream ${where} broke off its answer: ${e.message}`, 'unreachable')
+      : new UpstreamError(`upstream ${where} unreachable: ${e.message}`, 'unreachable');
 }
 
 /**

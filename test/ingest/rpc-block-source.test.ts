@@ -1,8 +1,9 @@
 // The cluster block source (issue 50 §1) against zkgate's own dev chain as the cluster, over real
 // HTTP: every block from the first to the finalized tip, in slot order, with the transactions the
 // chain's own getBlock lists (failed ones with their error), alike in base64 and json encodings;
-// and through a real proxy that rate-limits, fails, hangs, truncates and garbles answers: the same
-// blocks, each fault retried and counted.
+// through a real proxy that rate-limits, fails, hangs, truncates and garbles answers: the same
+// blocks, each fault retried and counted; and the same with getBlock's calls made ahead on a
+// thread (a Prefetcher).
 import assert from 'node:assert/strict';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -18,6 +19,7 @@ import {
 } from '@solana/web3.js';
 import { ClusterRpc } from '../../src/ingest/cluster-rpc.js';
 import { RpcBlockSource } from '../../src/ingest/rpc-block-source.js';
+import { Prefetcher } from '../../src/wire/prefetch.js';
 import type { SourceBlock } from '../../src/ingest/block-source.js';
 import { createLogger } from '../../src/obs/log.js';
 import { MetricsRegistry } from '../../src/obs/metrics.js';
@@ -100,6 +102,7 @@ const sourceOf = (
     timeoutMs?: number;
     metrics?: MetricsRegistry;
     sparse?: { programs: readonly string[]; sparseFromSlots: number };
+    prefetch?: Prefetcher;
   } = {},
 ) =>
   new RpcBlockSource({
@@ -118,7 +121,12 @@ const sourceOf = (
     log: createLogger('silent'),
     metrics: o.metrics,
     ...(o.sparse ? { sparse: o.sparse } : {}),
+    ...(o.prefetch ? { prefetch: o.prefetch } : {}),
   });
+
+/** getBlock's calls made ahead on a thread, for `url`. */
+const prefetcherOf = (url: string, timeoutMs = 10_000) =>
+  new Prefetcher({ url, timeoutMs, concurrency: 4, maxAhead: 32, maxBytes: 16 << 20 });
 
 /** What a block says, in plain values: compared across encodings and paths. */
 const plain = (blocks: SourceBlock[]) =>
@@ -243,11 +251,13 @@ const counted = (metrics: MetricsRegistry, name: string) =>
     ]),
   );
 
-test('a provider that rate-limits, fails, hangs, truncates and garbles: the same blocks, every fault retried and counted', async () => {
+/** Through the faulty proxy: the same blocks as the chain's own, each fault retried and counted. */
+async function throughFaults(prefetched: boolean): Promise<void> {
   const proxy = await faultyProxy(gw.url);
+  const prefetch = prefetched ? prefetcherOf(proxy.url, 1000) : undefined;
   try {
     const metrics = new MetricsRegistry();
-    const blocks = await collect(sourceOf(proxy.url, { timeoutMs: 1000, metrics }));
+    const blocks = await collect(sourceOf(proxy.url, { timeoutMs: 1000, metrics, ...(prefetch ? { prefetch } : {}) }));
     assert.deepEqual(plain(blocks), plain(clean));
     const retries = counted(metrics, 'zkgate_cluster_rpc_retries_total');
     for (const reason of ['rate_limited', 'http', 'malformed', 'timeout', 'rpc_transient'])
@@ -260,9 +270,23 @@ test('a provider that rate-limits, fails, hangs, truncates and garbles: the same
         proxy.faults.get('garbled list')! + proxy.faults.get('malformed block')!,
     );
   } finally {
+    prefetch?.close();
     proxy.server.closeAllConnections();
     await new Promise((r) => proxy.server.close(r));
   }
+}
+
+test('a provider that rate-limits, fails, hangs, truncates and garbles: the same blocks, every fault retried and counted', () =>
+  throughFaults(false));
+
+test("with getBlock's calls made ahead on a thread: the same blocks; the same faults met by those calls retried and counted", async () => {
+  const prefetch = prefetcherOf(gw.url);
+  try {
+    assert.deepEqual(plain(await collect(sourceOf(gw.url, { prefetch }))), plain(clean));
+  } finally {
+    prefetch.close();
+  }
+  await throughFaults(true);
 });
 
 test("a backfill far behind the tip reads only the blocks of the programs' transactions, found by their signatures", async () => {

@@ -1,16 +1,18 @@
 // The Prefetcher (wire/prefetch.ts) against a real local HTTP server, on its real worker thread:
 // calls made ahead in the order wanted and taken as the server answered them; never more under way
 // and waiting than its window, the next one made as one is taken; a call taken with other params,
-// or dropped before it started, never used; failures handed to the caller (a status it reads, or
-// nothing where no answer came); and ClusterRpc reading a prefetched answer as its first attempt,
-// calling again itself where the prefetch failed.
+// or dropped before it started, never used; failures handed to the caller as its first attempt's
+// (a status it reads, or the typed error of why no answer came), which ClusterRpc counts and
+// retries itself.
 import assert from 'node:assert/strict';
 import { createServer, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
 import { after, before, test } from 'node:test';
 import { ClusterRpc } from '../../src/ingest/cluster-rpc.js';
 import { createLogger } from '../../src/obs/log.js';
-import { Prefetcher } from '../../src/wire/prefetch.js';
+import { MetricsRegistry } from '../../src/obs/metrics.js';
+import { Prefetcher, type Prefetched } from '../../src/wire/prefetch.js';
+import { UpstreamError, type Answer } from '../../src/wire/upstream.js';
 
 let server: Server;
 let url = '';
@@ -60,7 +62,11 @@ const until = async (what: () => boolean) => {
 };
 /** Long enough for a request the thread wrongly made to reach the server. */
 const settle = () => new Promise((r) => setTimeout(r, 300));
-const result = (text: string) => (JSON.parse(text) as { result: unknown }).result;
+/** An answer's result (the server echoes the call's params). */
+const result = (a: Prefetched | undefined) => {
+  assert.ok(a && !(a instanceof UpstreamError), 'an answer');
+  return (JSON.parse(a.text) as { result: unknown }).result;
+};
 
 test('calls made ahead in the order wanted; each taken with the answer to its own params', async () => {
   reset();
@@ -75,8 +81,8 @@ test('calls made ahead in the order wanted; each taken with the answer to its ow
     );
     for (let slot = 0; slot < 6; slot++) {
       const a = await p.take(String(slot), 'getBlock', [slot, { commitment: 'finalized' }]);
-      assert.equal(a?.status, 200);
-      assert.deepEqual(result(a!.text), { echo: [slot, { commitment: 'finalized' }] });
+      assert.deepEqual(result(a), { echo: [slot, { commitment: 'finalized' }] });
+      assert.equal((a as Answer).status, 200);
     }
     assert.equal(p.take('0', 'getBlock', [0, { commitment: 'finalized' }]), undefined, 'taken once');
     assert.equal(p.take('9', 'getBlock', [9]), undefined, 'never wanted');
@@ -101,12 +107,12 @@ test('never more under way and waiting than its window; the next call made as on
     await until(() => seen.length === 3);
     await settle();
     assert.equal(seen.length, 3, 'three answered or under way, none taken: the window is full');
-    assert.deepEqual(result((await p.take('0', 'getBlock', [0]))!.text), { echo: [0] });
+    assert.deepEqual(result(await p.take('0', 'getBlock', [0])), { echo: [0] });
     await until(() => seen.length === 4);
     await settle();
     assert.equal(seen.length, 4, 'one taken, one more made');
     for (let slot = 1; slot < 8; slot++)
-      assert.deepEqual(result((await p.take(String(slot), 'getBlock', [slot]))!.text), { echo: [slot] });
+      assert.deepEqual(result(await p.take(String(slot), 'getBlock', [slot])), { echo: [slot] });
     assert.equal(seen.length, 8);
   } finally {
     p.close();
@@ -132,13 +138,13 @@ test('a call taken with other params is not used; dropped calls not yet made are
     );
     // Wanted again after a drop: made again.
     p.want('4', 'getBlock', [4]);
-    assert.deepEqual(result((await p.take('4', 'getBlock', [4]))!.text), { echo: [4] });
+    assert.deepEqual(result(await p.take('4', 'getBlock', [4])), { echo: [4] });
   } finally {
     p.close();
   }
 });
 
-test('an HTTP error is handed on as the answer; where no answer came, none; ClusterRpc calls again itself', async () => {
+test("failures are the first attempt's: an HTTP error handed on as the answer, no answer as its UpstreamError; ClusterRpc retries them itself, counted", async () => {
   reset();
   const log = createLogger('silent');
   status = 503;
@@ -150,24 +156,37 @@ test('an HTTP error is handed on as the answer; where no answer came, none; Clus
     maxAhead: 4,
     maxBytes: 1 << 20,
   });
+  const metrics = new MetricsRegistry();
+  const retries = (reason: string) =>
+    Number(
+      new RegExp(`^zkgate_cluster_rpc_retries_total\\{reason="${reason}"\\} (\\d+)$`, 'm').exec(
+        metrics.render(),
+      )?.[1] ?? 0,
+    );
   try {
     p.want('1', 'getBlock', [1]);
     const a = await p.take('1', 'getBlock', [1]);
-    assert.equal(a?.status, 503);
-    // ClusterRpc reads a prefetched 503 as its first attempt's failure, then calls itself.
+    assert.ok(a && !(a instanceof UpstreamError));
+    assert.equal(a.status, 503);
+    // ClusterRpc reads a prefetched 503 as its first attempt's failure (counted), then calls itself.
     p.want('2', 'getBlock', [2]);
     const ahead = p.take('2', 'getBlock', [2]);
     await ahead;
     status = 200;
     const before = seen.length;
-    const rpc = new ClusterRpc({ url, timeoutMs: 5000, log, minBackoffMs: 1, maxBackoffMs: 2 });
+    const rpc = new ClusterRpc({ url, timeoutMs: 5000, log, metrics, minBackoffMs: 1, maxBackoffMs: 2 });
     assert.deepEqual(await rpc.call('getBlock', [2], undefined, ahead), { echo: [2] });
     assert.equal(seen.length, before + 1, 'called once more after the prefetched failure');
-    // Nothing listening: no answer made ahead, the caller's own call answers.
+    assert.equal(retries('http'), 1);
+    // Nothing listening: the call made ahead failed as unreachable; the caller counts it and calls itself.
     refused.want('3', 'getBlock', [3]);
     const none = refused.take('3', 'getBlock', [3]);
-    assert.equal(await none, undefined);
+    const failed = await none;
+    assert.ok(failed instanceof UpstreamError);
+    assert.equal(failed.failure, 'unreachable');
+    assert.match(failed.message, /^upstream getBlock at http:\/\/127\.0\.0\.1:1 unreachable: /);
     assert.deepEqual(await rpc.call('getBlock', [3], undefined, none), { echo: [3] });
+    assert.equal(retries('unreachable'), 1);
     // A prefetched good answer is the call's answer: the server is not asked again.
     p.want('5', 'getBlock', [5]);
     const good = p.take('5', 'getBlock', [5]);
