@@ -323,7 +323,10 @@ abstract class Tree {
     const cap = BigInt(m.capacity);
     const from = BigInt(m.rootSeq);
     const to = from + steps;
-    for (let s = to - 1n; s > from && s > to - cap; s--) this.dbs.roots.remove(slotKey(this.id, Number(s % cap)));
+    // Below `cap` a slot has never been written (no earlier sequence number falls on it): a tree's
+    // first lap round its ring has nothing to clear.
+    for (let s = to - 1n; s > from && s > to - cap && s >= cap; s--)
+      this.dbs.roots.remove(slotKey(this.id, Number(s % cap)));
     const entry = Buffer.concat([fieldBuf(root), u64Buf(Number(to))]);
     this.dbs.roots.put(slotKey(this.id, Number(to % cap)), entry);
     m.rootSeq = to.toString();

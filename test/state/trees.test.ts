@@ -141,6 +141,21 @@ describe('state tree', () => {
     assert.equal(t.rootRef().rootIndex, 5 % 3);
   });
 
+  test('a V1 batch (a sequence number per leaf) clears the slots of older roots it passes, its own root alone in them', () => {
+    store.registerTree({ pubkey: 'ring1', kind: 'state', version: 1, height: 8, rootHistoryCapacity: 3 });
+    const t = store.stateTree('ring1');
+    const first = t.append([7n]).root;
+    assert.deepEqual(
+      t.rootHistory().map((r) => r.rootSeq),
+      [0n, 1n],
+    );
+    assert.equal(t.rootHistory()[1]!.root, first);
+    // Sequence numbers 2..5: the last is materialised; slots of 3 and 4 (which held 0 and 1) are cleared.
+    const last = t.append([8n, 9n, 10n, 11n]).root;
+    assert.deepEqual(t.rootHistory(), [{ rootSeq: 5n, root: last }]);
+    assert.equal(t.rootRef().rootIndex, 5 % 3);
+  });
+
   test('a full tree refuses appends', () => {
     store.registerTree({ pubkey: 'tiny', kind: 'state', version: 1, height: 2 });
     const t = store.stateTree('tiny');
