@@ -22,6 +22,9 @@ const SIGNATURE_PAGE = 1000;
 /** Slots listed per getBlocksWithLimit call (Agave allows far more; this bounds one answer's size). */
 const LIST_LIMIT = 500;
 
+/** Listed slots handed to the prefetcher ahead of those being read, at most (its own window is smaller). */
+const WANT_AHEAD = 512;
+
 export interface RpcBlockSourceOptions {
   rpc: ClusterRpc;
   commitment: ClusterCommitment;
@@ -197,12 +200,6 @@ export class RpcBlockSource implements BlockSource {
     return { params, final };
   }
 
-  /** The blocks of `slots` will be read: the prefetcher asks for them meanwhile. */
-  private wantAhead(slots: readonly bigint[]): void {
-    const p = this.o.prefetch;
-    if (p) for (const slot of slots) p.want(String(slot), 'getBlock', this.blockCall(slot).params);
-  }
-
   /** One block, asked for until it reads; undefined when the node says the slot has none. */
   private async fetch(slot: bigint, signal: AbortSignal): Promise<SourceBlock | undefined> {
     const { params, final } = this.blockCall(slot);
@@ -284,6 +281,9 @@ export class RpcBlockSource implements BlockSource {
     const ahead = Math.max(1, this.o.ahead ?? 8);
     const listed: bigint[] = [];
     const inflight: Promise<SourceBlock | undefined>[] = [];
+    const prefetch = this.o.prefetch;
+    /** How many of `listed`'s first slots the prefetcher has been handed. */
+    let wanted = 0;
     let next = from;
     try {
       const sparse = this.o.sparse;
@@ -291,7 +291,6 @@ export class RpcBlockSource implements BlockSource {
         const tip = await this.finalizedTip(signal);
         if (tip - from > BigInt(sparse.sparseFromSlots)) {
           listed.push(...(await this.programSlots(sparse.programs, from, tip, signal)));
-          this.wantAhead(listed);
           next = tip + 1n;
           this.o.log.info("cluster backfill through Light programs' signatures", {
             cluster: this.name,
@@ -305,10 +304,14 @@ export class RpcBlockSource implements BlockSource {
         if (listed.length === 0 && inflight.length < ahead) {
           const l = await this.list(next, signal);
           listed.push(...l.slots);
-          this.wantAhead(l.slots);
           next = l.next;
         }
+        // The prefetcher is handed the next slots to read, a bounded number at a time (a sparse
+        // backfill may list hundreds of thousands).
+        for (; prefetch && wanted < listed.length && wanted < WANT_AHEAD; wanted++)
+          prefetch.want(String(listed[wanted]!), 'getBlock', this.blockCall(listed[wanted]!).params);
         while (inflight.length < ahead && listed.length > 0) {
+          if (wanted > 0) wanted--;
           const p = this.fetch(listed.shift()!, signal);
           p.catch(() => undefined); // awaited in order below; an abort must not go unhandled meanwhile
           inflight.push(p);
@@ -326,7 +329,7 @@ export class RpcBlockSource implements BlockSource {
       if (signal.aborted) return;
       throw e;
     } finally {
-      this.o.prefetch?.drop();
+      prefetch?.drop();
     }
   }
 }

@@ -2,9 +2,10 @@
 // in one synchronous transaction; while it does, its own thread sends nothing, and the cluster's
 // node sits idle once the few getBlock calls under way are answered. A Prefetcher is handed the
 // calls the follower will make, in order, and a worker thread makes them meanwhile, holding at
-// most a window of answers (so many, and so many bytes) until they are taken. What it fetched is
-// only a head start: an answer it could not get is undefined, and the caller calls again itself
-// (with its own retries), so a prefetch never changes what the caller ends up with.
+// most a window of answers (so many, and so many bytes) until they are taken. A call made ahead
+// is only the caller's first attempt made early: its answer, or the typed error of why none came,
+// is read as that attempt's, and the caller retries as it always does, so a prefetch never changes
+// what the caller ends up with.
 import { Worker } from 'node:worker_threads';
 import { workerUrl } from '../util/worker-url.js';
 import { PostFailure, postFailureError, requestBody, type Answer, type UpstreamError } from './upstream.js';

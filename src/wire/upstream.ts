@@ -206,7 +206,7 @@ function post(url: URL, body: string, timeoutMs: number, signal?: AbortSignal): 
 }
 
 /** An upstream's URL, checked to be one this client calls; undefined when it is not. */
-export function httpUrl(url: string): URL | undefined {
+function httpUrl(url: string): URL | undefined {
   try {
     const target = new URL(url);
     return target.protocol === 'http:' || target.protocol === 'https:' ? target : undefined;
