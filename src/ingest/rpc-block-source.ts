@@ -301,7 +301,15 @@ export class RpcBlockSource implements BlockSource {
         }
       }
       for (;;) {
-        if (listed.length === 0 && inflight.length < ahead) {
+        // Listed again when all is read, or, with a prefetcher, when the cluster is known to have
+        // more than is listed and fewer than half its slots ahead are left: its window stays full
+        // across the lists.
+        const more =
+          prefetch !== undefined &&
+          listed.length < WANT_AHEAD / 2 &&
+          this.lastTip !== undefined &&
+          next <= this.lastTip;
+        if ((listed.length === 0 && inflight.length < ahead) || more) {
           const l = await this.list(next, signal);
           listed.push(...l.slots);
           next = l.next;
