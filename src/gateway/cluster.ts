@@ -25,7 +25,7 @@ import type { Backends, CompressionIndex } from '../rpc/index.js';
 import { migrate, PgRoot, SyncPg, WriterLease } from '../pg/index.js';
 import { VERSION } from '../version.js';
 import { forwardTo, upstreamCall } from '../wire/index.js';
-import { Prefetcher } from '../wire/prefetch.js';
+import { Prefetcher } from '../ingest/prefetch.js';
 import { bigIntToBytes32 } from '../zk/field.js';
 import { encodeBase58, loadPoseidon } from '../zk/index.js';
 

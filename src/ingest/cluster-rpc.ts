@@ -7,7 +7,7 @@
 import type { Logger } from '../obs/log.js';
 import type { MetricsRegistry } from '../obs/metrics.js';
 import { answerResult, RelayedRpcError, upstreamCall, UpstreamError, type UpstreamFailure } from '../wire/upstream.js';
-import type { Prefetched } from '../wire/prefetch.js';
+import type { Prefetched } from './prefetch.js';
 
 /** The methods a follower may call: what every Solana RPC provider serves (issue 50 §1). */
 export const CLUSTER_METHODS = [

@@ -5,7 +5,7 @@
 // never puts a wrong block into it.
 import type { Logger } from '../obs/log.js';
 import type { MetricsRegistry } from '../obs/metrics.js';
-import type { Prefetcher } from '../wire/prefetch.js';
+import type { Prefetcher } from './prefetch.js';
 import { RelayedRpcError } from '../wire/upstream.js';
 import type { BlockSource, SourceBlock } from './block-source.js';
 import { sleep, type ClusterRpc } from './cluster-rpc.js';

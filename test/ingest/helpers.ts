@@ -1,5 +1,7 @@
 // What the cluster-follow tests share: JSON-RPC calls, stateless.js pointed at A (the cluster) for
 // Solana and at an indexer for Photon and proofs, and waiting for B's index to reach A.
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { createRpc, LightSystemProgram, type Rpc, type TreeInfo } from '@lightprotocol/stateless.js';
 import { Transaction, type Connection, type Keypair } from '@solana/web3.js';
 import { stateTrees } from '../compression/helpers.js';
@@ -50,4 +52,30 @@ export async function compressInTurn(conn: Connection, payer: Keypair, n: number
     await sendAndPoll(conn, new Transaction().add(ix), [payer]);
   }
   return sent;
+}
+
+/**
+ * A slower provider in front of `target`: each getBlock answered `delayMs` late, everything else
+ * relayed as it is. A backfill through it lasts long enough to be killed in, however fast the
+ * follower reads.
+ */
+export async function slowBlocks(target: string, delayMs: number): Promise<{ url: string; close(): Promise<void> }> {
+  const server = createServer(async (req, res) => {
+    const chunks: Buffer[] = [];
+    for await (const c of req) chunks.push(c as Buffer);
+    const body = Buffer.concat(chunks).toString();
+    const answer = await fetch(target, { method: 'POST', headers: { 'content-type': 'application/json' }, body });
+    const text = await answer.text();
+    if ((JSON.parse(body) as { method?: string }).method === 'getBlock')
+      await new Promise((r) => setTimeout(r, delayMs));
+    res.writeHead(answer.status, { 'content-type': 'application/json' }).end(text);
+  });
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+  return {
+    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/`,
+    close: async () => {
+      server.closeAllConnections();
+      await new Promise((r) => server.close(r));
+    },
+  };
 }

@@ -19,7 +19,7 @@ import {
 } from '@solana/web3.js';
 import { ClusterRpc } from '../../src/ingest/cluster-rpc.js';
 import { RpcBlockSource } from '../../src/ingest/rpc-block-source.js';
-import { Prefetcher } from '../../src/wire/prefetch.js';
+import { Prefetcher } from '../../src/ingest/prefetch.js';
 import type { SourceBlock } from '../../src/ingest/block-source.js';
 import { createLogger } from '../../src/obs/log.js';
 import { MetricsRegistry } from '../../src/obs/metrics.js';

@@ -8,7 +8,7 @@
 // what the caller ends up with.
 import { Worker } from 'node:worker_threads';
 import { workerUrl } from '../util/worker-url.js';
-import { PostFailure, postFailureError, requestBody, type Answer, type UpstreamError } from './upstream.js';
+import { PostFailure, postFailureError, requestBody, type Answer, type UpstreamError } from '../wire/upstream.js';
 
 export interface PrefetchOptions {
   /** The upstream's URL (http or https). */

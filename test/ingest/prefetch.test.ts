@@ -1,4 +1,4 @@
-// The Prefetcher (wire/prefetch.ts) against a real local HTTP server, on its real worker thread:
+// The Prefetcher (ingest/prefetch.ts) against a real local HTTP server, on its real worker thread:
 // calls made ahead in the order wanted and taken as the server answered them; never more under way
 // and waiting than its window, the next one made as one is taken; a call taken with other params,
 // or dropped before it started, never used; failures handed to the caller as its first attempt's
@@ -11,7 +11,7 @@ import { after, before, test } from 'node:test';
 import { ClusterRpc } from '../../src/ingest/cluster-rpc.js';
 import { createLogger } from '../../src/obs/log.js';
 import { MetricsRegistry } from '../../src/obs/metrics.js';
-import { Prefetcher, type Prefetched } from '../../src/wire/prefetch.js';
+import { Prefetcher, type Prefetched } from '../../src/ingest/prefetch.js';
 import { UpstreamError, type Answer } from '../../src/wire/upstream.js';
 
 let server: Server;

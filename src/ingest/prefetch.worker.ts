@@ -5,7 +5,7 @@
 // holds more than the window. A failing upstream pauses it (its owner retries the calls itself,
 // with its own backoff).
 import { parentPort, workerData } from 'node:worker_threads';
-import { PostFailure, postJson, type RawAnswer } from './upstream.js';
+import { PostFailure, postJson, type RawAnswer } from '../wire/upstream.js';
 import type { PrefetchInit, ToPrefetcher, FromPrefetcher } from './prefetch.js';
 
 const init = workerData as PrefetchInit;
