@@ -22,9 +22,6 @@ export interface PrefetchOptions {
   maxBytes: number;
 }
 
-/** What the thread is started with. */
-export type PrefetchInit = PrefetchOptions;
-
 /** To the thread: a request to make, answers taken (their bytes), or: forget what is queued. */
 export type ToPrefetcher = { t: 'want'; id: number; body: string } | { t: 'took'; bytes: number } | { t: 'drop' };
 
@@ -60,7 +57,7 @@ export class Prefetcher {
 
   constructor(private readonly o: PrefetchOptions) {
     this.worker = new Worker(new URL(workerUrl(new URL('./prefetch.worker.js', import.meta.url))), {
-      workerData: o satisfies PrefetchInit,
+      workerData: o,
     });
     // The thread must not keep the process alive, nor bring it down: without it, callers call themselves.
     this.worker.unref();

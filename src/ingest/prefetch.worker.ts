@@ -6,9 +6,9 @@
 // with its own backoff).
 import { parentPort, workerData } from 'node:worker_threads';
 import { PostFailure, postJson, type RawAnswer } from '../wire/upstream.js';
-import type { PrefetchInit, ToPrefetcher, FromPrefetcher } from './prefetch.js';
+import type { PrefetchOptions, ToPrefetcher, FromPrefetcher } from './prefetch.js';
 
-const init = workerData as PrefetchInit;
+const init = workerData as PrefetchOptions;
 const url = new URL(init.url);
 const port = parentPort!;
 

@@ -53,9 +53,7 @@ function indexBytes(v: unknown, keys: number, what: string): Uint8Array {
   if (!Array.isArray(v)) throw new Unreadable(`${what}: expected an array of account indexes`);
   const out = new Uint8Array(v.length);
   for (let i = 0; i < v.length; i++) {
-    const x: unknown = v[i];
-    if (typeof x !== 'number' || !Number.isInteger(x) || x < 0 || x > 255)
-      throw new Unreadable(`${what}[${i}]: expected an account index`);
+    const x = index(v[i], `${what}[${i}]`);
     if (x >= keys) throw new Unreadable(`${what}: an account index past the keys`);
     out[i] = x;
   }
